@@ -1,0 +1,178 @@
+/* Opening and closing devices, their options, information and clocks. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine.h"
+
+void tally_device_options_from_env(tally_device_options *o)
+{
+    if (!o)
+        return;
+    const char *clock = secure_getenv("TALLY_CLOCK");
+    *o = (tally_device_options){
+        .backend = secure_getenv("TALLY_BACKEND"),
+        .profile_path = secure_getenv("TALLY_PROFILE"),
+        .clock = clock && strcasecmp(clock, "virtual") == 0 ? TALLY_CLOCK_VIRTUAL
+                                                             : TALLY_CLOCK_REALTIME,
+        .report_path = secure_getenv("TALLY_OUTPUT"),
+        .trace_path = secure_getenv("TALLY_TRACE"),
+        .report_counters = secure_getenv("TALLY_COUNTERS"),
+    };
+    if (o->report_path && !*o->report_path)
+        o->report_path = NULL;
+    if (o->trace_path && !*o->trace_path)
+        o->trace_path = NULL;
+}
+
+static uint32_t raw_slot_of(const struct tally_catalogue *cat, tally_counter_source source)
+{
+    for (uint32_t i = 0; i < cat->counter_count; i++)
+        if (cat->counters[i].source == source)
+            return cat->counters[i].raw_index;
+    return TALLY_NOT_RAW;
+}
+
+static tally_status open_backend(struct tally_device *d, const tally_device_options *o,
+                                 char *error, size_t error_size)
+{
+    const char *name = o->backend && *o->backend ? o->backend : "simgpu";
+    d->backend = tally_find_backend(name);
+    if (!d->backend) {
+        tally_copy_error(error, error_size, "unknown backend \"%s\" (built in: simgpu)", name);
+        return TALLY_ERROR_UNKNOWN_BACKEND;
+    }
+    tally_status s = d->backend->create(o->profile_path, &d->backend_state, error, error_size);
+    if (s != TALLY_OK)
+        return s;
+    d->catalogue = d->backend->catalogue;
+    d->raw_count = d->catalogue->raw_count;
+    d->elapsed_ns_slot = raw_slot_of(d->catalogue, TALLY_SOURCE_ELAPSED_NS);
+    d->elapsed_cycles_slot = raw_slot_of(d->catalogue, TALLY_SOURCE_ELAPSED_CYCLES);
+    d->constants = calloc(d->catalogue->constant_count + 1, sizeof(uint64_t));
+    if (!d->constants)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    d->backend->constants(d->backend_state, d->constants);
+    d->info = (tally_device_info){
+        .backend = d->backend->name,
+        .name = d->backend->device_name(d->backend_state),
+        .clock = o->clock,
+        .core_clock_hz = d->backend->core_clock_hz(d->backend_state),
+        .timestamp_frequency_hz = d->backend->timestamp_frequency_hz(d->backend_state),
+    };
+    return TALLY_OK;
+}
+
+static void init_sync(struct tally_device *d)
+{
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->listeners_lock, NULL);
+    tally_cond_init(&d->work_ready);
+    tally_cond_init(&d->progress);
+}
+
+tally_status tally_device_open(const tally_device_options *options, tally_device **out,
+                               char *error, size_t error_size)
+{
+    if (!out)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    tally_device_options defaults = {0};
+    const tally_device_options *o = options ? options : &defaults;
+    if ((unsigned)o->clock > TALLY_CLOCK_VIRTUAL)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_device *d = calloc(1, sizeof(*d));
+    if (!d)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    init_sync(d);
+    d->epoch_cpu_ns = tally_monotonic_ns();
+    tally_status s = open_backend(d, o, error, error_size);
+    if (s == TALLY_OK)
+        s = tally_executor_init(d);
+    if (s == TALLY_OK && (s = tally_command_report_open(d, o)) != TALLY_OK)
+        tally_copy_error(error, error_size, "cannot create the report or trace file: %s",
+                         tally_status_string(s));
+    if (s == TALLY_OK)
+        s = tally_queue_start(d);
+    if (s != TALLY_OK) {
+        tally_device_close(d);
+        return s;
+    }
+    *out = d;
+    return TALLY_OK;
+}
+
+static void free_listeners(struct tally_device *d)
+{
+    while (d->subscriptions)
+        tally_timeline_unsubscribe(d->subscriptions);
+    while (d->samplers)
+        tally_sampler_close(d->samplers);
+}
+
+void tally_device_close(tally_device *d)
+{
+    if (!d)
+        return;
+    tally_queue_stop(d);
+    tally_timeline_flush(d);
+    tally_command_report_close(d);
+    free_listeners(d);
+    tally_executor_finish(d);
+    if (d->backend_state)
+        d->backend->destroy(d->backend_state);
+    free(d->constants);
+    pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->listeners_lock);
+    pthread_cond_destroy(&d->work_ready);
+    pthread_cond_destroy(&d->progress);
+    free(d);
+}
+
+void tally_device_get_info(const tally_device *d, tally_device_info *info)
+{
+    if (d && info)
+        *info = d->info;
+}
+
+const tally_catalogue *tally_device_catalogue(const tally_device *d)
+{
+    return d ? d->catalogue : NULL;
+}
+
+const uint64_t *tally_device_constants(const tally_device *d) { return d ? d->constants : NULL; }
+
+uint64_t tally_device_gpu_time_ns(tally_device *d)
+{
+    if (!d)
+        return 0;
+    if (d->info.clock == TALLY_CLOCK_VIRTUAL)
+        return atomic_load_explicit(&d->published_gpu_ns, memory_order_relaxed);
+    return tally_monotonic_ns() - d->epoch_cpu_ns;
+}
+
+void tally_device_gpu_cpu_timestamps(tally_device *d, uint64_t *gpu_ns, uint64_t *cpu_ns,
+                                     uint64_t *correlation_ns)
+{
+    uint64_t gpu = tally_device_gpu_time_ns(d);
+    if (gpu_ns)
+        *gpu_ns = gpu;
+    if (cpu_ns)
+        *cpu_ns = d ? d->epoch_cpu_ns + gpu : 0;
+    if (correlation_ns)
+        *correlation_ns = 0;
+}
+
+uint64_t tally_device_ns_to_ticks(const tally_device *d, uint64_t gpu_ns)
+{
+    if (!d)
+        return 0;
+    return (uint64_t)((unsigned __int128)gpu_ns * d->info.timestamp_frequency_hz / 1000000000u);
+}
+
+uint64_t tally_device_ticks_to_ns(const tally_device *d, uint64_t ticks)
+{
+    if (!d || !d->info.timestamp_frequency_hz)
+        return 0;
+    return (uint64_t)((unsigned __int128)ticks * 1000000000u / d->info.timestamp_frequency_hz);
+}

@@ -1,0 +1,321 @@
+/*
+ * The engine's internal objects: what a device, context, program, recorded
+ * command, results object, subscription and sampler hold, and which thread
+ * may touch each field.
+ */
+#ifndef TALLY_ENGINE_H
+#define TALLY_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backend.h"
+#include "catalogue_data.h"
+#include "tally/tally.h"
+
+#define TALLY_HIDDEN __attribute__((visibility("hidden")))
+
+/* --- recorded commands ------------------------------------------------------ */
+
+enum tally_command_type {
+    TALLY_CMD_DRAW,
+    TALLY_CMD_DISPATCH,
+    TALLY_CMD_TRANSFER,
+    TALLY_CMD_BIND_PROGRAM,
+    TALLY_CMD_RENDER_STATE,
+    TALLY_CMD_MARKER_BEGIN,
+    TALLY_CMD_MARKER_END,
+    TALLY_CMD_RESET_RESULTS,
+    TALLY_CMD_LABEL_PUSH,
+    TALLY_CMD_LABEL_POP,
+    TALLY_CMD_FRAME,
+    TALLY_CMD_EXECUTE,
+};
+
+struct tally_recording;
+
+/* One canonical command as a stream stores it; pointers point into the
+ * recording's arena or at objects the recording holds a reference to. */
+struct tally_command {
+    uint32_t type;
+    union {
+        tally_draw draw;
+        tally_dispatch dispatch;
+        tally_transfer transfer;
+        tally_render_state render;
+        struct tally_program *program;
+        struct {
+            struct tally_results *results;
+            uint32_t first, count;
+        } marker;
+        const char *label;
+        struct {
+            struct tally_recording *recording;
+            uint32_t count;
+        } execute;
+    } u;
+};
+
+#define TALLY_CHUNK_COMMANDS 511u
+
+struct tally_chunk {
+    struct tally_chunk *next;
+    struct tally_command commands[TALLY_CHUNK_COMMANDS];
+};
+
+/* Objects a recording keeps alive until it is freed. */
+enum tally_held_kind { TALLY_HELD_PROGRAM, TALLY_HELD_RESULTS, TALLY_HELD_RECORDING };
+
+struct tally_held {
+    enum tally_held_kind kind;
+    void *object;
+};
+
+/*
+ * The commands recorded into a stream since its last reset. Counted by
+ * reference: the stream, every pending submission and every stream that
+ * executes it as a secondary. Only the recording thread appends; readers
+ * (the queue thread) read a prefix of `count` fixed at submission, so
+ * appending never races with execution.
+ */
+struct tally_recording {
+    atomic_uint refs;
+    uint32_t count;
+    struct tally_chunk *first, *last;
+    uint32_t used_in_last;
+    /* variable-size data (indices, labels), freed with the recording */
+    struct tally_block *blocks;
+    struct tally_held *held;
+    uint32_t held_count, held_capacity;
+    const void *last_held; /* skips holding the same object twice in a row */
+};
+
+struct tally_stream {
+    struct tally_context *context;
+    struct tally_recording *recording; /* NULL until the first append */
+    uint64_t id;
+};
+
+/* --- contexts and programs ---------------------------------------------------- */
+
+#define TALLY_MAX_LABEL_DEPTH 32
+
+struct tally_context {
+    atomic_uint refs; /* the creator, and each pending submission */
+    struct tally_device *device;
+    uint32_t id;
+    char *api_name;
+    /* Queue thread only: */
+    uint64_t *accumulators; /* cumulative raw work of this context */
+    uint64_t frame;
+    uint32_t label_depth;
+    const char *labels[TALLY_MAX_LABEL_DEPTH]; /* point into held recordings */
+    struct tally_recording *label_owners[TALLY_MAX_LABEL_DEPTH];
+};
+
+struct tally_program {
+    atomic_uint refs;
+    tally_program_desc desc;
+    char *name;
+};
+
+/* --- submissions and the queue ----------------------------------------------- */
+
+struct tally_pending_stream {
+    struct tally_recording *recording;
+    uint32_t count;
+    struct tally_context *context;
+    uint64_t stream_id;
+};
+
+struct tally_pending {
+    struct tally_pending *next;
+    uint64_t seqno;
+    uint64_t submit_gpu_ns; /* realtime mode: GPU time of the submit call */
+    uint32_t pass_index;
+    const char *api_name;
+    uint32_t stream_count;
+    struct tally_pending_stream streams[];
+};
+
+/* The simulated GPU's running state; the queue thread's alone. */
+struct tally_executor {
+    uint64_t gpu_ns;
+    uint64_t cycles;          /* core cycles elapsed since the device opened */
+    uint64_t ns_remainder;    /* of cycles not yet worth a whole ns */
+    uint64_t *global;         /* cumulative raw work of every context */
+    uint64_t *delta;          /* one command's raw deltas */
+    uint64_t *snapshot;       /* scratch for markers */
+    uint64_t command_sequence;
+    uint32_t last_context_id;
+    uint64_t submission;      /* seqno being executed */
+    uint32_t pass_index;
+    const char *submission_api;
+    tally_render_state render;
+    const tally_program_desc *program;
+    uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
+    tally_value *report_values;
+    tally_event *events; /* batch published at the end of each submission */
+    uint32_t event_count, event_capacity;
+};
+
+struct tally_device {
+    const struct tally_backend_ops *backend;
+    void *backend_state;
+    const struct tally_catalogue *catalogue;
+    uint64_t *constants;
+    tally_device_info info;
+    uint32_t raw_count;
+    uint32_t elapsed_ns_slot, elapsed_cycles_slot;
+    uint64_t epoch_cpu_ns;
+
+    atomic_uint next_context_id;
+    atomic_uint_fast64_t next_stream_id;
+    atomic_uint next_event_id;
+    atomic_uint_fast64_t published_gpu_ns; /* executor's clock, for virtual mode */
+
+    /* The queue: lock guards the list, stopping and next_seqno. */
+    pthread_mutex_t lock;
+    pthread_cond_t work_ready;
+    pthread_cond_t progress; /* broadcast after every submission */
+    struct tally_pending *head, *tail;
+    bool stopping;
+    bool thread_started;
+    uint64_t next_seqno;
+    atomic_uint_fast64_t completed_seqno;
+    pthread_t thread;
+    struct tally_executor exec;
+
+    /* Listeners: listeners_lock guards both lists and the trace writer. */
+    pthread_mutex_t listeners_lock;
+    struct tally_subscription *subscriptions;
+    struct tally_sampler *samplers;
+    atomic_bool samplers_changed;
+    atomic_bool timeline_active;
+    tally_trace *trace;
+    void *trace_stacks; /* open slices per track, for the trace file */
+
+    /* Per-command report, written by the queue thread only. */
+    tally_report *report;
+    uint32_t *report_counters;
+    uint32_t report_counter_count;
+};
+
+/* --- results, subscriptions, samplers -------------------------------------------- */
+
+struct tally_slot {
+    atomic_uint available;
+    uint32_t passes_done;
+    uint32_t context_id;
+    uint64_t begin_ns, end_ns;
+};
+
+struct tally_results {
+    atomic_uint refs;
+    struct tally_device *device;
+    uint32_t counter_count;
+    uint32_t *counters;
+    uint32_t *pass_of;
+    uint32_t pass_count;
+    uint32_t slot_count;
+    struct tally_slot *slots;
+    pthread_mutex_t lock; /* guards the two raw arrays and passes_done */
+    uint64_t *begin;      /* slot_count x raw_count */
+    uint64_t *values;     /* slot_count x raw_count */
+};
+
+struct tally_subscription {
+    struct tally_subscription *next;
+    struct tally_device *device;
+    pthread_mutex_t lock;
+    tally_event *ring;
+    uint32_t capacity, head, count;
+    bool lost;
+};
+
+struct tally_sampler {
+    struct tally_sampler *next;
+    struct tally_device *device;
+    uint64_t interval_ns;
+    uint64_t next_ns;   /* queue thread only */
+    bool has_baseline;  /* queue thread only */
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    tally_sample *headers;
+    uint64_t *raw; /* capacity x raw_count */
+    uint32_t capacity, head, count;
+    bool lost;
+};
+
+/* --- functions shared between engine files ------------------------------------------ */
+
+TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
+/* Condition variables on CLOCK_MONOTONIC, and deadlines for them. */
+TALLY_HIDDEN struct timespec tally_deadline(uint64_t timeout_ns);
+TALLY_HIDDEN void tally_cond_init(pthread_cond_t *cond);
+TALLY_HIDDEN void tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
+                                  const struct timespec *deadline);
+TALLY_HIDDEN void tally_copy_error(char *error, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* recording.c */
+TALLY_HIDDEN struct tally_recording *tally_recording_create(void);
+TALLY_HIDDEN void tally_recording_ref(struct tally_recording *recording);
+TALLY_HIDDEN void tally_recording_unref(struct tally_recording *recording);
+TALLY_HIDDEN struct tally_command *tally_recording_append(struct tally_recording *recording);
+TALLY_HIDDEN void tally_recording_unappend(struct tally_recording *recording);
+TALLY_HIDDEN void *tally_recording_store(struct tally_recording *recording, const void *data,
+                                         size_t size);
+TALLY_HIDDEN tally_status tally_recording_hold(struct tally_recording *recording,
+                                               enum tally_held_kind kind, void *object);
+TALLY_HIDDEN const struct tally_command *tally_recording_at(const struct tally_chunk **chunk,
+                                                            uint32_t index);
+
+/* context.c */
+TALLY_HIDDEN void tally_context_ref(struct tally_context *context);
+TALLY_HIDDEN void tally_context_unref(struct tally_context *context);
+TALLY_HIDDEN void tally_program_ref(struct tally_program *program);
+
+/* results.c */
+TALLY_HIDDEN void tally_results_ref(struct tally_results *results);
+TALLY_HIDDEN void tally_results_begin(struct tally_results *results, uint32_t slot,
+                                      const uint64_t *snapshot, uint64_t gpu_ns);
+TALLY_HIDDEN void tally_results_end(struct tally_results *results, uint32_t slot,
+                                    const uint64_t *snapshot, uint64_t gpu_ns,
+                                    uint32_t context_id, uint32_t pass_index);
+
+/* queue.c */
+TALLY_HIDDEN tally_status tally_queue_start(struct tally_device *device);
+TALLY_HIDDEN void tally_queue_stop(struct tally_device *device);
+
+/* executor.c */
+TALLY_HIDDEN tally_status tally_executor_init(struct tally_device *device);
+TALLY_HIDDEN void tally_executor_finish(struct tally_device *device);
+TALLY_HIDDEN void tally_execute_submission(struct tally_device *device,
+                                           struct tally_pending *pending);
+TALLY_HIDDEN void tally_executor_idle_until(struct tally_device *device, uint64_t gpu_ns);
+TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device,
+                                          const uint64_t *accumulators, uint64_t *out);
+
+/* timeline.c */
+TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);
+TALLY_HIDDEN void tally_timeline_flush(struct tally_device *device);
+TALLY_HIDDEN void tally_timeline_update_active(struct tally_device *device);
+TALLY_HIDDEN void *tally_trace_stacks_create(uint32_t tracks);
+
+/* sampler.c */
+TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t before_ns,
+                                         bool inclusive);
+TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
+
+/* command_report.c */
+TALLY_HIDDEN tally_status tally_command_report_open(struct tally_device *device,
+                                                    const tally_device_options *options);
+TALLY_HIDDEN void tally_command_report_write(struct tally_device *device,
+                                             const struct tally_command *command,
+                                             const struct tally_context *context,
+                                             uint64_t stream_id, uint64_t begin_ns,
+                                             uint64_t end_ns);
+TALLY_HIDDEN void tally_command_report_close(struct tally_device *device);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * The executor: runs submitted recordings on the queue thread. It keeps the
+ * simulated GPU clock, asks the backend what each command costs, accumulates
+ * raw counters per context and for the whole device, and serves markers,
+ * labels, frames, samplers, the timeline and the per-command report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define EVENT_BATCH 1024u
+#define MAX_EXECUTE_DEPTH 8u
+
+tally_status tally_executor_init(struct tally_device *d)
+{
+    struct tally_executor *e = &d->exec;
+    e->global = calloc(d->raw_count, sizeof(uint64_t));
+    e->delta = calloc(d->raw_count, sizeof(uint64_t));
+    e->snapshot = calloc(d->raw_count, sizeof(uint64_t));
+    e->events = calloc(EVENT_BATCH, sizeof(tally_event));
+    e->event_capacity = EVENT_BATCH;
+    e->render = (tally_render_state){.layers = 1, .samples = 1};
+    e->next_sample_ns = UINT64_MAX;
+    if (!e->global || !e->delta || !e->snapshot || !e->events)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    return TALLY_OK;
+}
+
+void tally_executor_finish(struct tally_device *d)
+{
+    struct tally_executor *e = &d->exec;
+    free(e->global);
+    free(e->delta);
+    free(e->snapshot);
+    free(e->events);
+    free(e->report_values);
+}
+
+/* Cumulative raw values with the elapsed slots read from the clock. */
+void tally_executor_snapshot(struct tally_device *d, const uint64_t *accumulators, uint64_t *out)
+{
+    memcpy(out, accumulators, d->raw_count * sizeof(uint64_t));
+    if (d->elapsed_ns_slot != TALLY_NOT_RAW)
+        out[d->elapsed_ns_slot] = d->exec.gpu_ns;
+    if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
+        out[d->elapsed_cycles_slot] = d->exec.cycles;
+}
+
+static void publish_clock(struct tally_device *d)
+{
+    atomic_store_explicit(&d->published_gpu_ns, d->exec.gpu_ns, memory_order_relaxed);
+}
+
+/* Work: cycles become nanoseconds at the core clock, carrying the remainder,
+ * so per-command times add up exactly to the time of their submission. */
+static uint64_t advance_by_cycles(struct tally_device *d, uint64_t cycles)
+{
+    struct tally_executor *e = &d->exec;
+    uint64_t mhz = d->info.core_clock_hz / 1000000u;
+    unsigned __int128 scaled = (unsigned __int128)cycles * 1000u + e->ns_remainder;
+    uint64_t ns = (uint64_t)(scaled / mhz);
+    e->ns_remainder = (uint64_t)(scaled % mhz);
+    e->cycles += cycles;
+    e->gpu_ns += ns;
+    return ns;
+}
+
+/* Idle: the clock jumps forward; the cores keep counting cycles. */
+void tally_executor_idle_until(struct tally_device *d, uint64_t gpu_ns)
+{
+    struct tally_executor *e = &d->exec;
+    if (gpu_ns <= e->gpu_ns)
+        return;
+    uint64_t mhz = d->info.core_clock_hz / 1000000u;
+    tally_samplers_advance(d, gpu_ns, true);
+    e->cycles += (gpu_ns - e->gpu_ns) * mhz / 1000u;
+    e->gpu_ns = gpu_ns;
+    publish_clock(d);
+}
+
+static void push_event(struct tally_device *d, uint32_t track, uint32_t id, uint32_t kind,
+                       uint32_t type, uint64_t ts, const uint64_t *fields, uint32_t n)
+{
+    tally_event ev = {.timestamp_ns = ts, .track = track, .id = id, .kind = kind, .type = type};
+    memcpy(ev.fields, fields, n * sizeof(uint64_t));
+    tally_timeline_push(d, &ev);
+}
+
+static uint32_t command_fields(const struct tally_command *c, uint64_t *fields)
+{
+    switch (c->type) {
+    case TALLY_CMD_DRAW: {
+        const tally_draw *draw = &c->u.draw;
+        fields[0] = (uint64_t)draw->count * draw->instance_count;
+        fields[1] = draw->instance_count;
+        fields[2] = tally_topology_primitives(draw->topology, draw->count,
+                                              draw->patch_control_points) *
+                    draw->instance_count;
+        fields[3] = (draw->flags & TALLY_DRAW_INDEXED) != 0;
+        fields[4] = draw->topology;
+        return 5;
+    }
+    case TALLY_CMD_DISPATCH:
+        for (int i = 0; i < 3; i++) {
+            fields[i] = c->u.dispatch.groups[i];
+            fields[3 + i] = c->u.dispatch.local_size[i];
+        }
+        return 6;
+    default:
+        fields[0] = c->u.transfer.bytes;
+        fields[1] = c->u.transfer.kind;
+        return 2;
+    }
+}
+
+static void timeline_command(struct tally_device *d, const struct tally_command *c,
+                             uint64_t begin, uint64_t end, uint64_t cycles)
+{
+    static const uint32_t kinds[] = {[TALLY_CMD_DRAW] = TALLY_EVENT_KIND_DRAW,
+                                     [TALLY_CMD_DISPATCH] = TALLY_EVENT_KIND_DISPATCH,
+                                     [TALLY_CMD_TRANSFER] = TALLY_EVENT_KIND_TRANSFER};
+    uint64_t fields[TALLY_EVENT_MAX_FIELDS] = {0};
+    uint32_t n = command_fields(c, fields);
+    uint32_t id = atomic_fetch_add(&d->next_event_id, 1) + 1;
+    push_event(d, TALLY_TRACK_QUEUE, id, kinds[c->type], TALLY_EVENT_BEGIN, begin, fields, n);
+    push_event(d, TALLY_TRACK_QUEUE, id, kinds[c->type], TALLY_EVENT_END, end, fields, n);
+    const struct tally_catalogue *cat = d->catalogue;
+    for (uint32_t u = 0; u < cat->unit_count; u++) {
+        uint32_t slot = cat->units[u].busy_raw_index;
+        uint64_t busy = slot != TALLY_NOT_RAW ? d->exec.delta[slot] : 0;
+        if (!busy || !cycles)
+            continue;
+        uint64_t span = (uint64_t)((unsigned __int128)(end - begin) * busy / cycles);
+        uint64_t unit_fields[2] = {id, busy};
+        uint32_t track = TALLY_TRACK_FIRST_UNIT + u;
+        push_event(d, track, id, TALLY_EVENT_KIND_UNIT_BUSY, TALLY_EVENT_BEGIN, begin,
+                   unit_fields, 2);
+        push_event(d, track, id, TALLY_EVENT_KIND_UNIT_BUSY, TALLY_EVENT_END, begin + span,
+                   unit_fields, 2);
+    }
+}
+
+static void accumulate(struct tally_device *d, struct tally_context *ctx)
+{
+    const uint64_t *delta = d->exec.delta;
+    uint64_t *mine = ctx->accumulators, *all = d->exec.global;
+    for (uint32_t i = 0; i < d->raw_count; i++) {
+        mine[i] += delta[i];
+        all[i] += delta[i];
+    }
+}
+
+static void run_work(struct tally_device *d, const struct tally_command *c,
+                     struct tally_context *ctx, uint64_t stream_id)
+{
+    struct tally_executor *e = &d->exec;
+    memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
+    struct tally_exec_state state = {&e->render, e->program};
+    uint64_t cycles = d->backend->execute(d->backend_state, c, &state, e->delta);
+    uint64_t begin = e->gpu_ns;
+    uint64_t ns = advance_by_cycles(d, cycles);
+    if (e->gpu_ns > e->next_sample_ns)
+        tally_samplers_advance(d, e->gpu_ns, false);
+    if (d->elapsed_ns_slot != TALLY_NOT_RAW)
+        e->delta[d->elapsed_ns_slot] = ns;
+    if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
+        e->delta[d->elapsed_cycles_slot] = cycles;
+    accumulate(d, ctx);
+    e->command_sequence++;
+    e->last_context_id = ctx->id;
+    if (atomic_load_explicit(&d->timeline_active, memory_order_relaxed))
+        timeline_command(d, c, begin, e->gpu_ns, cycles);
+    if (d->report || d->trace)
+        tally_command_report_write(d, c, ctx, stream_id, begin, e->gpu_ns);
+}
+
+static void run_marker(struct tally_device *d, const struct tally_command *c,
+                       struct tally_context *ctx)
+{
+    struct tally_results *r = c->u.marker.results;
+    if (c->type == TALLY_CMD_RESET_RESULTS) {
+        tally_results_reset(r, c->u.marker.first, c->u.marker.count);
+        return;
+    }
+    tally_executor_snapshot(d, ctx->accumulators, d->exec.snapshot);
+    if (c->type == TALLY_CMD_MARKER_BEGIN)
+        tally_results_begin(r, c->u.marker.first, d->exec.snapshot, d->exec.gpu_ns);
+    else
+        tally_results_end(r, c->u.marker.first, d->exec.snapshot, d->exec.gpu_ns, ctx->id,
+                          d->exec.pass_index);
+}
+
+static void run_label(struct tally_context *ctx, const struct tally_command *c,
+                      struct tally_recording *owner)
+{
+    if (c->type == TALLY_CMD_LABEL_PUSH) {
+        if (ctx->label_depth == TALLY_MAX_LABEL_DEPTH)
+            return;
+        tally_recording_ref(owner);
+        ctx->label_owners[ctx->label_depth] = owner;
+        ctx->labels[ctx->label_depth++] = c->u.label;
+    } else if (ctx->label_depth) {
+        tally_recording_unref(ctx->label_owners[--ctx->label_depth]);
+    }
+}
+
+static void run_recording(struct tally_device *d, struct tally_recording *rec, uint32_t count,
+                          struct tally_context *ctx, uint64_t stream_id, uint32_t depth);
+
+static void run_command(struct tally_device *d, const struct tally_command *c,
+                        struct tally_recording *rec, struct tally_context *ctx,
+                        uint64_t stream_id, uint32_t depth)
+{
+    switch (c->type) {
+    case TALLY_CMD_DRAW:
+    case TALLY_CMD_DISPATCH:
+    case TALLY_CMD_TRANSFER: run_work(d, c, ctx, stream_id); break;
+    case TALLY_CMD_BIND_PROGRAM: d->exec.program = c->u.program ? &c->u.program->desc : NULL; break;
+    case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
+    case TALLY_CMD_MARKER_BEGIN:
+    case TALLY_CMD_MARKER_END:
+    case TALLY_CMD_RESET_RESULTS: run_marker(d, c, ctx); break;
+    case TALLY_CMD_LABEL_PUSH:
+    case TALLY_CMD_LABEL_POP: run_label(ctx, c, rec); break;
+    case TALLY_CMD_FRAME: {
+        uint64_t fields[2] = {ctx->frame, ctx->id};
+        push_event(d, TALLY_TRACK_QUEUE, 0, TALLY_EVENT_KIND_FRAME, TALLY_EVENT_INSTANT,
+                   d->exec.gpu_ns, fields, 2);
+        ctx->frame++;
+        break;
+    }
+    case TALLY_CMD_EXECUTE:
+        if (depth < MAX_EXECUTE_DEPTH)
+            run_recording(d, c->u.execute.recording, c->u.execute.count, ctx, stream_id,
+                          depth + 1);
+        break;
+    }
+}
+
+static void run_recording(struct tally_device *d, struct tally_recording *rec, uint32_t count,
+                          struct tally_context *ctx, uint64_t stream_id, uint32_t depth)
+{
+    const struct tally_chunk *chunk = rec->first;
+    for (uint32_t i = 0; i < count; i++)
+        run_command(d, tally_recording_at(&chunk, i), rec, ctx, stream_id, depth);
+}
+
+static void begin_submission(struct tally_device *d, struct tally_pending *p)
+{
+    struct tally_executor *e = &d->exec;
+    if (atomic_exchange(&d->samplers_changed, false))
+        e->next_sample_ns = tally_samplers_next_ns(d);
+    tally_samplers_advance(d, e->gpu_ns, true); /* baselines of new samplers */
+    if (d->info.clock == TALLY_CLOCK_REALTIME)
+        tally_executor_idle_until(d, p->submit_gpu_ns);
+    e->submission = p->seqno;
+    e->pass_index = p->pass_index;
+    e->submission_api = p->api_name;
+    uint64_t fields[3] = {p->seqno, p->stream_count, 0};
+    for (uint32_t i = 0; i < p->stream_count; i++)
+        fields[2] += p->streams[i].count;
+    uint64_t submitted = d->info.clock == TALLY_CLOCK_REALTIME ? p->submit_gpu_ns : e->gpu_ns;
+    push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT,
+               submitted, fields, 3);
+    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+               TALLY_EVENT_BEGIN, e->gpu_ns, fields, 3);
+}
+
+void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
+{
+    begin_submission(d, p);
+    for (uint32_t i = 0; i < p->stream_count; i++) {
+        struct tally_pending_stream *s = &p->streams[i];
+        if (s->recording)
+            run_recording(d, s->recording, s->count, s->context, s->stream_id, 0);
+    }
+    uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.command_sequence};
+    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+               TALLY_EVENT_END, d->exec.gpu_ns, fields, 3);
+    publish_clock(d);
+    tally_timeline_flush(d);
+}

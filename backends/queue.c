@@ -1,0 +1,179 @@
+/*
+ * The device's queue: submissions from any thread go into a FIFO under the
+ * device lock (once per submission, never per command), and one thread
+ * executes them in order, like a GPU's command processor.
+ */
+#include <stdlib.h>
+
+#include "engine.h"
+
+static void free_pending(struct tally_pending *p)
+{
+    for (uint32_t i = 0; i < p->stream_count; i++) {
+        tally_recording_unref(p->streams[i].recording);
+        tally_context_unref(p->streams[i].context);
+    }
+    free(p);
+}
+
+static struct tally_pending *build_pending(const tally_submission *sub)
+{
+    struct tally_pending *p =
+        calloc(1, sizeof(*p) + sub->stream_count * sizeof(struct tally_pending_stream));
+    if (!p)
+        return NULL;
+    p->pass_index = sub->pass_index;
+    p->api_name = sub->api_name ? sub->api_name : "submit";
+    for (uint32_t i = 0; i < sub->stream_count; i++) {
+        struct tally_stream *s = sub->streams[i];
+        struct tally_pending_stream *ps = &p->streams[p->stream_count++];
+        ps->recording = s->recording;
+        ps->count = s->recording ? s->recording->count : 0;
+        if (ps->recording)
+            tally_recording_ref(ps->recording);
+        ps->context = s->context;
+        tally_context_ref(s->context);
+        ps->stream_id = s->id;
+        if (sub->flags & TALLY_SUBMIT_CONSUME)
+            tally_stream_reset(s);
+    }
+    return p;
+}
+
+static bool valid_submission(tally_device *device, const tally_submission *sub)
+{
+    if (!device || !sub || (sub->stream_count && !sub->streams) || sub->pass_index >= 32)
+        return false;
+    for (uint32_t i = 0; i < sub->stream_count; i++)
+        if (!sub->streams[i] || sub->streams[i]->context->device != device)
+            return false;
+    return true;
+}
+
+tally_status tally_submit(tally_device *device, const tally_submission *sub, uint64_t *seqno)
+{
+    if (!valid_submission(device, sub))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_pending *p = build_pending(sub);
+    if (!p)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    p->submit_gpu_ns = tally_monotonic_ns() - device->epoch_cpu_ns;
+    pthread_mutex_lock(&device->lock);
+    p->seqno = ++device->next_seqno;
+    if (device->tail)
+        device->tail->next = p;
+    else
+        device->head = p;
+    device->tail = p;
+    if (seqno)
+        *seqno = p->seqno;
+    pthread_cond_signal(&device->work_ready);
+    pthread_mutex_unlock(&device->lock);
+    return TALLY_OK;
+}
+
+uint64_t tally_completed_seqno(tally_device *device)
+{
+    return device ? atomic_load(&device->completed_seqno) : 0;
+}
+
+tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t timeout_ns)
+{
+    if (!device)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct timespec deadline = tally_deadline(timeout_ns);
+    tally_status result = TALLY_OK;
+    pthread_mutex_lock(&device->lock);
+    if (seqno > device->next_seqno)
+        result = TALLY_ERROR_INVALID_ARGUMENT; /* never submitted: would wait forever */
+    while (result == TALLY_OK && atomic_load(&device->completed_seqno) < seqno) {
+        if (timeout_ns != UINT64_MAX && timeout_ns == 0) {
+            result = TALLY_TIMEOUT;
+            break;
+        }
+        tally_cond_wait(&device->progress, &device->lock,
+                        timeout_ns == UINT64_MAX ? NULL : &deadline);
+        if (timeout_ns != UINT64_MAX && atomic_load(&device->completed_seqno) < seqno &&
+            tally_monotonic_ns() >= (uint64_t)deadline.tv_sec * 1000000000u +
+                                        (uint64_t)deadline.tv_nsec)
+            result = TALLY_TIMEOUT;
+    }
+    pthread_mutex_unlock(&device->lock);
+    return result;
+}
+
+tally_status tally_device_wait_idle(tally_device *device)
+{
+    if (!device)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&device->lock);
+    uint64_t last = device->next_seqno;
+    pthread_mutex_unlock(&device->lock);
+    return tally_wait_seqno(device, last, UINT64_MAX);
+}
+
+/* How long the idle queue may sleep: until the next sample is due, in
+ * realtime mode; otherwise until work arrives. */
+static const struct timespec *idle_deadline(struct tally_device *d, struct timespec *ts)
+{
+    uint64_t next = tally_samplers_next_ns(d);
+    if (d->info.clock != TALLY_CLOCK_REALTIME || next == UINT64_MAX)
+        return NULL;
+    uint64_t cpu = d->epoch_cpu_ns + next;
+    ts->tv_sec = (time_t)(cpu / 1000000000u);
+    ts->tv_nsec = (long)(cpu % 1000000000u);
+    return ts;
+}
+
+static void *queue_main(void *arg)
+{
+    struct tally_device *d = arg;
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        while (!d->head && !d->stopping) {
+            struct timespec ts;
+            tally_cond_wait(&d->work_ready, &d->lock, idle_deadline(d, &ts));
+            if (!d->head && d->info.clock == TALLY_CLOCK_REALTIME) {
+                pthread_mutex_unlock(&d->lock);
+                tally_executor_idle_until(d, tally_monotonic_ns() - d->epoch_cpu_ns);
+                pthread_mutex_lock(&d->lock);
+            }
+        }
+        struct tally_pending *p = d->head;
+        if (!p)
+            break; /* stopping, and nothing left */
+        d->head = p->next;
+        if (!d->head)
+            d->tail = NULL;
+        pthread_mutex_unlock(&d->lock);
+        tally_execute_submission(d, p);
+        uint64_t seqno = p->seqno;
+        free_pending(p);
+        pthread_mutex_lock(&d->lock);
+        atomic_store(&d->completed_seqno, seqno);
+        pthread_cond_broadcast(&d->progress);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+tally_status tally_queue_start(struct tally_device *d)
+{
+    if (pthread_create(&d->thread, NULL, queue_main, d) != 0)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    d->thread_started = true;
+    return TALLY_OK;
+}
+
+/* Executes everything submitted, then ends the thread. */
+void tally_queue_stop(struct tally_device *d)
+{
+    if (!d->thread_started)
+        return;
+    pthread_mutex_lock(&d->lock);
+    d->stopping = true;
+    pthread_cond_signal(&d->work_ready);
+    pthread_mutex_unlock(&d->lock);
+    pthread_join(d->thread, NULL);
+    d->thread_started = false;
+}

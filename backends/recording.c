@@ -1,0 +1,134 @@
+/*
+ * Recordings: the chunked command arrays behind streams, their arena for
+ * variable-size data, and the references they hold on programs, results and
+ * secondary recordings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+struct tally_block {
+    struct tally_block *next;
+    size_t size;
+    max_align_t data[];
+};
+
+struct tally_recording *tally_recording_create(void)
+{
+    struct tally_recording *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    atomic_init(&r->refs, 1);
+    return r;
+}
+
+void tally_recording_ref(struct tally_recording *recording)
+{
+    atomic_fetch_add_explicit(&recording->refs, 1, memory_order_relaxed);
+}
+
+static void release_held(struct tally_held *held)
+{
+    switch (held->kind) {
+    case TALLY_HELD_PROGRAM: tally_program_release(held->object); break;
+    case TALLY_HELD_RESULTS: tally_results_release(held->object); break;
+    case TALLY_HELD_RECORDING: tally_recording_unref(held->object); break;
+    }
+}
+
+void tally_recording_unref(struct tally_recording *recording)
+{
+    if (!recording || atomic_fetch_sub_explicit(&recording->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (uint32_t i = 0; i < recording->held_count; i++)
+        release_held(&recording->held[i]);
+    free(recording->held);
+    for (struct tally_chunk *c = recording->first, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    for (struct tally_block *b = recording->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(recording);
+}
+
+static bool add_chunk(struct tally_recording *r)
+{
+    struct tally_chunk *chunk = malloc(sizeof(*chunk));
+    if (!chunk)
+        return false;
+    chunk->next = NULL;
+    if (r->last)
+        r->last->next = chunk;
+    else
+        r->first = chunk;
+    r->last = chunk;
+    r->used_in_last = 0;
+    return true;
+}
+
+/* The hot path of every recorded command: a bounds check and an increment. */
+struct tally_command *tally_recording_append(struct tally_recording *r)
+{
+    if (__builtin_expect(!r->last || r->used_in_last == TALLY_CHUNK_COMMANDS, 0))
+        if (!add_chunk(r))
+            return NULL;
+    r->count++;
+    return &r->last->commands[r->used_in_last++];
+}
+
+/* Takes back the command just appended (its holds failed). */
+void tally_recording_unappend(struct tally_recording *r)
+{
+    r->count--;
+    r->used_in_last--;
+}
+
+void *tally_recording_store(struct tally_recording *r, const void *data, size_t size)
+{
+    struct tally_block *b = malloc(sizeof(*b) + size);
+    if (!b)
+        return NULL;
+    b->next = r->blocks;
+    b->size = size;
+    memcpy(b->data, data, size);
+    r->blocks = b;
+    return b->data;
+}
+
+tally_status tally_recording_hold(struct tally_recording *r, enum tally_held_kind kind,
+                                  void *object)
+{
+    if (object == r->last_held)
+        return TALLY_OK;
+    if (r->held_count == r->held_capacity) {
+        uint32_t capacity = r->held_capacity ? r->held_capacity * 2 : 8;
+        struct tally_held *held = realloc(r->held, capacity * sizeof(*held));
+        if (!held)
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        r->held = held;
+        r->held_capacity = capacity;
+    }
+    switch (kind) {
+    case TALLY_HELD_PROGRAM: tally_program_ref(object); break;
+    case TALLY_HELD_RESULTS: tally_results_ref(object); break;
+    case TALLY_HELD_RECORDING: tally_recording_ref(object); break;
+    }
+    r->held[r->held_count++] = (struct tally_held){kind, object};
+    r->last_held = object;
+    return TALLY_OK;
+}
+
+/* Command `index` of a recording, walking chunks forward from *chunk, which
+ * holds command (index / TALLY_CHUNK_COMMANDS) * TALLY_CHUNK_COMMANDS on entry
+ * of each new chunk. Callers iterate indices in order. */
+const struct tally_command *tally_recording_at(const struct tally_chunk **chunk, uint32_t index)
+{
+    uint32_t offset = index % TALLY_CHUNK_COMMANDS;
+    if (offset == 0 && index != 0)
+        *chunk = (*chunk)->next;
+    return &(*chunk)->commands[offset];
+}

@@ -1,0 +1,174 @@
+/*
+ * Periodic samplers. The queue thread takes each sampler's samples when the
+ * GPU clock passes its interval boundaries (see sampler.h for which command
+ * belongs to which sample); readers take them from a bounded ring.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+static uint64_t cycles_at(struct tally_device *d, uint64_t gpu_ns)
+{
+    const struct tally_executor *e = &d->exec;
+    uint64_t back = (e->gpu_ns - gpu_ns) * (d->info.core_clock_hz / 1000000u) / 1000u;
+    return back < e->cycles ? e->cycles - back : 0;
+}
+
+static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_t gpu_ns)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->count == s->capacity) {
+        s->lost = true;
+    } else {
+        uint32_t i = (s->head + s->count++) % s->capacity;
+        s->headers[i] = (tally_sample){gpu_ns, TALLY_SAMPLE_TIMER, d->exec.last_context_id,
+                                       d->info.core_clock_hz};
+        uint64_t *raw = &s->raw[(size_t)i * d->raw_count];
+        memcpy(raw, d->exec.global, d->raw_count * sizeof(uint64_t));
+        if (d->elapsed_ns_slot != TALLY_NOT_RAW)
+            raw[d->elapsed_ns_slot] = gpu_ns;
+        if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
+            raw[d->elapsed_cycles_slot] = cycles_at(d, gpu_ns);
+        pthread_cond_broadcast(&s->ready);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Queue thread: takes every sample due before `until` (or at it, when
+ * inclusive) from the device's counters as they are now. */
+void tally_samplers_advance(struct tally_device *d, uint64_t until, bool inclusive)
+{
+    uint64_t next = UINT64_MAX;
+    pthread_mutex_lock(&d->listeners_lock);
+    for (struct tally_sampler *s = d->samplers; s; s = s->next) {
+        if (!s->has_baseline) {
+            take_sample(d, s, d->exec.gpu_ns);
+            s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
+            s->has_baseline = true;
+        }
+        while (s->next_ns < until || (inclusive && s->next_ns == until)) {
+            take_sample(d, s, s->next_ns);
+            s->next_ns += s->interval_ns;
+        }
+        if (s->next_ns < next)
+            next = s->next_ns;
+    }
+    pthread_mutex_unlock(&d->listeners_lock);
+    d->exec.next_sample_ns = next;
+}
+
+/* Queue thread: the earliest time a sampler needs the clock to reach. */
+uint64_t tally_samplers_next_ns(struct tally_device *d)
+{
+    uint64_t next = UINT64_MAX;
+    pthread_mutex_lock(&d->listeners_lock);
+    for (struct tally_sampler *s = d->samplers; s; s = s->next) {
+        uint64_t due = s->has_baseline ? s->next_ns : d->exec.gpu_ns;
+        if (due < next)
+            next = due;
+    }
+    pthread_mutex_unlock(&d->listeners_lock);
+    return next;
+}
+
+static void destroy(struct tally_sampler *s)
+{
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->ready);
+    free(s->headers);
+    free(s->raw);
+    free(s);
+}
+
+tally_status tally_sampler_open(tally_device *d, uint64_t interval_ns, uint32_t capacity,
+                                tally_sampler **out)
+{
+    if (!d || !out || !capacity || interval_ns < TALLY_SAMPLER_MIN_INTERVAL_NS)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_sampler *s = calloc(1, sizeof(*s));
+    if (!s)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_init(&s->lock, NULL);
+    tally_cond_init(&s->ready);
+    s->headers = calloc(capacity, sizeof(*s->headers));
+    s->raw = calloc((size_t)capacity * d->raw_count, sizeof(uint64_t));
+    if (!s->headers || !s->raw) {
+        destroy(s);
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    s->device = d;
+    s->interval_ns = interval_ns;
+    s->capacity = capacity;
+    pthread_mutex_lock(&d->listeners_lock);
+    s->next = d->samplers;
+    d->samplers = s;
+    pthread_mutex_unlock(&d->listeners_lock);
+    atomic_store(&d->samplers_changed, true);
+    pthread_mutex_lock(&d->lock);
+    pthread_cond_signal(&d->work_ready); /* the idle queue recomputes its wake-up */
+    pthread_mutex_unlock(&d->lock);
+    *out = s;
+    return TALLY_OK;
+}
+
+void tally_sampler_close(tally_sampler *s)
+{
+    if (!s)
+        return;
+    struct tally_device *d = s->device;
+    pthread_mutex_lock(&d->listeners_lock);
+    for (struct tally_sampler **p = &d->samplers; *p; p = &(*p)->next) {
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->listeners_lock);
+    atomic_store(&d->samplers_changed, true);
+    destroy(s);
+}
+
+uint64_t tally_sampler_interval_ns(const tally_sampler *s) { return s ? s->interval_ns : 0; }
+
+tally_status tally_sampler_read(tally_sampler *s, tally_sample *samples, uint64_t *raw,
+                                uint32_t max_samples, uint32_t *count, bool *lost)
+{
+    if (!s || !count || (max_samples && (!samples || !raw)))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    uint32_t raw_count = s->device->raw_count;
+    pthread_mutex_lock(&s->lock);
+    uint32_t n = s->count < max_samples ? s->count : max_samples;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (s->head + k) % s->capacity;
+        samples[k] = s->headers[i];
+        memcpy(&raw[(size_t)k * raw_count], &s->raw[(size_t)i * raw_count],
+               raw_count * sizeof(uint64_t));
+    }
+    s->head = (s->head + n) % s->capacity;
+    s->count -= n;
+    if (lost)
+        *lost = s->lost;
+    s->lost = false;
+    pthread_mutex_unlock(&s->lock);
+    *count = n;
+    return TALLY_OK;
+}
+
+tally_status tally_sampler_wait(tally_sampler *s, uint64_t timeout_ns)
+{
+    if (!s)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct timespec deadline = tally_deadline(timeout_ns);
+    pthread_mutex_lock(&s->lock);
+    int rc = 0;
+    while (!s->count && rc == 0) {
+        if (timeout_ns == UINT64_MAX)
+            rc = pthread_cond_wait(&s->ready, &s->lock);
+        else
+            rc = pthread_cond_timedwait(&s->ready, &s->lock, &deadline);
+    }
+    tally_status status = s->count ? TALLY_OK : TALLY_TIMEOUT;
+    pthread_mutex_unlock(&s->lock);
+    return status;
+}

@@ -1,0 +1,58 @@
+/*
+ * The process-wide device every front door shares, opened from the
+ * environment on first use. Its reports are finished when the last user
+ * releases it, or at exit for programs that never tear their APIs down.
+ */
+#include <stdlib.h>
+
+#include "engine.h"
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static tally_device *shared_device;
+static unsigned shared_refs;
+static bool exit_hook_installed;
+
+static void close_at_exit(void)
+{
+    pthread_mutex_lock(&shared_lock);
+    tally_device *d = shared_device;
+    shared_device = NULL;
+    shared_refs = 0;
+    pthread_mutex_unlock(&shared_lock);
+    tally_device_close(d);
+}
+
+tally_status tally_device_acquire_shared(tally_device **out)
+{
+    if (!out)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_status s = TALLY_OK;
+    pthread_mutex_lock(&shared_lock);
+    if (!shared_device) {
+        tally_device_options options;
+        tally_device_options_from_env(&options);
+        char error[256] = "";
+        s = tally_device_open(&options, &shared_device, error, sizeof(error));
+        if (s != TALLY_OK)
+            tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
+        else if (!exit_hook_installed)
+            exit_hook_installed = atexit(close_at_exit) == 0;
+    }
+    if (s == TALLY_OK)
+        shared_refs++;
+    *out = shared_device;
+    pthread_mutex_unlock(&shared_lock);
+    return s;
+}
+
+void tally_device_release_shared(tally_device *device)
+{
+    tally_device *closing = NULL;
+    pthread_mutex_lock(&shared_lock);
+    if (device && device == shared_device && --shared_refs == 0) {
+        closing = shared_device;
+        shared_device = NULL;
+    }
+    pthread_mutex_unlock(&shared_lock);
+    tally_device_close(closing);
+}

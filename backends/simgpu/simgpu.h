@@ -1,0 +1,28 @@
+/* simgpu's internal interface between its backend entry, profile and model. */
+#ifndef TALLY_SIMGPU_H
+#define TALLY_SIMGPU_H
+
+#include "../engine.h"
+#include "simgpu_catalogue.h"
+
+struct simgpu {
+    struct simgpu_profile profile;
+    char name[64];
+    uint32_t *cache_ring; /* vertex cache model scratch */
+};
+
+/* profile.c */
+void simgpu_profile_defaults(struct simgpu_profile *profile);
+tally_status simgpu_profile_load(struct simgpu_profile *profile, const char *path, char *error,
+                                 size_t error_size);
+
+/* vertex_cache.c: vertex shader invocations of one instance of an indexed
+ * draw, through a FIFO post-transform cache of `entries` entries. */
+uint64_t simgpu_vertex_cache_misses(const void *indices, uint32_t index_size, uint32_t count,
+                                    uint32_t entries, uint32_t *ring);
+
+/* model.c */
+uint64_t simgpu_execute(void *state, const struct tally_command *command,
+                        const struct tally_exec_state *exec, uint64_t *raw);
+
+#endif

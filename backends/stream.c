@@ -1,0 +1,230 @@
+/*
+ * The recording side of streams: validating each canonical command and
+ * appending it to the stream's current recording. No lock is taken here;
+ * a stream is used by one thread at a time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+tally_status tally_stream_create(tally_context *context, tally_stream **out)
+{
+    if (!context || !out)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_stream *s = calloc(1, sizeof(*s));
+    if (!s)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    tally_context_ref(context);
+    s->context = context;
+    s->id = atomic_fetch_add(&context->device->next_stream_id, 1) + 1;
+    *out = s;
+    return TALLY_OK;
+}
+
+void tally_stream_destroy(tally_stream *stream)
+{
+    if (!stream)
+        return;
+    tally_recording_unref(stream->recording);
+    tally_context_unref(stream->context);
+    free(stream);
+}
+
+tally_status tally_stream_reset(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_recording_unref(stream->recording);
+    stream->recording = NULL;
+    return TALLY_OK;
+}
+
+uint64_t tally_stream_id(const tally_stream *stream) { return stream ? stream->id : 0; }
+
+uint32_t tally_stream_command_count(const tally_stream *stream)
+{
+    return stream && stream->recording ? stream->recording->count : 0;
+}
+
+static struct tally_command *append(tally_stream *stream, uint32_t type)
+{
+    if (!stream->recording && !(stream->recording = tally_recording_create()))
+        return NULL;
+    struct tally_command *c = tally_recording_append(stream->recording);
+    if (c)
+        c->type = type;
+    return c;
+}
+
+static bool valid_draw(const tally_draw *d)
+{
+    if (d->topology >= TALLY_TOPOLOGY_COUNT)
+        return false;
+    if (d->indices && !(d->flags & TALLY_DRAW_INDEXED))
+        return false;
+    if (d->flags & TALLY_DRAW_INDEXED)
+        return d->index_size == 1 || d->index_size == 2 || d->index_size == 4;
+    return true;
+}
+
+tally_status tally_stream_draw(tally_stream *stream, const tally_draw *draw)
+{
+    if (!stream || !draw || !valid_draw(draw))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    const void *indices = NULL;
+    if (draw->indices && draw->count) {
+        if (!stream->recording && !(stream->recording = tally_recording_create()))
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        size_t bytes = (size_t)draw->count * draw->index_size;
+        if (!(indices = tally_recording_store(stream->recording, draw->indices, bytes)))
+            return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    struct tally_command *c = append(stream, TALLY_CMD_DRAW);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.draw = *draw;
+    c->u.draw.indices = indices;
+    return TALLY_OK;
+}
+
+tally_status tally_stream_dispatch(tally_stream *stream, const tally_dispatch *dispatch)
+{
+    if (!stream || !dispatch)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c = append(stream, TALLY_CMD_DISPATCH);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.dispatch = *dispatch;
+    return TALLY_OK;
+}
+
+tally_status tally_stream_transfer(tally_stream *stream, const tally_transfer *transfer)
+{
+    if (!stream || !transfer || (unsigned)transfer->kind > TALLY_TRANSFER_WRITE)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c = append(stream, TALLY_CMD_TRANSFER);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.transfer = *transfer;
+    return TALLY_OK;
+}
+
+/* Appends a command that refers to `object`, which the recording then holds. */
+static tally_status append_holding(tally_stream *stream, uint32_t type,
+                                   enum tally_held_kind kind, void *object,
+                                   struct tally_command **out)
+{
+    struct tally_command *c = append(stream, type);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    if (object && tally_recording_hold(stream->recording, kind, object) != TALLY_OK) {
+        tally_recording_unappend(stream->recording);
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    *out = c;
+    return TALLY_OK;
+}
+
+tally_status tally_stream_bind_program(tally_stream *stream, tally_program *program)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c;
+    tally_status s = append_holding(stream, TALLY_CMD_BIND_PROGRAM, TALLY_HELD_PROGRAM,
+                                    program, &c);
+    if (s == TALLY_OK)
+        c->u.program = program;
+    return s;
+}
+
+tally_status tally_stream_set_render_state(tally_stream *stream, const tally_render_state *state)
+{
+    if (!stream || !state)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c = append(stream, TALLY_CMD_RENDER_STATE);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.render = *state;
+    return TALLY_OK;
+}
+
+static tally_status append_marker(tally_stream *stream, uint32_t type, tally_results *results,
+                                  uint32_t first, uint32_t count)
+{
+    if (!stream || !results || first >= results->slot_count ||
+        count > results->slot_count - first)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (results->device != stream->context->device)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c;
+    tally_status s = append_holding(stream, type, TALLY_HELD_RESULTS, results, &c);
+    if (s == TALLY_OK) {
+        c->u.marker.results = results;
+        c->u.marker.first = first;
+        c->u.marker.count = count;
+    }
+    return s;
+}
+
+tally_status tally_stream_marker_begin(tally_stream *stream, tally_results *results,
+                                       uint32_t slot)
+{
+    return append_marker(stream, TALLY_CMD_MARKER_BEGIN, results, slot, 1);
+}
+
+tally_status tally_stream_marker_end(tally_stream *stream, tally_results *results, uint32_t slot)
+{
+    return append_marker(stream, TALLY_CMD_MARKER_END, results, slot, 1);
+}
+
+tally_status tally_stream_reset_results(tally_stream *stream, tally_results *results,
+                                        uint32_t first, uint32_t count)
+{
+    return append_marker(stream, TALLY_CMD_RESET_RESULTS, results, first, count);
+}
+
+tally_status tally_stream_label_push(tally_stream *stream, const char *label)
+{
+    if (!stream || !label)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (!stream->recording && !(stream->recording = tally_recording_create()))
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    const char *copy = tally_recording_store(stream->recording, label, strlen(label) + 1);
+    struct tally_command *c = copy ? append(stream, TALLY_CMD_LABEL_PUSH) : NULL;
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.label = copy;
+    return TALLY_OK;
+}
+
+tally_status tally_stream_label_pop(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return append(stream, TALLY_CMD_LABEL_POP) ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
+}
+
+tally_status tally_stream_frame_boundary(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return append(stream, TALLY_CMD_FRAME) ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
+}
+
+tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary)
+{
+    if (!stream || !secondary || secondary == stream ||
+        secondary->context->device != stream->context->device)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (!secondary->recording || !secondary->recording->count)
+        return TALLY_OK;
+    struct tally_command *c;
+    tally_status s = append_holding(stream, TALLY_CMD_EXECUTE, TALLY_HELD_RECORDING,
+                                    secondary->recording, &c);
+    if (s == TALLY_OK) {
+        c->u.execute.recording = secondary->recording;
+        c->u.execute.count = secondary->recording->count;
+    }
+    return s;
+}

@@ -1,0 +1,103 @@
+/* Status strings, logging and the small helpers every engine file uses. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+
+const char *tally_status_string(tally_status status)
+{
+    switch (status) {
+    case TALLY_OK: return "success";
+    case TALLY_NOT_READY: return "not ready";
+    case TALLY_TIMEOUT: return "timeout";
+    case TALLY_INCOMPLETE: return "incomplete";
+    case TALLY_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case TALLY_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case TALLY_ERROR_UNKNOWN_BACKEND: return "unknown backend";
+    case TALLY_ERROR_UNKNOWN_COUNTER: return "unknown counter";
+    case TALLY_ERROR_OVER_CAPACITY: return "over capacity";
+    case TALLY_ERROR_INVALID_STATE: return "invalid state";
+    case TALLY_ERROR_IO: return "input/output error";
+    case TALLY_ERROR_BAD_PROFILE: return "bad device profile";
+    case TALLY_ERROR_NOT_SUPPORTED: return "not supported";
+    }
+    return "unknown status";
+}
+
+uint64_t tally_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void tally_copy_error(char *error, size_t size, const char *format, ...)
+{
+    if (!error || !size)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(error, size, format, args);
+    va_end(args);
+}
+
+static tally_log_level configured_level(void)
+{
+    static atomic_int level = -1;
+    int current = atomic_load_explicit(&level, memory_order_relaxed);
+    if (current >= 0)
+        return (tally_log_level)current;
+    static const char *const names[] = {"error", "warn", "info", "debug"};
+    const char *value = secure_getenv("TALLY_LOG");
+    current = TALLY_LOG_WARN;
+    for (int i = 0; value && i < 4; i++)
+        if (strcmp(value, names[i]) == 0)
+            current = i;
+    atomic_store_explicit(&level, current, memory_order_relaxed);
+    return (tally_log_level)current;
+}
+
+void tally_log(tally_log_level level, const char *format, ...)
+{
+    if (level > configured_level())
+        return;
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof(line), format, args);
+    va_end(args);
+    /* One write per line keeps lines whole when threads log at once. */
+    fprintf(stderr, "tally: %s\n", line);
+}
+
+struct timespec tally_deadline(uint64_t timeout_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (timeout_ns == UINT64_MAX)
+        return ts;
+    uint64_t ns = (uint64_t)ts.tv_nsec + timeout_ns % 1000000000u;
+    ts.tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return ts;
+}
+
+void tally_cond_init(pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+void tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *deadline)
+{
+    if (deadline)
+        pthread_cond_timedwait(cond, lock, deadline);
+    else
+        pthread_cond_wait(cond, lock);
+}

@@ -1,0 +1,164 @@
+/*
+ * Devices, contexts and programs.
+ *
+ * A device is one instance of a backend: a simulated (or real) GPU with one
+ * queue that executes submitted streams on its own thread. Every front door
+ * of a process shares one device (tally_device_acquire_shared), as programs
+ * share one GPU. A context is one API client of the device (a VkDevice, a GL
+ * context, a CL queue): markers measure the work of their own context.
+ */
+#ifndef TALLY_DEVICE_H
+#define TALLY_DEVICE_H
+
+#include "tally/catalogue.h"
+#include "tally/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_device tally_device;
+typedef struct tally_context tally_context;
+typedef struct tally_program tally_program;
+
+typedef enum tally_clock_mode {
+    /* The GPU clock follows CLOCK_MONOTONIC while idle: a submission starts no
+     * earlier than the CPU time it was submitted at. Timestamps correlate with
+     * CPU time; elapsed times of scopes that span idle time vary run to run. */
+    TALLY_CLOCK_REALTIME = 0,
+    /* The GPU clock advances only by executed work: every value, timestamps
+     * included, is the same on every run. */
+    TALLY_CLOCK_VIRTUAL = 1,
+} tally_clock_mode;
+
+typedef struct tally_device_options {
+    const char *backend;      /* NULL: "simgpu" */
+    const char *profile_path; /* NULL: the backend's embedded default profile */
+    tally_clock_mode clock;
+    const char *report_path;     /* per-command report (.csv or .json); NULL: none */
+    const char *trace_path;      /* Chrome trace-event JSON timeline; NULL: none */
+    const char *report_counters; /* comma-separated symbols; NULL: a default set */
+} tally_device_options;
+
+/*
+ * Options from the environment (read with secure_getenv): TALLY_BACKEND,
+ * TALLY_PROFILE, TALLY_CLOCK ("realtime" or "virtual"), TALLY_OUTPUT,
+ * TALLY_TRACE, TALLY_COUNTERS. The strings point into the environment.
+ */
+TALLY_API void tally_device_options_from_env(tally_device_options *options);
+
+/* Opens a device. On failure *out is NULL and, when error is not NULL, a
+ * sentence saying why is written into it (at most error_size bytes). */
+TALLY_API tally_status tally_device_open(const tally_device_options *options, tally_device **out,
+                                         char *error, size_t error_size);
+/* Drains the queue, finishes the report and trace files, frees everything.
+ * Objects created from the device must be released first. */
+TALLY_API void tally_device_close(tally_device *device);
+
+/*
+ * The process-wide device of the front doors, opened from the environment on
+ * first use and counted by reference. Its reports are finished when the last
+ * reference is released or, failing that, when the process exits.
+ */
+TALLY_API tally_status tally_device_acquire_shared(tally_device **out);
+TALLY_API void tally_device_release_shared(tally_device *device);
+
+typedef struct tally_device_info {
+    const char *backend;
+    const char *name;
+    tally_clock_mode clock;
+    uint64_t core_clock_hz;
+    uint64_t timestamp_frequency_hz;
+} tally_device_info;
+
+TALLY_API void tally_device_get_info(const tally_device *device, tally_device_info *info);
+TALLY_API const tally_catalogue *tally_device_catalogue(const tally_device *device);
+/* Values of the catalogue's constants for this device, in catalogue order. */
+TALLY_API const uint64_t *tally_device_constants(const tally_device *device);
+
+/*
+ * Clocks. GPU time is in nanoseconds since the device opened; in realtime mode
+ * CLOCK_MONOTONIC = epoch + GPU time exactly.
+ */
+TALLY_API uint64_t tally_device_gpu_time_ns(tally_device *device);
+/* A simultaneous pair: GPU ns and CLOCK_MONOTONIC ns. correlation_ns (may be
+ * NULL) receives the width of the window in which the pair was read, which is
+ * 0 because both derive from one clock read. */
+TALLY_API void tally_device_gpu_cpu_timestamps(tally_device *device, uint64_t *gpu_ns,
+                                               uint64_t *cpu_ns, uint64_t *correlation_ns);
+/* GPU timestamp ticks (at timestamp_frequency_hz) for a GPU time, and back. */
+TALLY_API uint64_t tally_device_ns_to_ticks(const tally_device *device, uint64_t gpu_ns);
+TALLY_API uint64_t tally_device_ticks_to_ns(const tally_device *device, uint64_t ticks);
+
+/* Contexts. api_name names the client in reports and traces ("vulkan"). */
+TALLY_API tally_status tally_context_create(tally_device *device, const char *api_name,
+                                            tally_context **out);
+/* Pending work of the context still executes; its streams must be destroyed. */
+TALLY_API void tally_context_destroy(tally_context *context);
+TALLY_API uint32_t tally_context_id(const tally_context *context);
+TALLY_API tally_device *tally_context_device(const tally_context *context);
+
+/* Programs: the static profile of each shader stage of a pipeline. */
+typedef enum tally_stage {
+    TALLY_STAGE_VERTEX = 0,
+    TALLY_STAGE_TESS_CONTROL = 1,
+    TALLY_STAGE_TESS_EVAL = 2,
+    TALLY_STAGE_GEOMETRY = 3,
+    TALLY_STAGE_FRAGMENT = 4,
+    TALLY_STAGE_COMPUTE = 5,
+    TALLY_STAGE_COUNT
+} tally_stage;
+
+/* Static instruction counts of one stage, one invocation's straight-line path. */
+typedef struct tally_instruction_mix {
+    uint32_t alu;
+    uint32_t tex;
+    uint32_t load;
+    uint32_t store;
+    uint32_t branch;
+} tally_instruction_mix;
+
+typedef struct tally_stage_profile {
+    bool present;
+    tally_instruction_mix mix;
+    /* vertex: attribute bytes per vertex (0: the profile's default) */
+    uint32_t input_bytes;
+    /* tessellation control: output control points (0: the input count) */
+    uint32_t output_vertices;
+    /* geometry: invocations per input primitive (0: 1) and primitives
+     * emitted per invocation (0: 1) */
+    uint32_t invocations;
+    uint32_t output_primitives;
+    /* fragment: the shader may discard */
+    bool discards;
+    /* compute: the local size (0: 1) */
+    uint32_t local_size[3];
+} tally_stage_profile;
+
+typedef struct tally_program_desc {
+    const char *name; /* for reports; copied; may be NULL */
+    tally_stage_profile stages[TALLY_STAGE_COUNT];
+} tally_program_desc;
+
+/* Programs are counted by reference: streams that bind one keep it alive. */
+TALLY_API tally_status tally_program_create(tally_device *device, const tally_program_desc *desc,
+                                            tally_program **out);
+TALLY_API void tally_program_release(tally_program *program);
+
+/* Log lines go to stderr, prefixed "tally: ", at or above TALLY_LOG's level
+ * (error, warn, info, debug; default warn). */
+typedef enum tally_log_level {
+    TALLY_LOG_ERROR = 0,
+    TALLY_LOG_WARN = 1,
+    TALLY_LOG_INFO = 2,
+    TALLY_LOG_DEBUG = 3,
+} tally_log_level;
+
+TALLY_API void tally_log(tally_log_level level, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

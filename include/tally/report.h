@@ -1,0 +1,96 @@
+/*
+ * Report writers shared by every front end: the per-command counter report
+ * (CSV or JSON) and the timeline as Chrome trace-event JSON, which Perfetto's
+ * UI and chrome://tracing open.
+ *
+ * Both stream to a temporary file beside the destination through a fixed-size
+ * buffer, so memory stays bounded however long the program runs, and rename
+ * it over the destination when closed: a reader sees no file or a whole one.
+ * A writer is used by one thread at a time.
+ */
+#ifndef TALLY_REPORT_H
+#define TALLY_REPORT_H
+
+#include "tally/catalogue.h"
+#include "tally/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tally_report_format {
+    TALLY_REPORT_CSV = 0,
+    TALLY_REPORT_JSON = 1,
+} tally_report_format;
+
+/* By extension, case-insensitive: ".json" is JSON, anything else CSV. */
+TALLY_API tally_report_format tally_report_format_for_path(const char *path);
+
+typedef struct tally_command_record {
+    uint64_t sequence;       /* per device, counting every executed command */
+    const char *api_name;    /* "vkCmdDraw" */
+    const char *kind;        /* "draw", "dispatch" or "transfer" */
+    uint32_t context;        /* context id */
+    const char *context_api; /* "vulkan", "gl", ... */
+    uint64_t frame;          /* frames the context had finished before it */
+    uint64_t submission;     /* sequence number of its submission */
+    uint64_t stream;         /* stream id (command buffer, GL context stream) */
+    const char *label;       /* innermost labels joined by '/', or "" */
+    uint64_t begin_ns, end_ns;
+} tally_command_record;
+
+typedef struct tally_report tally_report;
+
+/* counters: catalogue indices of the columns, in order. */
+TALLY_API tally_status tally_report_open(const char *path, tally_report_format format,
+                                         const tally_catalogue *catalogue,
+                                         const uint32_t *counters, uint32_t count,
+                                         tally_report **out);
+/* values: one per column. */
+TALLY_API tally_status tally_report_write(tally_report *report, const tally_command_record *record,
+                                          const tally_value *values);
+/* Finishes and renames the file; an error means it was not written (and the
+ * temporary file is removed). Frees the writer either way. */
+TALLY_API tally_status tally_report_close(tally_report *report);
+
+typedef struct tally_trace tally_trace;
+
+typedef enum tally_trace_arg_type {
+    TALLY_TRACE_ARG_U64 = 0,
+    TALLY_TRACE_ARG_F64 = 1,
+    TALLY_TRACE_ARG_STRING = 2,
+} tally_trace_arg_type;
+
+typedef struct tally_trace_arg {
+    const char *key;
+    tally_trace_arg_type type;
+    union {
+        uint64_t u64;
+        double f64;
+        const char *string;
+    } value;
+} tally_trace_arg;
+
+/* process_name names the trace's one process. */
+TALLY_API tally_status tally_trace_open(const char *path, const char *process_name,
+                                        tally_trace **out);
+TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track,
+                                              const char *name);
+/* A complete slice ("X") on a track. */
+TALLY_API tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *name,
+                                         uint64_t begin_ns, uint64_t end_ns,
+                                         const tally_trace_arg *args, uint32_t arg_count);
+/* An instant ("i") on a track. */
+TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char *name,
+                                           uint64_t timestamp_ns, const tally_trace_arg *args,
+                                           uint32_t arg_count);
+/* A value of a counter track ("C"), holding until the next value. */
+TALLY_API tally_status tally_trace_counter(tally_trace *trace, const char *name,
+                                           uint64_t timestamp_ns, double value);
+TALLY_API tally_status tally_trace_close(tally_trace *trace);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

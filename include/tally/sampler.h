@@ -1,0 +1,56 @@
+/*
+ * Periodic sampling: snapshots of the device's cumulative raw counters taken
+ * on the GPU clock at every multiple of an interval, whatever context's work
+ * the queue executes. A command's counters belong to the first sample whose
+ * time is at or after the command's end. In realtime clock mode samples keep
+ * coming while the GPU is idle; in virtual mode the clock, and so sampling,
+ * only advances with work.
+ */
+#ifndef TALLY_SAMPLER_H
+#define TALLY_SAMPLER_H
+
+#include "tally/device.h"
+#include "tally/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_sampler tally_sampler;
+
+typedef enum tally_sample_reason {
+    TALLY_SAMPLE_TIMER = 0, /* an interval boundary */
+} tally_sample_reason;
+
+typedef struct tally_sample {
+    uint64_t timestamp_ns;   /* GPU time the sample was taken at */
+    uint32_t reason;         /* tally_sample_reason */
+    uint32_t context_id;     /* context of the last command executed, 0: none */
+    uint64_t core_frequency_hz;
+} tally_sample;
+
+#define TALLY_SAMPLER_MIN_INTERVAL_NS 1000u
+
+/* interval_ns below TALLY_SAMPLER_MIN_INTERVAL_NS is an INVALID_ARGUMENT;
+ * capacity is the number of unread samples kept (new ones are dropped when
+ * full). The first sample is taken at open. */
+TALLY_API tally_status tally_sampler_open(tally_device *device, uint64_t interval_ns,
+                                          uint32_t capacity, tally_sampler **out);
+TALLY_API void tally_sampler_close(tally_sampler *sampler);
+TALLY_API uint64_t tally_sampler_interval_ns(const tally_sampler *sampler);
+
+/* Up to max_samples of the oldest unread samples: headers into samples[] and
+ * each one's raw counters (tally_catalogue_raw_count values) into
+ * raw[i * raw_count]. *lost (may be NULL) reports samples dropped since the
+ * previous read, and is cleared. */
+TALLY_API tally_status tally_sampler_read(tally_sampler *sampler, tally_sample *samples,
+                                          uint64_t *raw, uint32_t max_samples, uint32_t *count,
+                                          bool *lost);
+/* Waits until at least one sample is unread: TALLY_OK or TALLY_TIMEOUT. */
+TALLY_API tally_status tally_sampler_wait(tally_sampler *sampler, uint64_t timeout_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * Streams of canonical commands and their submission to the device's queue.
+ *
+ * A stream belongs to a context and records commands: one per Vulkan command
+ * buffer, GL context or CL queue. Recording is externally synchronized (one
+ * thread at a time per stream) and takes no lock. A submission executes the
+ * commands recorded so far on the queue thread; the stream may then go on
+ * recording, be submitted again, or be reset, while the queue still executes
+ * what was submitted.
+ */
+#ifndef TALLY_STREAM_H
+#define TALLY_STREAM_H
+
+#include "tally/device.h"
+#include "tally/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_stream tally_stream;
+typedef struct tally_results tally_results;
+
+/* The values 0 to 10 are Vulkan's VkPrimitiveTopology; the rest are GL's. */
+typedef enum tally_topology {
+    TALLY_TOPOLOGY_POINT_LIST = 0,
+    TALLY_TOPOLOGY_LINE_LIST = 1,
+    TALLY_TOPOLOGY_LINE_STRIP = 2,
+    TALLY_TOPOLOGY_TRIANGLE_LIST = 3,
+    TALLY_TOPOLOGY_TRIANGLE_STRIP = 4,
+    TALLY_TOPOLOGY_TRIANGLE_FAN = 5,
+    TALLY_TOPOLOGY_LINE_LIST_WITH_ADJACENCY = 6,
+    TALLY_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY = 7,
+    TALLY_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY = 8,
+    TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY = 9,
+    TALLY_TOPOLOGY_PATCH_LIST = 10,
+    TALLY_TOPOLOGY_LINE_LOOP = 11,
+    TALLY_TOPOLOGY_QUAD_LIST = 12,
+    TALLY_TOPOLOGY_QUAD_STRIP = 13,
+    TALLY_TOPOLOGY_POLYGON = 14,
+    TALLY_TOPOLOGY_COUNT
+} tally_topology;
+
+/* Complete primitives of `vertices` vertices of one instance. */
+TALLY_API uint64_t tally_topology_primitives(tally_topology topology, uint64_t vertices,
+                                             uint32_t patch_control_points);
+
+enum tally_draw_flags {
+    TALLY_DRAW_INDEXED = 1u << 0,
+    TALLY_DRAW_INDIRECT = 1u << 1, /* counts were read back by the front end */
+};
+
+typedef struct tally_draw {
+    const char *api_name; /* the API command, e.g. "vkCmdDrawIndexed"; static storage */
+    uint32_t count;       /* vertices, or indices if indexed, per instance */
+    uint32_t instance_count;
+    uint32_t first;          /* first vertex or index */
+    uint32_t first_instance;
+    int32_t vertex_offset;   /* added to indices */
+    uint32_t flags;          /* tally_draw_flags */
+    uint8_t topology;        /* tally_topology */
+    uint8_t patch_control_points;
+    uint8_t index_size;      /* 1, 2 or 4 for indexed draws */
+    /* Optional: the `count` indices of an indexed draw. They are copied into
+     * the stream and run through the vertex cache model; without them the
+     * profile's reuse ratio applies. */
+    const void *indices;
+} tally_draw;
+
+enum tally_dispatch_flags {
+    TALLY_DISPATCH_INDIRECT = 1u << 0,
+};
+
+typedef struct tally_dispatch {
+    const char *api_name; /* static storage */
+    uint32_t groups[3];
+    uint32_t base_group[3];
+    uint32_t local_size[3]; /* 0s: the bound program's compute local size */
+    uint32_t flags;
+} tally_dispatch;
+
+typedef enum tally_transfer_kind {
+    TALLY_TRANSFER_COPY = 0,  /* read source, write destination */
+    TALLY_TRANSFER_FILL = 1,  /* write only */
+    TALLY_TRANSFER_READ = 2,  /* device to host */
+    TALLY_TRANSFER_WRITE = 3, /* host to device */
+} tally_transfer_kind;
+
+typedef struct tally_transfer {
+    const char *api_name; /* static storage */
+    tally_transfer_kind kind;
+    uint64_t bytes;
+} tally_transfer;
+
+enum tally_render_flags {
+    TALLY_RENDER_DEPTH_TEST = 1u << 0,
+    TALLY_RENDER_DEPTH_WRITE = 1u << 1,
+    TALLY_RENDER_BLEND = 1u << 2,
+    TALLY_RENDER_CULL = 1u << 3,
+    TALLY_RENDER_SAMPLE_SHADING = 1u << 4,
+    TALLY_RENDER_RASTERIZER_DISCARD = 1u << 5,
+};
+
+typedef struct tally_render_state {
+    uint32_t width, height, layers, samples;
+    uint32_t color_bytes_per_pixel;  /* summed over color attachments */
+    uint32_t depth_bytes_per_sample; /* 0: no depth attachment */
+    uint32_t flags;                  /* tally_render_flags */
+} tally_render_state;
+
+TALLY_API tally_status tally_stream_create(tally_context *context, tally_stream **out);
+/* The stream's pending submissions still execute. */
+TALLY_API void tally_stream_destroy(tally_stream *stream);
+/* Forgets every recorded command. */
+TALLY_API tally_status tally_stream_reset(tally_stream *stream);
+TALLY_API uint64_t tally_stream_id(const tally_stream *stream);
+TALLY_API uint32_t tally_stream_command_count(const tally_stream *stream);
+
+/* Recording. Each returns TALLY_OK, or an error for bad input or no memory;
+ * a failed append records nothing. */
+TALLY_API tally_status tally_stream_draw(tally_stream *stream, const tally_draw *draw);
+TALLY_API tally_status tally_stream_dispatch(tally_stream *stream, const tally_dispatch *dispatch);
+TALLY_API tally_status tally_stream_transfer(tally_stream *stream, const tally_transfer *transfer);
+/* NULL unbinds. */
+TALLY_API tally_status tally_stream_bind_program(tally_stream *stream, tally_program *program);
+TALLY_API tally_status tally_stream_set_render_state(tally_stream *stream,
+                                                     const tally_render_state *state);
+/* Scope markers: the counters of the context's work between begin and end
+ * go to the slot. The stream keeps the results object alive. */
+TALLY_API tally_status tally_stream_marker_begin(tally_stream *stream, tally_results *results,
+                                                 uint32_t slot);
+TALLY_API tally_status tally_stream_marker_end(tally_stream *stream, tally_results *results,
+                                               uint32_t slot);
+/* Makes slots unavailable when the queue reaches this point. */
+TALLY_API tally_status tally_stream_reset_results(tally_stream *stream, tally_results *results,
+                                                  uint32_t first, uint32_t count);
+/* Debug labels; the text is copied. Labels nest across streams of a context. */
+TALLY_API tally_status tally_stream_label_push(tally_stream *stream, const char *label);
+TALLY_API tally_status tally_stream_label_pop(tally_stream *stream);
+/* The end of a frame of the context (a present or a buffer swap). */
+TALLY_API tally_status tally_stream_frame_boundary(tally_stream *stream);
+/* Executes what `secondary` holds when this command executes (Vulkan's
+ * vkCmdExecuteCommands); the secondary's recording is kept alive. */
+TALLY_API tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary);
+
+enum tally_submit_flags {
+    /* After submitting, the streams start over empty (GL and CL semantics). */
+    TALLY_SUBMIT_CONSUME = 1u << 0,
+};
+
+typedef struct tally_submission {
+    tally_stream *const *streams;
+    uint32_t stream_count;
+    uint32_t pass_index; /* which pass of multi-pass selections this is */
+    uint32_t flags;      /* tally_submit_flags */
+    const char *api_name; /* the API call, e.g. "vkQueueSubmit"; static storage */
+} tally_submission;
+
+/* Queues the streams for execution, in order; *seqno (may be NULL) receives
+ * the submission's sequence number, which increases by one per submission. */
+TALLY_API tally_status tally_submit(tally_device *device, const tally_submission *submission,
+                                    uint64_t *seqno);
+/* The highest sequence number whose execution finished. */
+TALLY_API uint64_t tally_completed_seqno(tally_device *device);
+/* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */
+TALLY_API tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t timeout_ns);
+TALLY_API tally_status tally_device_wait_idle(tally_device *device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

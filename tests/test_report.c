@@ -1,0 +1,797 @@
+/* The report and trace writers: formats, checked by an independent JSON
+ * parser (json-c), and the atomic, bounded way they reach the disk. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <locale.h>
+#include <malloc.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tally/catalogue.h"
+#include "tally/report.h"
+
+struct fixture {
+    char dir[64];
+    char path[PATH_MAX]; /* scratch for path_in */
+};
+
+static int make_dir(void **state) {
+    struct fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    strcpy(fx->dir, "/tmp/tally-report-XXXXXX");
+    if (!mkdtemp(fx->dir)) {
+        free(fx);
+        return -1;
+    }
+    *state = fx;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+static int remove_dir(void **state) {
+    struct fixture *fx = *state;
+    chmod(fx->dir, 0700);
+    int result = nftw(fx->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(fx);
+    return result;
+}
+
+static const char *path_in(struct fixture *fx, const char *name) {
+    snprintf(fx->path, sizeof fx->path, "%s/%s", fx->dir, name);
+    return fx->path;
+}
+
+/* The whole file as a string, or NULL if it cannot be read. */
+static char *read_text(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    rewind(file);
+    char *text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)size, file), (size_t)size);
+    text[size] = '\0';
+    fclose(file);
+    return text;
+}
+
+static int entry_count(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Parses strictly, and the whole text must be the one value. */
+static json_object *parse_json_file(const char *path) {
+    char *text = read_text(path);
+    assert_non_null(text);
+    json_tokener *tokener = json_tokener_new();
+    assert_non_null(tokener);
+    json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *root = json_tokener_parse_ex(tokener, text, (int)strlen(text));
+    assert_int_equal(json_tokener_get_error(tokener), json_tokener_success);
+    assert_non_null(root);
+    size_t used = json_tokener_get_parse_end(tokener);
+    assert_int_equal(strspn(text + used, " \n"), strlen(text + used));
+    json_tokener_free(tokener);
+    free(text);
+    return root;
+}
+
+static json_object *member(json_object *object, const char *key) {
+    json_object *value = NULL;
+    assert_true(json_object_object_get_ex(object, key, &value));
+    return value;
+}
+
+static const tally_catalogue *simgpu(void) {
+    const tally_catalogue *cat = NULL;
+    assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
+    return cat;
+}
+
+static uint32_t counter(const char *symbol) {
+    uint32_t index = UINT32_MAX;
+    assert_int_equal(tally_catalogue_find(simgpu(), symbol, &index), TALLY_OK);
+    return index;
+}
+
+/* The columns most tests use: uint64, float64, uint64. */
+static void three_columns(uint32_t columns[3]) {
+    columns[0] = counter("GpuTime");
+    columns[1] = counter("GpuBusy");
+    columns[2] = counter("DrawCalls");
+}
+
+static tally_command_record sample_record(uint64_t sequence) {
+    return (tally_command_record){
+        .sequence = sequence,
+        .api_name = "vkCmdDraw",
+        .kind = "draw",
+        .context = 3,
+        .context_api = "vulkan",
+        .frame = 7,
+        .submission = 11,
+        .stream = 42,
+        .label = "frame/pass",
+        .begin_ns = 1000,
+        .end_ns = 3500,
+    };
+}
+
+static tally_report *open_report(const char *path, tally_report_format format) {
+    uint32_t columns[3];
+    three_columns(columns);
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, format, simgpu(), columns, 3, &report), TALLY_OK);
+    assert_non_null(report);
+    return report;
+}
+
+/* A CSV report of one record with the given label; returns its text. */
+static char *csv_with_label(struct fixture *fx, const char *label) {
+    const char *path = path_in(fx, "labels.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    tally_command_record record = sample_record(1);
+    record.label = label;
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    return read_text(path);
+}
+
+static const char *second_line(const char *text) {
+    const char *newline = strchr(text, '\n');
+    assert_non_null(newline);
+    return newline + 1;
+}
+
+static void format_for_path_picks_json_by_extension_case_insensitively(void **state) {
+    (void)state;
+    assert_int_equal(tally_report_format_for_path("out.json"), TALLY_REPORT_JSON);
+    assert_int_equal(tally_report_format_for_path("/tmp/OUT.JSON"), TALLY_REPORT_JSON);
+    assert_int_equal(tally_report_format_for_path("out.Json"), TALLY_REPORT_JSON);
+    assert_int_equal(tally_report_format_for_path("out.csv"), TALLY_REPORT_CSV);
+    assert_int_equal(tally_report_format_for_path("out"), TALLY_REPORT_CSV);
+    assert_int_equal(tally_report_format_for_path("out.json.csv"), TALLY_REPORT_CSV);
+    assert_int_equal(tally_report_format_for_path("dir.json/out"), TALLY_REPORT_CSV);
+    assert_int_equal(tally_report_format_for_path(NULL), TALLY_REPORT_CSV);
+}
+
+static void csv_header_lists_record_fields_then_counter_symbols(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "header.csv");
+    assert_int_equal(tally_report_close(open_report(path, TALLY_REPORT_CSV)), TALLY_OK);
+    char *text = read_text(path);
+    assert_string_equal(text, "sequence,kind,api_name,context,context_api,frame,submission,"
+                              "stream,label,begin_ns,end_ns,duration_ns,"
+                              "GpuTime,GpuBusy,DrawCalls\n");
+    free(text);
+}
+
+static void csv_rows_hold_record_fields_duration_and_values(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "rows.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 2500}, {.f64 = 62.5}, {.u64 = UINT64_MAX}};
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_string_equal(second_line(text), "1,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass,"
+                                           "1000,3500,2500,2500,62.5,18446744073709551615\n");
+    free(text);
+}
+
+static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "backwards.csv");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), NULL, 0, &report),
+                     TALLY_OK);
+    tally_command_record record = sample_record(9);
+    record.begin_ns = 5000;
+    record.end_ns = 4000;
+    assert_int_equal(tally_report_write(report, &record, NULL), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_string_equal(second_line(text),
+                        "9,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass,5000,4000,0\n");
+    free(text);
+}
+
+static void csv_quotes_labels_with_commas_and_quotes(void **state) {
+    struct fixture *fx = *state;
+    char *text = csv_with_label(fx, "a,\"b\"");
+    assert_non_null(strstr(text, ",\"a,\"\"b\"\"\",1000,"));
+    free(text);
+}
+
+static void csv_quotes_labels_with_line_breaks(void **state) {
+    struct fixture *fx = *state;
+    char *text = csv_with_label(fx, "one\r\ntwo");
+    assert_non_null(strstr(text, ",\"one\r\ntwo\",1000,"));
+    free(text);
+}
+
+static void csv_leaves_plain_labels_unquoted(void **state) {
+    struct fixture *fx = *state;
+    char *text = csv_with_label(fx, "shadow pass/cascade 0");
+    assert_non_null(strstr(text, ",shadow pass/cascade 0,1000,"));
+    free(text);
+}
+
+static void csv_writes_non_finite_floats_as_nan_and_inf(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "nonfinite.csv");
+    uint32_t column = counter("GpuBusy");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    tally_command_record record = sample_record(1);
+    const double values[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(tally_report_write(report, &record, &(tally_value){.f64 = values[i]}),
+                         TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(strstr(text, ",2500,nan\n"));
+    assert_non_null(strstr(text, ",2500,inf\n"));
+    assert_non_null(strstr(text, ",2500,-inf\n"));
+    free(text);
+}
+
+static void check_json_command(json_object *command, uint64_t i) {
+    assert_int_equal(json_object_get_uint64(member(command, "sequence")), i);
+    assert_string_equal(json_object_get_string(member(command, "kind")), "draw");
+    assert_string_equal(json_object_get_string(member(command, "api_name")), "vkCmdDraw");
+    assert_int_equal(json_object_get_uint64(member(command, "context")), 3);
+    assert_string_equal(json_object_get_string(member(command, "context_api")), "vulkan");
+    assert_int_equal(json_object_get_uint64(member(command, "frame")), 7);
+    assert_int_equal(json_object_get_uint64(member(command, "submission")), 11);
+    assert_int_equal(json_object_get_uint64(member(command, "stream")), 42);
+    assert_string_equal(json_object_get_string(member(command, "label")), "frame/pass");
+    assert_int_equal(json_object_get_uint64(member(command, "begin_ns")), 1000 + i);
+    assert_int_equal(json_object_get_uint64(member(command, "end_ns")), 3500 + 2 * i);
+    assert_int_equal(json_object_get_uint64(member(command, "duration_ns")), 2500 + i);
+    json_object *values = member(command, "values");
+    assert_int_equal(json_object_object_length(values), 3);
+    assert_int_equal(json_object_get_uint64(member(values, "GpuTime")), 2500 + i);
+    assert_true(json_object_get_double(member(values, "GpuBusy")) == (double)i / 3.0);
+    assert_int_equal(json_object_get_uint64(member(values, "DrawCalls")), i * 1000003);
+}
+
+static void json_report_parses_and_holds_every_record(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "report.json");
+    tally_report *report = open_report(path, TALLY_REPORT_JSON);
+    for (uint64_t i = 0; i < 100; i++) {
+        tally_command_record record = sample_record(i);
+        record.begin_ns += i;
+        record.end_ns += 2 * i;
+        tally_value values[3] = {{.u64 = 2500 + i}, {.f64 = (double)i / 3.0}, {.u64 = i * 1000003}};
+        assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+
+    json_object *root = parse_json_file(path);
+    json_object *counters = member(root, "counters");
+    assert_int_equal(json_object_array_length(counters), 3);
+    json_object *first = json_object_array_get_idx(counters, 0);
+    assert_string_equal(json_object_get_string(member(first, "symbol")), "GpuTime");
+    assert_string_equal(json_object_get_string(member(first, "unit")), "ns");
+    json_object *commands = member(root, "commands");
+    assert_int_equal(json_object_array_length(commands), 100);
+    for (uint64_t i = 0; i < 100; i++)
+        check_json_command(json_object_array_get_idx(commands, i), i);
+    json_object_put(root);
+}
+
+static void json_report_without_records_parses(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "empty.json");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_JSON, simgpu(), NULL, 0, &report),
+                     TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    json_object *root = parse_json_file(path);
+    assert_int_equal(json_object_array_length(member(root, "counters")), 0);
+    assert_int_equal(json_object_array_length(member(root, "commands")), 0);
+    json_object_put(root);
+}
+
+/* The label of the one command of a JSON report written with label. */
+static char *json_label_round_trip(struct fixture *fx, const char *label) {
+    const char *path = path_in(fx, "escape.json");
+    tally_report *report = open_report(path, TALLY_REPORT_JSON);
+    tally_command_record record = sample_record(1);
+    record.label = label;
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    json_object *root = parse_json_file(path);
+    json_object *command = json_object_array_get_idx(member(root, "commands"), 0);
+    char *parsed = strdup(json_object_get_string(member(command, "label")));
+    json_object_put(root);
+    return parsed;
+}
+
+static void json_escapes_quotes_backslashes_and_control_characters(void **state) {
+    const char *label = "say \"hi\"\\path\x01\x1f\b\f\n\r\t\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80";
+    char *parsed = json_label_round_trip(*state, label);
+    assert_string_equal(parsed, label);
+    free(parsed);
+}
+
+static void json_replaces_bytes_that_are_not_utf8(void **state) {
+    /* a stray continuation byte, an overlong '/', a surrogate, a cut sequence */
+    char *parsed = json_label_round_trip(*state, "a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82");
+    const char *r = "\xef\xbf\xbd";
+    char expected[64];
+    snprintf(expected, sizeof expected, "a%sb%s%sc%s%s%sd%s%s", r, r, r, r, r, r, r, r);
+    assert_string_equal(parsed, expected);
+    free(parsed);
+}
+
+static void json_writes_non_finite_floats_as_zero(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "nonfinite.json");
+    tally_report *report = open_report(path, TALLY_REPORT_JSON);
+    tally_command_record record = sample_record(1);
+    const double busy[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        tally_value values[3] = {{.u64 = 1}, {.f64 = busy[i]}, {.u64 = 3}};
+        assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    json_object *root = parse_json_file(path);
+    json_object *commands = member(root, "commands");
+    for (size_t i = 0; i < 3; i++) {
+        json_object *values = member(json_object_array_get_idx(commands, i), "values");
+        assert_true(json_object_get_double(member(values, "GpuBusy")) == 0.0);
+    }
+    json_object_put(root);
+}
+
+/* A locale whose decimal point is not '.', or NULL if none is installed. */
+static const char *comma_locale(void) {
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+                                        "fr_FR.utf8",  "ru_RU.UTF-8", "de_DE"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (setlocale(LC_NUMERIC, names[i]) && strcmp(localeconv()->decimal_point, ".") != 0)
+            return names[i];
+    }
+    setlocale(LC_NUMERIC, "C");
+    return NULL;
+}
+
+static void floats_use_a_decimal_point_whatever_the_locale(void **state) {
+    struct fixture *fx = *state;
+    if (!comma_locale())
+        skip(); /* needs e.g. de_DE.UTF-8 (Debian: locales, locale-gen) */
+    const char *csv = path_in(fx, "locale.csv");
+    tally_report *report = open_report(csv, TALLY_REPORT_CSV);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 0.1}, {.u64 = 3}};
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    tally_trace *trace = NULL;
+    const char *json = path_in(fx, "locale.json");
+    assert_int_equal(tally_trace_open(json, "app", &trace), TALLY_OK);
+    assert_int_equal(tally_trace_counter(trace, "load", 1, 1.5), TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+    setlocale(LC_NUMERIC, "C");
+
+    char *text = read_text(path_in(fx, "locale.csv"));
+    assert_non_null(strstr(text, ",0.10000000000000001,3\n"));
+    free(text);
+    text = read_text(path_in(fx, "locale.json"));
+    assert_non_null(strstr(text, "\"args\":{\"value\":1.5}"));
+    free(text);
+}
+
+static tally_trace *open_trace(const char *path) {
+    tally_trace *trace = NULL;
+    assert_int_equal(tally_trace_open(path, "demo \"app\"", &trace), TALLY_OK);
+    assert_non_null(trace);
+    return trace;
+}
+
+static json_object *trace_events(json_object *root) {
+    assert_string_equal(json_object_get_string(member(root, "displayTimeUnit")), "ns");
+    return member(root, "traceEvents");
+}
+
+static void trace_parses_and_has_exact_microsecond_timestamps(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "trace.json");
+    tally_trace *trace = open_trace(path);
+    assert_int_equal(tally_trace_slice(trace, 0, "draw", 1234567, 1235000, NULL, 0), TALLY_OK);
+    assert_int_equal(tally_trace_slice(trace, 1, "tiny", 5, 5, NULL, 0), TALLY_OK);
+    assert_int_equal(tally_trace_slice(trace, 1, "late", UINT64_MAX - 1, UINT64_MAX, NULL, 0),
+                     TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+
+    char *text = read_text(path);
+    assert_non_null(strstr(text, "\"ts\":1234.567,\"dur\":0.433"));
+    assert_non_null(strstr(text, "\"ts\":0.005,\"dur\":0.000"));
+    assert_non_null(strstr(text, "\"ts\":18446744073709551.614,\"dur\":0.001"));
+    free(text);
+    json_object *root = parse_json_file(path);
+    json_object *events = trace_events(root);
+    assert_int_equal(json_object_array_length(events), 4);
+    json_object *draw = json_object_array_get_idx(events, 1);
+    assert_string_equal(json_object_get_string(member(draw, "ph")), "X");
+    assert_string_equal(json_object_get_string(member(draw, "name")), "draw");
+    assert_int_equal(json_object_get_int(member(draw, "pid")), 1);
+    assert_int_equal(json_object_get_int(member(draw, "tid")), 1);
+    assert_true(fabs(json_object_get_double(member(draw, "ts")) - 1234.567) < 1e-9);
+    json_object_put(root);
+}
+
+static void trace_names_the_process_and_tracks_with_metadata_events(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "names.json");
+    tally_trace *trace = open_trace(path);
+    assert_int_equal(tally_trace_name_track(trace, 4, "Rasterizer"), TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+
+    json_object *root = parse_json_file(path);
+    json_object *events = trace_events(root);
+    assert_int_equal(json_object_array_length(events), 2);
+    json_object *process = json_object_array_get_idx(events, 0);
+    assert_string_equal(json_object_get_string(member(process, "ph")), "M");
+    assert_string_equal(json_object_get_string(member(process, "name")), "process_name");
+    assert_int_equal(json_object_get_int(member(process, "pid")), 1);
+    assert_string_equal(json_object_get_string(member(member(process, "args"), "name")),
+                        "demo \"app\"");
+    json_object *thread = json_object_array_get_idx(events, 1);
+    assert_string_equal(json_object_get_string(member(thread, "ph")), "M");
+    assert_string_equal(json_object_get_string(member(thread, "name")), "thread_name");
+    assert_int_equal(json_object_get_int(member(thread, "tid")), 5);
+    assert_string_equal(json_object_get_string(member(member(thread, "args"), "name")),
+                        "Rasterizer");
+    json_object_put(root);
+}
+
+static void trace_writes_instants_with_typed_args(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "instant.json");
+    tally_trace *trace = open_trace(path);
+    const tally_trace_arg args[] = {
+        {.key = "frame", .type = TALLY_TRACE_ARG_U64, .value.u64 = UINT64_MAX},
+        {.key = "ratio", .type = TALLY_TRACE_ARG_F64, .value.f64 = 0.25},
+        {.key = "api", .type = TALLY_TRACE_ARG_STRING, .value.string = "vk\"Queue\"Present"},
+    };
+    assert_int_equal(tally_trace_instant(trace, 2, "present", 1500, args, 3), TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+
+    json_object *root = parse_json_file(path);
+    json_object *instant = json_object_array_get_idx(trace_events(root), 1);
+    assert_string_equal(json_object_get_string(member(instant, "ph")), "i");
+    assert_string_equal(json_object_get_string(member(instant, "s")), "t");
+    assert_int_equal(json_object_get_int(member(instant, "tid")), 3);
+    json_object *parsed = member(instant, "args");
+    assert_int_equal(json_object_get_uint64(member(parsed, "frame")), UINT64_MAX);
+    assert_true(json_object_get_double(member(parsed, "ratio")) == 0.25);
+    assert_string_equal(json_object_get_string(member(parsed, "api")), "vk\"Queue\"Present");
+    json_object_put(root);
+}
+
+static void trace_writes_counters_on_tid_zero_and_non_finite_as_zero(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "counter.json");
+    tally_trace *trace = open_trace(path);
+    assert_int_equal(tally_trace_counter(trace, "GpuBusy", 2000, 62.5), TALLY_OK);
+    assert_int_equal(tally_trace_counter(trace, "GpuBusy", 3000, NAN), TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+
+    json_object *root = parse_json_file(path);
+    json_object *events = trace_events(root);
+    json_object *first = json_object_array_get_idx(events, 1);
+    assert_string_equal(json_object_get_string(member(first, "ph")), "C");
+    assert_string_equal(json_object_get_string(member(first, "name")), "GpuBusy");
+    assert_int_equal(json_object_get_int(member(first, "tid")), 0);
+    assert_true(json_object_get_double(member(member(first, "args"), "value")) == 62.5);
+    json_object *second = json_object_array_get_idx(events, 2);
+    assert_true(json_object_get_double(member(member(second, "args"), "value")) == 0.0);
+    json_object_put(root);
+}
+
+static void trace_rejects_bad_events_without_writing_them(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "bad.json");
+    tally_trace *trace = open_trace(path);
+    const tally_trace_arg no_key = {.key = NULL, .type = TALLY_TRACE_ARG_U64};
+    const tally_trace_arg no_string = {.key = "s", .type = TALLY_TRACE_ARG_STRING};
+    const tally_trace_arg bad_type = {.key = "t", .type = (tally_trace_arg_type)9};
+    assert_int_equal(tally_trace_slice(trace, 0, "backwards", 10, 9, NULL, 0),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_trace_slice(trace, 0, "x", 1, 2, NULL, 1), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_trace_slice(trace, 0, "x", 1, 2, &no_key, 1),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_trace_instant(trace, 0, "x", 1, &no_string, 1),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_trace_instant(trace, 0, "x", 1, &bad_type, 1),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+    json_object *root = parse_json_file(path);
+    assert_int_equal(json_object_array_length(trace_events(root)), 1);
+    json_object_put(root);
+}
+
+static void nothing_appears_at_destination_before_close(void **state) {
+    struct fixture *fx = *state;
+    char report_path[PATH_MAX], trace_path[PATH_MAX];
+    snprintf(report_path, sizeof report_path, "%s", path_in(fx, "late.csv"));
+    snprintf(trace_path, sizeof trace_path, "%s", path_in(fx, "late.json"));
+    tally_report *report = open_report(report_path, TALLY_REPORT_CSV);
+    tally_trace *trace = open_trace(trace_path);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    for (int i = 0; i < 5000; i++) { /* past the buffer, so data reaches the disk */
+        assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+        assert_int_equal(tally_trace_slice(trace, 0, "draw", 1, 2, NULL, 0), TALLY_OK);
+    }
+    assert_false(exists(report_path));
+    assert_false(exists(trace_path));
+    assert_int_equal(entry_count(fx->dir), 2); /* the two temporary files */
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+    assert_true(exists(report_path));
+    assert_true(exists(trace_path));
+    assert_int_equal(entry_count(fx->dir), 2);
+}
+
+static void close_replaces_an_existing_file(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "old.csv");
+    FILE *old = fopen(path, "w");
+    assert_non_null(old);
+    fputs("old contents that are longer than the new header line, by a good margin......\n"
+          "and a second line\n",
+          old);
+    fclose(old);
+    assert_int_equal(tally_report_close(open_report(path, TALLY_REPORT_CSV)), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(strstr(text, "sequence,"));
+    assert_null(strstr(text, "old contents"));
+    free(text);
+    assert_int_equal(entry_count(fx->dir), 1);
+}
+
+static void close_replaces_a_symlink_instead_of_writing_through_it(void **state) {
+    struct fixture *fx = *state;
+    char target[PATH_MAX];
+    snprintf(target, sizeof target, "%s", path_in(fx, "target"));
+    FILE *file = fopen(target, "w");
+    assert_non_null(file);
+    fputs("precious\n", file);
+    fclose(file);
+    const char *link = path_in(fx, "out.csv");
+    assert_int_equal(symlink(target, link), 0);
+
+    assert_int_equal(tally_report_close(open_report(link, TALLY_REPORT_CSV)), TALLY_OK);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    char *text = read_text(target);
+    assert_string_equal(text, "precious\n");
+    free(text);
+}
+
+static void unwritable_directory_fails_cleanly(void **state) {
+    struct fixture *fx = *state;
+    tally_report *report = (tally_report *)&report; /* must be reset to NULL */
+    tally_trace *trace = (tally_trace *)&trace;
+    uint32_t column = counter("GpuTime");
+    const char *missing = path_in(fx, "missing/out.csv");
+    assert_int_equal(tally_report_open(missing, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_ERROR_IO);
+    assert_null(report);
+    assert_int_equal(tally_trace_open(missing, "app", &trace), TALLY_ERROR_IO);
+    assert_null(trace);
+
+    FILE *file = fopen(path_in(fx, "file"), "w");
+    assert_non_null(file);
+    fclose(file);
+    const char *under_file = path_in(fx, "file/out.csv");
+    assert_int_equal(tally_report_open(under_file, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_ERROR_IO);
+    assert_int_equal(entry_count(fx->dir), 1);
+
+    if (geteuid() != 0) { /* root writes into read-only directories */
+        assert_int_equal(chmod(fx->dir, 0500), 0);
+        assert_int_equal(tally_trace_open(path_in(fx, "out.json"), "app", &trace), TALLY_ERROR_IO);
+        assert_int_equal(chmod(fx->dir, 0700), 0);
+    }
+}
+
+static void failed_rename_removes_the_temporary_file(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "a_directory");
+    assert_int_equal(mkdir(path, 0700), 0);
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    assert_int_equal(entry_count(fx->dir), 2);
+    assert_int_equal(tally_report_close(report), TALLY_ERROR_IO);
+    assert_int_equal(entry_count(fx->dir), 1);
+}
+
+static void write_error_fails_the_close_and_leaves_nothing(void **state) {
+    struct fixture *fx = *state;
+    struct rlimit saved;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = {.rlim_cur = 16 * 1024, .rlim_max = saved.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+
+    const char *path = path_in(fx, "too_big.json");
+    tally_report *report = open_report(path, TALLY_REPORT_JSON);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    tally_status status = TALLY_OK;
+    for (int i = 0; i < 10000 && status == TALLY_OK; i++)
+        status = tally_report_write(report, &record, values);
+    assert_int_equal(status, TALLY_ERROR_IO);
+    assert_int_equal(tally_report_close(report), TALLY_ERROR_IO);
+
+    setrlimit(RLIMIT_FSIZE, &saved);
+    signal(SIGXFSZ, saved_handler);
+    assert_int_equal(entry_count(fx->dir), 0);
+}
+
+static void report_rejects_null_arguments(void **state) {
+    struct fixture *fx = *state;
+    const tally_catalogue *cat = simgpu();
+    const char *path = path_in(fx, "null.csv");
+    uint32_t column = counter("GpuTime");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(NULL, TALLY_REPORT_CSV, cat, &column, 1, &report),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, NULL, &column, 1, &report),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, cat, NULL, 1, &report),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, cat, &column, 1, NULL),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_open(path, (tally_report_format)7, cat, &column, 1, &report),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_open("", TALLY_REPORT_CSV, cat, &column, 1, &report),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_null(report);
+    assert_int_equal(entry_count(fx->dir), 0);
+
+    report = open_report(path, TALLY_REPORT_CSV);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    assert_int_equal(tally_report_write(NULL, &record, values), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write(report, NULL, values), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write(report, &record, NULL), TALLY_ERROR_INVALID_ARGUMENT);
+    record.label = NULL;
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    assert_int_equal(tally_report_close(NULL), TALLY_ERROR_INVALID_ARGUMENT);
+}
+
+static void trace_rejects_null_arguments(void **state) {
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "null.json");
+    const tally_status invalid = TALLY_ERROR_INVALID_ARGUMENT;
+    tally_trace *trace = NULL;
+    assert_int_equal(tally_trace_open(NULL, "app", &trace), invalid);
+    assert_int_equal(tally_trace_open(path, NULL, &trace), invalid);
+    assert_int_equal(tally_trace_open(path, "app", NULL), invalid);
+    assert_int_equal(entry_count(fx->dir), 0);
+    trace = open_trace(path);
+    assert_int_equal(tally_trace_name_track(NULL, 0, "a"), invalid);
+    assert_int_equal(tally_trace_name_track(trace, 0, NULL), invalid);
+    assert_int_equal(tally_trace_slice(NULL, 0, "a", 0, 1, NULL, 0), invalid);
+    assert_int_equal(tally_trace_slice(trace, 0, NULL, 0, 1, NULL, 0), invalid);
+    assert_int_equal(tally_trace_instant(NULL, 0, "a", 0, NULL, 0), invalid);
+    assert_int_equal(tally_trace_instant(trace, 0, NULL, 0, NULL, 0), invalid);
+    assert_int_equal(tally_trace_counter(NULL, "a", 0, 1), invalid);
+    assert_int_equal(tally_trace_counter(trace, NULL, 0, 1), invalid);
+    assert_int_equal(tally_trace_close(trace), TALLY_OK);
+    assert_int_equal(tally_trace_close(NULL), invalid);
+}
+
+static void unknown_counter_index_is_rejected(void **state) {
+    struct fixture *fx = *state;
+    const tally_catalogue *cat = simgpu();
+    uint32_t columns[2] = {counter("GpuTime"), tally_catalogue_counter_count(cat)};
+    tally_report *report = (tally_report *)&report;
+    assert_int_equal(
+        tally_report_open(path_in(fx, "unknown.csv"), TALLY_REPORT_CSV, cat, columns, 2, &report),
+        TALLY_ERROR_UNKNOWN_COUNTER);
+    assert_null(report);
+    assert_int_equal(entry_count(fx->dir), 0);
+}
+
+static void memory_stays_bounded_for_a_million_records(void **state) {
+    struct fixture *fx = *state;
+    uint32_t column = counter("GpuBusy");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path_in(fx, "million.csv"), TALLY_REPORT_CSV, simgpu(),
+                                       &column, 1, &report),
+                     TALLY_OK);
+    tally_command_record record = sample_record(0);
+    size_t before = mallinfo2().uordblks;
+    for (uint64_t i = 0; i < 1000000; i++) {
+        record.sequence = i;
+        tally_value value = {.f64 = (double)i / 7.0};
+        if (tally_report_write(report, &record, &value) != TALLY_OK)
+            fail();
+    }
+    size_t after = mallinfo2().uordblks;
+    assert_true(after < before + 1024 * 1024);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+}
+
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(format_for_path_picks_json_by_extension_case_insensitively, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_header_lists_record_fields_then_counter_symbols, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_rows_hold_record_fields_duration_and_values, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_duration_is_zero_when_a_record_ends_before_it_begins, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_quotes_labels_with_commas_and_quotes, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_quotes_labels_with_line_breaks, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_leaves_plain_labels_unquoted, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_writes_non_finite_floats_as_nan_and_inf, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_report_parses_and_holds_every_record, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_report_without_records_parses, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_escapes_quotes_backslashes_and_control_characters, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_replaces_bytes_that_are_not_utf8, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_writes_non_finite_floats_as_zero, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(floats_use_a_decimal_point_whatever_the_locale, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_parses_and_has_exact_microsecond_timestamps, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_names_the_process_and_tracks_with_metadata_events, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_writes_instants_with_typed_args, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_writes_counters_on_tid_zero_and_non_finite_as_zero, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_rejects_bad_events_without_writing_them, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(nothing_appears_at_destination_before_close, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(close_replaces_an_existing_file, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(close_replaces_a_symlink_instead_of_writing_through_it, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(unwritable_directory_fails_cleanly, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(failed_rename_removes_the_temporary_file, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(write_error_fails_the_close_and_leaves_nothing, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(report_rejects_null_arguments, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_rejects_null_arguments, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(unknown_counter_index_is_rejected, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir, remove_dir),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+/* The tally command: dispatches to its subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tally_cli.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: tally COMMAND [ARGS]\n"
+          "\n"
+          "commands:\n"
+          "  list [--api vk|gl|cl|md] [--groups|--sets]\n"
+          "        the counter catalogue, or one API's view of it\n"
+          "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
+          "        print a per-command counter table\n"
+          "\n"
+          "environment: TALLY_BACKEND, TALLY_PROFILE, TALLY_OUTPUT, TALLY_TRACE,\n"
+          "TALLY_COUNTERS, TALLY_LOG (see README.md)\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "list") == 0)
+        return tally_cli_list(argc - 1, argv + 1);
+    if (strcmp(argv[1], "demo") == 0)
+        return tally_cli_demo(argc - 1, argv + 1);
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "tally: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
