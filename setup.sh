@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for tally, builds it, and runs either the
+# built-in demo or the whole test suite (a normal build with warnings as
+# errors, then an AddressSanitizer + UndefinedBehaviorSanitizer build).
+#
+#   ./setup.sh demo     install what is missing, build, run `tally demo`
+#   ./setup.sh test     install what is missing, build twice, run every test
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(build-essential cmake pkg-config python3 libcmocka-dev libinih-dev uuid-dev
+          libjson-c-dev)
+
+install_missing() {
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    echo "setup.sh: installing ${missing[*]}"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+        "${missing[@]}"
+}
+
+build() { # build DIR CMAKE-OPTIONS...
+    local dir=$1
+    shift
+    cmake -S . -B "$dir" "$@"
+    cmake --build "$dir" -j "$(nproc)"
+}
+
+run_tests() { # run_tests DIR
+    (cd "$1" && ctest -j "$(nproc)" --output-on-failure)
+}
+
+case "${1:-}" in
+demo)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ./build/bin/tally demo
+    ;;
+test)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALLY_WERROR=ON
+    run_tests build
+    build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON \
+        -DTALLY_SANITIZE=address,undefined
+    run_tests build-sanitize
+    ;;
+*)
+    echo "usage: $0 demo|test" >&2
+    exit 2
+    ;;
+esac
