@@ -264,6 +264,7 @@ TALLY_HIDDEN void tally_recording_ref(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_unref(struct tally_recording *recording);
 TALLY_HIDDEN struct tally_command *tally_recording_append(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_unappend(struct tally_recording *recording);
+TALLY_HIDDEN void tally_recording_rewind(struct tally_recording *recording);
 TALLY_HIDDEN void *tally_recording_store(struct tally_recording *recording, const void *data,
                                          size_t size);
 TALLY_HIDDEN tally_status tally_recording_hold(struct tally_recording *recording,

@@ -37,35 +37,46 @@ static void release_held(struct tally_held *held)
     }
 }
 
+static void release_contents(struct tally_recording *r)
+{
+    for (uint32_t i = 0; i < r->held_count; i++)
+        release_held(&r->held[i]);
+    r->held_count = 0;
+    r->last_held = NULL;
+    for (struct tally_block *b = r->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    r->blocks = NULL;
+}
+
 void tally_recording_unref(struct tally_recording *recording)
 {
     if (!recording || atomic_fetch_sub_explicit(&recording->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (uint32_t i = 0; i < recording->held_count; i++)
-        release_held(&recording->held[i]);
+    release_contents(recording);
     free(recording->held);
     for (struct tally_chunk *c = recording->first, *next; c; c = next) {
         next = c->next;
         free(c);
     }
-    for (struct tally_block *b = recording->blocks, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
     free(recording);
 }
 
-static bool add_chunk(struct tally_recording *r)
+/* Moves on to the next chunk, reusing one a rewind kept. */
+static bool next_chunk(struct tally_recording *r)
 {
-    struct tally_chunk *chunk = malloc(sizeof(*chunk));
-    if (!chunk)
-        return false;
-    chunk->next = NULL;
-    if (r->last)
-        r->last->next = chunk;
-    else
-        r->first = chunk;
-    r->last = chunk;
+    struct tally_chunk *next = r->last ? r->last->next : r->first;
+    if (!next) {
+        if (!(next = malloc(sizeof(*next))))
+            return false;
+        next->next = NULL;
+        if (r->last)
+            r->last->next = next;
+        else
+            r->first = next;
+    }
+    r->last = next;
     r->used_in_last = 0;
     return true;
 }
@@ -74,10 +85,21 @@ static bool add_chunk(struct tally_recording *r)
 struct tally_command *tally_recording_append(struct tally_recording *r)
 {
     if (__builtin_expect(!r->last || r->used_in_last == TALLY_CHUNK_COMMANDS, 0))
-        if (!add_chunk(r))
+        if (!next_chunk(r))
             return NULL;
     r->count++;
     return &r->last->commands[r->used_in_last++];
+}
+
+/* Forgets the commands but keeps the chunks, so a stream that is reset and
+ * recorded again every frame touches no new memory. Only for a recording
+ * nothing else refers to. */
+void tally_recording_rewind(struct tally_recording *r)
+{
+    release_contents(r);
+    r->count = 0;
+    r->last = NULL;
+    r->used_in_last = 0;
 }
 
 /* Takes back the command just appended (its holds failed). */

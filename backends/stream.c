@@ -35,8 +35,13 @@ tally_status tally_stream_reset(tally_stream *stream)
 {
     if (!stream)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    tally_recording_unref(stream->recording);
-    stream->recording = NULL;
+    struct tally_recording *r = stream->recording;
+    if (r && atomic_load_explicit(&r->refs, memory_order_acquire) == 1) {
+        tally_recording_rewind(r); /* nothing else reads it: reuse its memory */
+    } else {
+        tally_recording_unref(r);
+        stream->recording = NULL;
+    }
     return TALLY_OK;
 }
 
