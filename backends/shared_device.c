@@ -33,6 +33,12 @@ tally_status tally_device_acquire_shared(tally_device **out)
         tally_device_options_from_env(&options);
         char error[256] = "";
         s = tally_device_open(&options, &shared_device, error, sizeof(error));
+        if (s == TALLY_ERROR_IO) {
+            /* An unwritable report must not cost the program its counters. */
+            tally_log(TALLY_LOG_ERROR, "%s; going on without reports", error);
+            options.report_path = options.trace_path = NULL;
+            s = tally_device_open(&options, &shared_device, error, sizeof(error));
+        }
         if (s != TALLY_OK)
             tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
         else if (!exit_hook_installed)

@@ -1,0 +1,124 @@
+/* The process-wide device of the front doors: one device, counted by
+ * reference, configured from the environment, reports finished on release. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tally/tally.h>
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/tally-shared-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char command[128];
+    snprintf(command, sizeof(command), "rm -rf %s", dir);
+    return system(command) == 0 ? 0 : -1;
+}
+
+static void draw_three_times(tally_device *device)
+{
+    tally_context *ctx;
+    tally_stream *stream;
+    assert_int_equal(tally_context_create(device, "test", &ctx), TALLY_OK);
+    assert_int_equal(tally_stream_create(ctx, &stream), TALLY_OK);
+    tally_draw draw = {.api_name = "glDrawArrays", .count = 6, .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+    tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "glFlush"};
+    assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    tally_stream_destroy(stream);
+    tally_context_destroy(ctx);
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int lines = 0;
+    for (int c; (c = fgetc(f)) != EOF;)
+        lines += c == '\n';
+    fclose(f);
+    return lines;
+}
+
+static void acquiring_twice_gives_the_same_device(void **state)
+{
+    (void)state;
+    tally_device *a, *b;
+    assert_int_equal(tally_device_acquire_shared(&a), TALLY_OK);
+    assert_int_equal(tally_device_acquire_shared(&b), TALLY_OK);
+    assert_ptr_equal(a, b);
+    tally_device_release_shared(b);
+    tally_device_release_shared(a);
+}
+
+static void the_report_is_written_when_the_last_reference_goes(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/report.csv", dir);
+    setenv("TALLY_OUTPUT", path, 1);
+    tally_device *a, *b;
+    assert_int_equal(tally_device_acquire_shared(&a), TALLY_OK);
+    assert_int_equal(tally_device_acquire_shared(&b), TALLY_OK);
+    draw_three_times(a);
+    tally_device_release_shared(a);
+    assert_int_equal(access(path, F_OK), -1); /* still open: nothing at the destination */
+    tally_device_release_shared(b);
+    unsetenv("TALLY_OUTPUT");
+    assert_int_equal(count_lines(path), 1 + 3); /* header and one row per draw */
+}
+
+static void an_unwritable_report_still_gives_a_device(void **state)
+{
+    (void)state;
+    setenv("TALLY_OUTPUT", "/nonexistent-directory/report.csv", 1);
+    tally_device *device = NULL;
+    assert_int_equal(tally_device_acquire_shared(&device), TALLY_OK);
+    assert_non_null(device);
+    draw_three_times(device);
+    tally_device_release_shared(device);
+    unsetenv("TALLY_OUTPUT");
+}
+
+static void an_unknown_backend_gives_no_device(void **state)
+{
+    (void)state;
+    setenv("TALLY_BACKEND", "nosuchgpu", 1);
+    tally_device *device = (tally_device *)&device;
+    assert_int_equal(tally_device_acquire_shared(&device), TALLY_ERROR_UNKNOWN_BACKEND);
+    assert_null(device);
+    unsetenv("TALLY_BACKEND");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(acquiring_twice_gives_the_same_device),
+        cmocka_unit_test_setup_teardown(the_report_is_written_when_the_last_reference_goes,
+                                        make_dir, remove_dir),
+        cmocka_unit_test(an_unwritable_report_still_gives_a_device),
+        cmocka_unit_test(an_unknown_backend_gives_no_device),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests_name("shared_device", tests, NULL, NULL);
+}
