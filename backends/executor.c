@@ -20,7 +20,6 @@ tally_status tally_executor_init(struct tally_device *d)
     e->snapshot = calloc(d->raw_count, sizeof(uint64_t));
     e->events = calloc(EVENT_BATCH, sizeof(tally_event));
     e->event_capacity = EVENT_BATCH;
-    e->render = (tally_render_state){.layers = 1, .samples = 1};
     e->next_sample_ns = UINT64_MAX;
     if (!e->global || !e->delta || !e->snapshot || !e->events)
         return TALLY_ERROR_OUT_OF_MEMORY;
@@ -238,12 +237,24 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     }
 }
 
+static const tally_render_state default_render = {.layers = 1, .samples = 1};
+
+/* Every stream, secondaries included, starts with nothing bound and the
+ * default render state; what it binds lasts until its end (a program it
+ * bound is only alive as long as the stream's recording). */
 static void run_recording(struct tally_device *d, struct tally_recording *rec, uint32_t count,
                           struct tally_context *ctx, uint64_t stream_id, uint32_t depth)
 {
+    struct tally_executor *e = &d->exec;
+    tally_render_state render = e->render;
+    const tally_program_desc *program = e->program;
+    e->render = default_render;
+    e->program = NULL;
     const struct tally_chunk *chunk = rec->first;
     for (uint32_t i = 0; i < count; i++)
         run_command(d, tally_recording_at(&chunk, i), rec, ctx, stream_id, depth);
+    e->render = render;
+    e->program = program;
 }
 
 static void begin_submission(struct tally_device *d, struct tally_pending *p)

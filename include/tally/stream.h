@@ -2,7 +2,9 @@
  * Streams of canonical commands and their submission to the device's queue.
  *
  * A stream belongs to a context and records commands: one per Vulkan command
- * buffer, GL context or CL queue. Recording is externally synchronized (one
+ * buffer, GL context or CL queue. Each execution of a stream (and of a
+ * secondary stream) starts with no program bound and the default render state
+ * (no render area, one layer, one sample); what it binds lasts until its end. Recording is externally synchronized (one
  * thread at a time per stream) and takes no lock. A submission executes the
  * commands recorded so far on the queue thread; the stream may then go on
  * recording, be submitted again, or be reset, while the queue still executes

@@ -1,0 +1,216 @@
+/* The queue: concurrent submitters lose, mix up or duplicate nothing; waits
+ * and reads report the documented statuses; a stream can be reset while its
+ * submission is pending. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tally/tally.h"
+
+#define THREADS 4
+#define SUBMISSIONS 200
+
+static tally_device *open_virtual(void) {
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    tally_device *device = NULL;
+    char error[256];
+    assert_int_equal(tally_device_open(&options, &device, error, sizeof error), TALLY_OK);
+    return device;
+}
+
+static uint32_t ia_vertices_index(tally_device *device) {
+    uint32_t index = 0;
+    assert_int_equal(tally_catalogue_find(tally_device_catalogue(device), "IaVertices", &index),
+                     TALLY_OK);
+    return index;
+}
+
+struct submitter {
+    tally_device *device;
+    uint32_t vertices;
+    tally_results *results;
+    int failures; /* statuses other than OK seen by the thread */
+};
+
+static void *submit_many(void *arg) {
+    struct submitter *s = arg;
+    tally_context *context = NULL;
+    tally_stream *stream = NULL;
+    if (tally_context_create(s->device, "thread", &context) != TALLY_OK ||
+        tally_stream_create(context, &stream) != TALLY_OK) {
+        s->failures++;
+        return NULL;
+    }
+    tally_draw draw = {.api_name = "draw", .count = s->vertices, .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_POINT_LIST};
+    tally_submission sub = {.streams = &stream, .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
+    for (uint32_t i = 0; i < SUBMISSIONS; i++) {
+        s->failures += tally_stream_marker_begin(stream, s->results, i) != TALLY_OK;
+        s->failures += tally_stream_draw(stream, &draw) != TALLY_OK;
+        s->failures += tally_stream_marker_end(stream, s->results, i) != TALLY_OK;
+        s->failures += tally_submit(s->device, &sub, NULL) != TALLY_OK;
+    }
+    tally_stream_destroy(stream);
+    tally_context_destroy(context);
+    return NULL;
+}
+
+static void concurrent_submitters_each_get_exactly_their_own_values(void **state) {
+    (void)state;
+    tally_device *device = open_virtual();
+    uint32_t ia = ia_vertices_index(device);
+    struct submitter s[THREADS];
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        s[t] = (struct submitter){.device = device, .vertices = 100u + 37u * (uint32_t)t};
+        assert_int_equal(tally_results_create(device, &ia, 1, SUBMISSIONS, &s[t].results),
+                         TALLY_OK);
+    }
+    for (int t = 0; t < THREADS; t++)
+        assert_int_equal(pthread_create(&threads[t], NULL, submit_many, &s[t]), 0);
+    for (int t = 0; t < THREADS; t++)
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    for (int t = 0; t < THREADS; t++) {
+        assert_int_equal(s[t].failures, 0);
+        for (uint32_t i = 0; i < SUBMISSIONS; i++) {
+            tally_value v = {0};
+            assert_int_equal(tally_results_get(s[t].results, i, &v, 1, NULL), TALLY_OK);
+            if (v.u64 != s[t].vertices)
+                fail_msg("thread %d slot %u holds %llu, expected %u", t, i,
+                         (unsigned long long)v.u64, s[t].vertices);
+        }
+        tally_results_release(s[t].results);
+    }
+    assert_int_equal(tally_completed_seqno(device), THREADS * SUBMISSIONS);
+    tally_device_close(device);
+}
+
+struct single {
+    tally_device *device;
+    tally_context *context;
+    tally_stream *stream;
+    tally_results *results;
+};
+
+static int setup(void **state) {
+    struct single *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    if (tally_device_open(&options, &f->device, NULL, 0) != TALLY_OK ||
+        tally_context_create(f->device, "test", &f->context) != TALLY_OK ||
+        tally_stream_create(f->context, &f->stream) != TALLY_OK)
+        return -1;
+    uint32_t ia = 0;
+    if (tally_catalogue_find(tally_device_catalogue(f->device), "IaVertices", &ia) != TALLY_OK ||
+        tally_results_create(f->device, &ia, 1, 4, &f->results) != TALLY_OK)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct single *f = *state;
+    tally_results_release(f->results);
+    tally_stream_destroy(f->stream);
+    tally_context_destroy(f->context);
+    tally_device_close(f->device);
+    free(f);
+    return 0;
+}
+
+static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state) {
+    struct single *f = *state;
+    tally_transfer big = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1ull << 32};
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(tally_stream_transfer(f->stream, &big), TALLY_OK);
+    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    uint64_t seqno = 0;
+    assert_int_equal(tally_submit(f->device, &sub, &seqno), TALLY_OK);
+    tally_status status = tally_wait_seqno(f->device, seqno, 0);
+    assert_true(status == TALLY_OK || status == TALLY_TIMEOUT);
+    assert_int_equal(tally_wait_seqno(f->device, seqno, UINT64_MAX), TALLY_OK);
+    assert_true(tally_completed_seqno(f->device) >= seqno);
+}
+
+static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **state) {
+    struct single *f = *state;
+    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    uint64_t seqno = 0;
+    assert_int_equal(tally_submit(f->device, &sub, &seqno), TALLY_OK);
+    assert_int_equal(tally_wait_seqno(f->device, seqno + 1, 0), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_wait_seqno(f->device, seqno + 1000, 1000000),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+}
+
+static void seqnos_increase_by_one_per_submission(void **state) {
+    struct single *f = *state;
+    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    uint64_t first = 0, second = 0;
+    assert_int_equal(tally_submit(f->device, &sub, &first), TALLY_OK);
+    assert_int_equal(tally_submit(f->device, &sub, &second), TALLY_OK);
+    assert_int_equal(second, first + 1);
+}
+
+static void waiting_on_a_slot_without_an_end_marker_times_out(void **state) {
+    struct single *f = *state;
+    tally_draw draw = {.api_name = "draw", .count = 3, .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 1), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    assert_int_equal(tally_submit(f->device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(f->device), TALLY_OK);
+    assert_int_equal(tally_results_wait(f->results, 1, 20000000), TALLY_TIMEOUT);
+}
+
+static void reading_an_unexecuted_slot_is_not_ready(void **state) {
+    struct single *f = *state;
+    tally_value v = {0};
+    assert_int_equal(tally_results_get(f->results, 2, &v, 1, NULL), TALLY_NOT_READY);
+    uint64_t raw[64];
+    assert_int_equal(tally_results_get_raw(f->results, 2, raw, 64), TALLY_NOT_READY);
+}
+
+static void resetting_a_stream_after_submit_does_not_disturb_the_pending_execution(void **state) {
+    struct single *f = *state;
+    tally_draw draw = {.api_name = "draw", .count = 77, .instance_count = 3,
+                       .topology = TALLY_TOPOLOGY_POINT_LIST};
+    assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 0), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
+    assert_int_equal(tally_stream_marker_end(f->stream, f->results, 0), TALLY_OK);
+    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    assert_int_equal(tally_submit(f->device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_stream_reset(f->stream), TALLY_OK);
+    assert_int_equal(tally_stream_command_count(f->stream), 0);
+    tally_draw other = {.api_name = "draw", .count = 5, .instance_count = 1,
+                        .topology = TALLY_TOPOLOGY_POINT_LIST};
+    assert_int_equal(tally_stream_draw(f->stream, &other), TALLY_OK);
+    assert_int_equal(tally_results_wait(f->results, 0, UINT64_MAX), TALLY_OK);
+    tally_value v = {0};
+    assert_int_equal(tally_results_get(f->results, 0, &v, 1, NULL), TALLY_OK);
+    assert_int_equal(v.u64, 231);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(concurrent_submitters_each_get_exactly_their_own_values),
+        cmocka_unit_test_setup_teardown(a_zero_timeout_wait_on_pending_work_is_ok_or_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(waiting_on_a_never_submitted_seqno_is_an_invalid_argument, setup, teardown),
+        cmocka_unit_test_setup_teardown(seqnos_increase_by_one_per_submission, setup, teardown),
+        cmocka_unit_test_setup_teardown(waiting_on_a_slot_without_an_end_marker_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(reading_an_unexecuted_slot_is_not_ready, setup, teardown),
+        cmocka_unit_test_setup_teardown(resetting_a_stream_after_submit_does_not_disturb_the_pending_execution, setup, teardown),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
+}

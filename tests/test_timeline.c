@@ -1,0 +1,253 @@
+/* The device timeline (subscriptions, event shapes, tracks, kinds) and the
+ * periodic sampler on a virtual clock. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tally/tally.h"
+
+struct fixture {
+    tally_device *device;
+    tally_context *context;
+    tally_stream *stream;
+};
+
+static int setup(void **state) {
+    struct fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    if (tally_device_open(&options, &fx->device, NULL, 0) != TALLY_OK ||
+        tally_context_create(fx->device, "test", &fx->context) != TALLY_OK ||
+        tally_stream_create(fx->context, &fx->stream) != TALLY_OK)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fixture *fx = *state;
+    tally_stream_destroy(fx->stream);
+    tally_context_destroy(fx->context);
+    tally_device_close(fx->device);
+    free(fx);
+    return 0;
+}
+
+static void submit_and_wait(struct fixture *fx) {
+    tally_submission sub = {.streams = &fx->stream, .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
+    assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
+}
+
+static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(void **state) {
+    struct fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 8, &sub), TALLY_OK);
+    tally_draw draw = {.api_name = "draw", .count = 30, .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
+    submit_and_wait(fx);
+    assert_int_equal(tally_timeline_pending(sub), 8);
+    tally_event events[16];
+    uint32_t count = 0;
+    bool lost = false;
+    assert_int_equal(tally_timeline_read(sub, events, 16, &count, &lost), TALLY_OK);
+    assert_int_equal(count, 8);
+    assert_true(lost);
+    /* the oldest: the submission's instant on the driver and its begin on the queue */
+    assert_int_equal(events[0].kind, TALLY_EVENT_KIND_SUBMISSION);
+    assert_int_equal(events[0].track, TALLY_TRACK_DRIVER);
+    assert_int_equal(events[1].kind, TALLY_EVENT_KIND_SUBMISSION);
+    assert_int_equal(events[1].type, TALLY_EVENT_BEGIN);
+    assert_int_equal(events[2].kind, TALLY_EVENT_KIND_DRAW);
+    assert_int_equal(events[2].type, TALLY_EVENT_BEGIN);
+    lost = true;
+    assert_int_equal(tally_timeline_read(sub, events, 16, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    assert_int_equal(count, 0);
+    tally_timeline_unsubscribe(sub);
+}
+
+static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state) {
+    struct fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    /* vertices x instances, and complete primitives x instances, by hand */
+    static const struct {
+        uint32_t count, instances;
+        uint8_t topology;
+        uint64_t vertices, primitives;
+    } draws[] = {
+        {30, 1, TALLY_TOPOLOGY_TRIANGLE_LIST, 30, 10},
+        {31, 2, TALLY_TOPOLOGY_TRIANGLE_LIST, 62, 20},
+        {10, 3, TALLY_TOPOLOGY_TRIANGLE_STRIP, 30, 24},
+        {9, 4, TALLY_TOPOLOGY_LINE_LIST, 36, 16},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        tally_draw d = {.api_name = "draw", .count = draws[i].count,
+                        .instance_count = draws[i].instances, .topology = draws[i].topology};
+        assert_int_equal(tally_stream_draw(fx->stream, &d), TALLY_OK);
+    }
+    submit_and_wait(fx);
+    tally_event events[4096];
+    uint32_t count = 0;
+    bool lost = true;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    size_t seen = 0;
+    uint64_t last_ts = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const tally_event *ev = &events[i];
+        if (ev->kind != TALLY_EVENT_KIND_DRAW)
+            continue;
+        assert_int_equal(ev->track, TALLY_TRACK_QUEUE);
+        assert_int_equal(ev->type, TALLY_EVENT_BEGIN);
+        assert_true(seen < 4);
+        uint32_t j = i + 1;
+        while (j < count && !(events[j].kind == TALLY_EVENT_KIND_DRAW))
+            j++;
+        assert_true(j < count);
+        const tally_event *end = &events[j];
+        assert_int_equal(end->type, TALLY_EVENT_END);
+        assert_int_equal(end->id, ev->id);
+        assert_true(ev->timestamp_ns >= last_ts);
+        assert_true(end->timestamp_ns >= ev->timestamp_ns);
+        last_ts = end->timestamp_ns;
+        assert_int_equal(ev->fields[0], draws[seen].vertices);
+        assert_int_equal(ev->fields[1], draws[seen].instances);
+        assert_int_equal(ev->fields[2], draws[seen].primitives);
+        assert_int_equal(end->fields[0], draws[seen].vertices);
+        seen++;
+        i = j;
+    }
+    assert_int_equal(seen, 4);
+    tally_timeline_unsubscribe(sub);
+}
+
+static void tracks_are_the_driver_the_queue_then_each_unit(void **state) {
+    struct fixture *fx = *state;
+    const tally_catalogue *cat = tally_device_catalogue(fx->device);
+    uint32_t units = tally_catalogue_unit_count(cat);
+    assert_int_equal(tally_timeline_track_count(fx->device), 2 + units);
+    assert_string_equal(tally_timeline_track_name(fx->device, TALLY_TRACK_DRIVER), "Driver");
+    assert_string_equal(tally_timeline_track_name(fx->device, TALLY_TRACK_QUEUE), "Queue");
+    for (uint32_t u = 0; u < units; u++)
+        assert_string_equal(tally_timeline_track_name(fx->device, TALLY_TRACK_FIRST_UNIT + u),
+                            tally_catalogue_unit(cat, u)->symbol);
+    assert_string_equal(tally_timeline_track_name(fx->device, TALLY_TRACK_FIRST_UNIT), "Geometry");
+    assert_null(tally_timeline_track_name(fx->device, 2 + units));
+}
+
+static void the_draw_kind_describes_its_fields(void **state) {
+    (void)state;
+    const tally_event_kind_info *k = tally_event_kind_get(TALLY_EVENT_KIND_DRAW);
+    assert_non_null(k);
+    assert_string_equal(k->name, "Draw");
+    assert_int_equal(k->field_count, 5);
+    assert_string_equal(k->fields[0].name, "vertices");
+    assert_int_equal(k->fields[0].bytes, 8);
+    assert_string_equal(k->fields[1].name, "instances");
+    assert_string_equal(k->fields[2].name, "primitives");
+    assert_false(k->fields[0].is_signed);
+    assert_null(tally_event_kind_get(TALLY_EVENT_KIND_COUNT));
+}
+
+static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **state) {
+    struct fixture *fx = *state;
+    const tally_catalogue *cat = tally_device_catalogue(fx->device);
+    uint32_t raw_count = tally_catalogue_raw_count(cat);
+    uint32_t ia = 0;
+    assert_int_equal(tally_catalogue_find(cat, "IaVertices", &ia), TALLY_OK);
+    uint32_t ia_raw = tally_catalogue_counter(cat, ia)->raw_index;
+    tally_sampler *sampler = NULL;
+    assert_int_equal(tally_sampler_open(fx->device, 1000, 4096, &sampler), TALLY_OK);
+    assert_int_equal(tally_sampler_interval_ns(sampler), 1000);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < 20; i++) {
+        tally_draw d = {.api_name = "draw", .count = 300 + i, .instance_count = 2,
+                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+        assert_int_equal(tally_stream_draw(fx->stream, &d), TALLY_OK);
+        total += (300 + i) * 2;
+    }
+    /* pushes the clock past at least one more boundary after the draws */
+    tally_transfer x = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 64u << 20};
+    assert_int_equal(tally_stream_transfer(fx->stream, &x), TALLY_OK);
+    submit_and_wait(fx);
+
+    enum { MAX = 8192 };
+    tally_sample *samples = calloc(MAX, sizeof *samples);
+    uint64_t *raw = calloc((size_t)MAX * raw_count, sizeof *raw);
+    assert_non_null(samples);
+    assert_non_null(raw);
+    uint32_t count = 0;
+    bool lost = true;
+    assert_int_equal(tally_sampler_read(sampler, samples, raw, MAX, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    assert_true(count >= 2);
+    for (uint32_t i = 1; i < count; i++) {
+        assert_int_equal(samples[i].timestamp_ns % 1000, 0);
+        assert_true(samples[i].timestamp_ns >= samples[i - 1].timestamp_ns);
+        assert_int_equal(samples[i].reason, TALLY_SAMPLE_TIMER);
+    }
+    uint64_t first = raw[ia_raw], last = raw[(size_t)(count - 1) * raw_count + ia_raw];
+    assert_int_equal(last - first, total);
+    free(samples);
+    free(raw);
+    tally_sampler_close(sampler);
+}
+
+static void a_sampler_interval_below_the_minimum_is_invalid(void **state) {
+    struct fixture *fx = *state;
+    tally_sampler *sampler = NULL;
+    assert_int_equal(tally_sampler_open(fx->device, 10, 16, &sampler),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_sampler_open(fx->device, TALLY_SAMPLER_MIN_INTERVAL_NS - 1, 16,
+                                        &sampler),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+}
+
+static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state) {
+    struct fixture *fx = *state;
+    uint32_t raw_count = tally_catalogue_raw_count(tally_device_catalogue(fx->device));
+    tally_sampler *sampler = NULL;
+    assert_int_equal(tally_sampler_open(fx->device, 1000, 2, &sampler), TALLY_OK);
+    tally_transfer x = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1u << 20};
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(tally_stream_transfer(fx->stream, &x), TALLY_OK);
+    submit_and_wait(fx);
+    tally_sample samples[4];
+    uint64_t *raw = calloc(4 * (size_t)raw_count, sizeof *raw);
+    assert_non_null(raw);
+    uint32_t count = 0;
+    bool lost = false;
+    assert_int_equal(tally_sampler_read(sampler, samples, raw, 4, &count, &lost), TALLY_OK);
+    assert_int_equal(count, 2);
+    assert_true(lost);
+    assert_int_equal(tally_sampler_read(sampler, samples, raw, 4, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    free(raw);
+    tally_sampler_close(sampler);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, setup, teardown),
+        cmocka_unit_test_setup_teardown(draw_events_pair_begin_and_end_with_fields_of_the_draw, setup, teardown),
+        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, setup, teardown),
+        cmocka_unit_test(the_draw_kind_describes_its_fields),
+        cmocka_unit_test_setup_teardown(samples_fall_on_interval_boundaries_and_account_for_all_work, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_full_sampler_drops_new_samples_and_reports_the_loss, setup, teardown),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
+}
