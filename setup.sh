@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for tally, builds it, and runs either the
 # built-in demo or the whole test suite (a normal build with warnings as
-# errors, then an AddressSanitizer + UndefinedBehaviorSanitizer build).
+# errors, then an AddressSanitizer + UndefinedBehaviorSanitizer build, then a
+# ThreadSanitizer build).
 #
 #   ./setup.sh demo     install what is missing, build, run `tally demo`
 #   ./setup.sh test     install what is missing, build twice, run every test
@@ -50,6 +51,8 @@ test)
     build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON \
         -DTALLY_SANITIZE=address,undefined
     run_tests build-sanitize
+    build build-tsan -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON -DTALLY_SANITIZE=thread
+    run_tests build-tsan
     ;;
 *)
     echo "usage: $0 demo|test" >&2
