@@ -6,9 +6,6 @@
  * writing through it. Output goes through a fixed-size buffer, so memory stays
  * bounded however much is written.
  *
- * Also the text both report writers put into such files: doubles with a '.'
- * whatever the locale, and JSON strings.
- *
  * Internal to libtally; one thread uses a file at a time.
  */
 #ifndef TALLY_ATOMIC_FILE_H
@@ -45,16 +42,5 @@ tally_status atomic_file_commit(struct atomic_file *f);
 /* Closes and removes the temporary file; the destination is untouched.
  * Harmless on a file that failed to open. */
 void atomic_file_abort(struct atomic_file *f);
-
-/* Longest text atomic_file_format_f64 writes, with its NUL. */
-#define ATOMIC_FILE_F64_SIZE 32
-
-/* v as "%.17g" (reads back as the same double) with a '.' decimal point
- * whatever the locale; "nan", "inf" or "-inf" if not finite. */
-void atomic_file_format_f64(double v, char out[ATOMIC_FILE_F64_SIZE]);
-
-/* s as a JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD, so the output is valid JSON. */
-void atomic_file_put_json_string(struct atomic_file *f, const char *s);
 
 #endif

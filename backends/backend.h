@@ -15,7 +15,7 @@ struct tally_command;
 
 /* The pipeline state bound when a command executes. */
 struct tally_exec_state {
-    const tally_render_state *render; /* never NULL */
+    const tally_render_state *render;  /* never NULL */
     const tally_program_desc *program; /* NULL: nothing bound */
 };
 
@@ -26,8 +26,7 @@ struct tally_backend_ops {
 
     /* profile_path NULL: the embedded default. On failure, a sentence naming
      * the problem goes to error. */
-    tally_status (*create)(const char *profile_path, void **state, char *error,
-                           size_t error_size);
+    tally_status (*create)(const char *profile_path, void **state, char *error, size_t error_size);
     void (*destroy)(void *state);
     const char *(*device_name)(const void *state);
     uint64_t (*core_clock_hz)(const void *state);

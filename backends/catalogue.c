@@ -13,7 +13,10 @@ const struct tally_backend_ops *tally_find_backend(const char *name)
     return NULL;
 }
 
-const char *const *tally_backend_names(void) { return backend_names; }
+const char *const *tally_backend_names(void)
+{
+    return backend_names;
+}
 
 tally_status tally_backend_catalogue(const char *backend, const tally_catalogue **out)
 {
@@ -26,23 +29,35 @@ tally_status tally_backend_catalogue(const char *backend, const tally_catalogue 
     return ops ? TALLY_OK : TALLY_ERROR_UNKNOWN_BACKEND;
 }
 
-const char *tally_catalogue_backend(const tally_catalogue *cat) { return cat->backend; }
+const char *tally_catalogue_backend(const tally_catalogue *cat)
+{
+    return cat->backend;
+}
 
-uint32_t tally_catalogue_counter_count(const tally_catalogue *cat) { return cat->counter_count; }
+uint32_t tally_catalogue_counter_count(const tally_catalogue *cat)
+{
+    return cat->counter_count;
+}
 
 const tally_counter_info *tally_catalogue_counter(const tally_catalogue *cat, uint32_t index)
 {
     return cat && index < cat->counter_count ? &cat->counters[index] : NULL;
 }
 
-uint32_t tally_catalogue_group_count(const tally_catalogue *cat) { return cat->group_count; }
+uint32_t tally_catalogue_group_count(const tally_catalogue *cat)
+{
+    return cat->group_count;
+}
 
 const tally_group_info *tally_catalogue_group(const tally_catalogue *cat, uint32_t index)
 {
     return cat && index < cat->group_count ? &cat->groups[index] : NULL;
 }
 
-uint32_t tally_catalogue_raw_count(const tally_catalogue *cat) { return cat->raw_count; }
+uint32_t tally_catalogue_raw_count(const tally_catalogue *cat)
+{
+    return cat->raw_count;
+}
 
 const tally_counter_info *tally_catalogue_raw_counter(const tally_catalogue *cat,
                                                       uint32_t raw_index)
@@ -52,14 +67,20 @@ const tally_counter_info *tally_catalogue_raw_counter(const tally_catalogue *cat
     return &cat->counters[cat->raw_counters[raw_index]];
 }
 
-uint32_t tally_catalogue_constant_count(const tally_catalogue *cat) { return cat->constant_count; }
+uint32_t tally_catalogue_constant_count(const tally_catalogue *cat)
+{
+    return cat->constant_count;
+}
 
 const tally_constant_info *tally_catalogue_constant(const tally_catalogue *cat, uint32_t index)
 {
     return cat && index < cat->constant_count ? &cat->constants[index] : NULL;
 }
 
-uint32_t tally_catalogue_unit_count(const tally_catalogue *cat) { return cat->unit_count; }
+uint32_t tally_catalogue_unit_count(const tally_catalogue *cat)
+{
+    return cat->unit_count;
+}
 
 const tally_unit_info *tally_catalogue_unit(const tally_catalogue *cat, uint32_t index)
 {
@@ -82,8 +103,7 @@ uint32_t tally_catalogue_metric_set_count(const tally_catalogue *cat)
     return cat->metric_set_count;
 }
 
-const tally_metric_set_info *tally_catalogue_metric_set(const tally_catalogue *cat,
-                                                        uint32_t index)
+const tally_metric_set_info *tally_catalogue_metric_set(const tally_catalogue *cat, uint32_t index)
 {
     return cat && index < cat->metric_set_count ? &cat->metric_sets[index] : NULL;
 }
@@ -118,8 +138,7 @@ static bool names_counter(const tally_counter_info *counter, const char *symbol)
     return false;
 }
 
-tally_status tally_catalogue_find(const tally_catalogue *cat, const char *symbol,
-                                  uint32_t *index)
+tally_status tally_catalogue_find(const tally_catalogue *cat, const char *symbol, uint32_t *index)
 {
     if (!cat || !symbol || !index)
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -134,23 +153,21 @@ tally_status tally_catalogue_find(const tally_catalogue *cat, const char *symbol
 
 const char *tally_unit_string(tally_unit unit)
 {
-    static const char *const names[] = {"generic", "percentage", "nanoseconds", "bytes",
-                                        "bytes_per_second", "kelvin", "watts", "volts",
-                                        "amps", "hertz", "cycles"};
+    static const char *const names[] = {
+        "generic", "percentage", "nanoseconds", "bytes", "bytes_per_second", "kelvin", "watts",
+        "volts",   "amps",       "hertz",       "cycles"};
     return (unsigned)unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "unknown";
 }
 
 const char *tally_storage_string(tally_storage storage)
 {
-    static const char *const names[] = {"int32", "int64", "uint32", "uint64", "float32",
-                                        "float64"};
+    static const char *const names[] = {"int32", "int64", "uint32", "uint64", "float32", "float64"};
     return (unsigned)storage < sizeof(names) / sizeof(names[0]) ? names[storage] : "unknown";
 }
 
 const char *tally_semantic_string(tally_semantic semantic)
 {
-    static const char *const names[] = {"event", "duration", "throughput", "ratio",
-                                        "timestamp"};
+    static const char *const names[] = {"event", "duration", "throughput", "ratio", "timestamp"};
     return (unsigned)semantic < sizeof(names) / sizeof(names[0]) ? names[semantic] : "unknown";
 }
 

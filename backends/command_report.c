@@ -54,10 +54,9 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
 {
     if (!o->report_path && !o->trace_path)
         return TALLY_OK;
-    tally_status s = parse_counters(d, o->report_counters ? o->report_counters
-                                                          : default_counters);
-    if (s == TALLY_OK && !(d->exec.report_values =
-                               calloc(d->report_counter_count + 1, sizeof(tally_value))))
+    tally_status s = parse_counters(d, o->report_counters ? o->report_counters : default_counters);
+    if (s == TALLY_OK &&
+        !(d->exec.report_values = calloc(d->report_counter_count + 1, sizeof(tally_value))))
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK && o->report_path)
         s = tally_report_open(o->report_path, tally_report_format_for_path(o->report_path),
@@ -67,8 +66,8 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
         char process[64];
         snprintf(process, sizeof(process), "%s (pid %d)", d->info.name, (int)getpid());
         s = tally_trace_open(o->trace_path, process, &d->trace);
-        if (s == TALLY_OK && !(d->trace_stacks = tally_trace_stacks_create(
-                                   tally_timeline_track_count(d))))
+        if (s == TALLY_OK &&
+            !(d->trace_stacks = tally_trace_stacks_create(tally_timeline_track_count(d))))
             s = TALLY_ERROR_OUT_OF_MEMORY;
         if (s == TALLY_OK)
             name_tracks(d);
@@ -88,8 +87,7 @@ static const char *label_path(const struct tally_context *ctx, char *buffer, siz
     size_t used = 0;
     buffer[0] = '\0';
     for (uint32_t i = 0; i < ctx->label_depth && used < size; i++)
-        used += (size_t)snprintf(buffer + used, size - used, "%s%s", i ? "/" : "",
-                                 ctx->labels[i]);
+        used += (size_t)snprintf(buffer + used, size - used, "%s%s", i ? "/" : "", ctx->labels[i]);
     return buffer;
 }
 

@@ -4,8 +4,7 @@
 
 #include "engine.h"
 
-tally_status tally_context_create(tally_device *device, const char *api_name,
-                                  tally_context **out)
+tally_status tally_context_create(tally_device *device, const char *api_name, tally_context **out)
 {
     if (!device || !out)
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -43,9 +42,15 @@ void tally_context_unref(struct tally_context *context)
     free(context);
 }
 
-void tally_context_destroy(tally_context *context) { tally_context_unref(context); }
+void tally_context_destroy(tally_context *context)
+{
+    tally_context_unref(context);
+}
 
-uint32_t tally_context_id(const tally_context *context) { return context ? context->id : 0; }
+uint32_t tally_context_id(const tally_context *context)
+{
+    return context ? context->id : 0;
+}
 
 tally_device *tally_context_device(const tally_context *context)
 {

@@ -13,8 +13,8 @@ void tally_device_options_from_env(tally_device_options *o)
     *o = (tally_device_options){
         .backend = secure_getenv("TALLY_BACKEND"),
         .profile_path = secure_getenv("TALLY_PROFILE"),
-        .clock = clock && strcasecmp(clock, "virtual") == 0 ? TALLY_CLOCK_VIRTUAL
-                                                             : TALLY_CLOCK_REALTIME,
+        .clock =
+            clock && strcasecmp(clock, "virtual") == 0 ? TALLY_CLOCK_VIRTUAL : TALLY_CLOCK_REALTIME,
         .report_path = secure_getenv("TALLY_OUTPUT"),
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
@@ -33,8 +33,8 @@ static uint32_t raw_slot_of(const struct tally_catalogue *cat, tally_counter_sou
     return TALLY_NOT_RAW;
 }
 
-static tally_status open_backend(struct tally_device *d, const tally_device_options *o,
-                                 char *error, size_t error_size)
+static tally_status open_backend(struct tally_device *d, const tally_device_options *o, char *error,
+                                 size_t error_size)
 {
     const char *name = o->backend && *o->backend ? o->backend : "simgpu";
     d->backend = tally_find_backend(name);
@@ -71,8 +71,8 @@ static void init_sync(struct tally_device *d)
     tally_cond_init(&d->progress);
 }
 
-tally_status tally_device_open(const tally_device_options *options, tally_device **out,
-                               char *error, size_t error_size)
+tally_status tally_device_open(const tally_device_options *options, tally_device **out, char *error,
+                               size_t error_size)
 {
     if (!out)
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -140,7 +140,10 @@ const tally_catalogue *tally_device_catalogue(const tally_device *d)
     return d ? d->catalogue : NULL;
 }
 
-const uint64_t *tally_device_constants(const tally_device *d) { return d ? d->constants : NULL; }
+const uint64_t *tally_device_constants(const tally_device *d)
+{
+    return d ? d->constants : NULL;
+}
 
 uint64_t tally_device_gpu_time_ns(tally_device *d)
 {

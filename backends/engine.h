@@ -141,14 +141,14 @@ struct tally_pending {
 /* The simulated GPU's running state; the queue thread's alone. */
 struct tally_executor {
     uint64_t gpu_ns;
-    uint64_t cycles;          /* core cycles elapsed since the device opened */
-    uint64_t ns_remainder;    /* of cycles not yet worth a whole ns */
-    uint64_t *global;         /* cumulative raw work of every context */
-    uint64_t *delta;          /* one command's raw deltas */
-    uint64_t *snapshot;       /* scratch for markers */
+    uint64_t cycles;       /* core cycles elapsed since the device opened */
+    uint64_t ns_remainder; /* of cycles not yet worth a whole ns */
+    uint64_t *global;      /* cumulative raw work of every context */
+    uint64_t *delta;       /* one command's raw deltas */
+    uint64_t *snapshot;    /* scratch for markers */
     uint64_t command_sequence;
     uint32_t last_context_id;
-    uint64_t submission;      /* seqno being executed */
+    uint64_t submission; /* seqno being executed */
     uint32_t pass_index;
     const char *submission_api;
     tally_render_state render;
@@ -237,8 +237,8 @@ struct tally_sampler {
     struct tally_sampler *next;
     struct tally_device *device;
     uint64_t interval_ns;
-    uint64_t next_ns;   /* queue thread only */
-    bool has_baseline;  /* queue thread only */
+    uint64_t next_ns;  /* queue thread only */
+    bool has_baseline; /* queue thread only */
     pthread_mutex_t lock;
     pthread_cond_t ready;
     tally_sample *headers;
@@ -282,8 +282,8 @@ TALLY_HIDDEN void tally_results_ref(struct tally_results *results);
 TALLY_HIDDEN void tally_results_begin(struct tally_results *results, uint32_t slot,
                                       const uint64_t *snapshot, uint64_t gpu_ns);
 TALLY_HIDDEN void tally_results_end(struct tally_results *results, uint32_t slot,
-                                    const uint64_t *snapshot, uint64_t gpu_ns,
-                                    uint32_t context_id, uint32_t pass_index);
+                                    const uint64_t *snapshot, uint64_t gpu_ns, uint32_t context_id,
+                                    uint32_t pass_index);
 
 /* queue.c */
 TALLY_HIDDEN tally_status tally_queue_start(struct tally_device *device);
@@ -295,8 +295,8 @@ TALLY_HIDDEN void tally_executor_finish(struct tally_device *device);
 TALLY_HIDDEN void tally_execute_submission(struct tally_device *device,
                                            struct tally_pending *pending);
 TALLY_HIDDEN void tally_executor_idle_until(struct tally_device *device, uint64_t gpu_ns);
-TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device,
-                                          const uint64_t *accumulators, uint64_t *out);
+TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uint64_t *accumulators,
+                                          uint64_t *out);
 
 /* timeline.c */
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);

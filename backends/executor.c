@@ -93,9 +93,9 @@ static uint32_t command_fields(const struct tally_command *c, uint64_t *fields)
         const tally_draw *draw = &c->u.draw;
         fields[0] = (uint64_t)draw->count * draw->instance_count;
         fields[1] = draw->instance_count;
-        fields[2] = tally_topology_primitives(draw->topology, draw->count,
-                                              draw->patch_control_points) *
-                    draw->instance_count;
+        fields[2] =
+            tally_topology_primitives(draw->topology, draw->count, draw->patch_control_points) *
+            draw->instance_count;
         fields[3] = (draw->flags & TALLY_DRAW_INDEXED) != 0;
         fields[4] = draw->topology;
         return 5;
@@ -113,8 +113,8 @@ static uint32_t command_fields(const struct tally_command *c, uint64_t *fields)
     }
 }
 
-static void timeline_command(struct tally_device *d, const struct tally_command *c,
-                             uint64_t begin, uint64_t end, uint64_t cycles)
+static void timeline_command(struct tally_device *d, const struct tally_command *c, uint64_t begin,
+                             uint64_t end, uint64_t cycles)
 {
     static const uint32_t kinds[] = {[TALLY_CMD_DRAW] = TALLY_EVENT_KIND_DRAW,
                                      [TALLY_CMD_DISPATCH] = TALLY_EVENT_KIND_DISPATCH,
@@ -133,8 +133,8 @@ static void timeline_command(struct tally_device *d, const struct tally_command 
         uint64_t span = (uint64_t)((unsigned __int128)(end - begin) * busy / cycles);
         uint64_t unit_fields[2] = {id, busy};
         uint32_t track = TALLY_TRACK_FIRST_UNIT + u;
-        push_event(d, track, id, TALLY_EVENT_KIND_UNIT_BUSY, TALLY_EVENT_BEGIN, begin,
-                   unit_fields, 2);
+        push_event(d, track, id, TALLY_EVENT_KIND_UNIT_BUSY, TALLY_EVENT_BEGIN, begin, unit_fields,
+                   2);
         push_event(d, track, id, TALLY_EVENT_KIND_UNIT_BUSY, TALLY_EVENT_END, begin + span,
                    unit_fields, 2);
     }
@@ -208,8 +208,8 @@ static void run_recording(struct tally_device *d, struct tally_recording *rec, u
                           struct tally_context *ctx, uint64_t stream_id, uint32_t depth);
 
 static void run_command(struct tally_device *d, const struct tally_command *c,
-                        struct tally_recording *rec, struct tally_context *ctx,
-                        uint64_t stream_id, uint32_t depth)
+                        struct tally_recording *rec, struct tally_context *ctx, uint64_t stream_id,
+                        uint32_t depth)
 {
     switch (c->type) {
     case TALLY_CMD_DRAW:
@@ -231,8 +231,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     }
     case TALLY_CMD_EXECUTE:
         if (depth < MAX_EXECUTE_DEPTH)
-            run_recording(d, c->u.execute.recording, c->u.execute.count, ctx, stream_id,
-                          depth + 1);
+            run_recording(d, c->u.execute.recording, c->u.execute.count, ctx, stream_id, depth + 1);
         break;
     }
 }

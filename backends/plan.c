@@ -17,8 +17,8 @@ static int first_listed(const uint32_t *counters, uint32_t position)
     return -1;
 }
 
-tally_status tally_plan_passes(const tally_catalogue *cat, const uint32_t *counters,
-                               uint32_t count, uint32_t *pass_of, uint32_t *pass_count)
+tally_status tally_plan_passes(const tally_catalogue *cat, const uint32_t *counters, uint32_t count,
+                               uint32_t *pass_of, uint32_t *pass_count)
 {
     if (!cat || !pass_count || (count && !counters))
         return TALLY_ERROR_INVALID_ARGUMENT;

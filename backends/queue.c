@@ -94,8 +94,8 @@ tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t tim
         tally_cond_wait(&device->progress, &device->lock,
                         timeout_ns == UINT64_MAX ? NULL : &deadline);
         if (timeout_ns != UINT64_MAX && atomic_load(&device->completed_seqno) < seqno &&
-            tally_monotonic_ns() >= (uint64_t)deadline.tv_sec * 1000000000u +
-                                        (uint64_t)deadline.tv_nsec)
+            tally_monotonic_ns() >=
+                (uint64_t)deadline.tv_sec * 1000000000u + (uint64_t)deadline.tv_nsec)
             result = TALLY_TIMEOUT;
     }
     pthread_mutex_unlock(&device->lock);

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "atomic_file.h"
+#include "report_text.h"
 #include "tally/report.h"
 
 struct tally_report {
@@ -20,7 +21,8 @@ struct tally_report {
 static const char csv_record_header[] = "sequence,kind,api_name,context,context_api,frame,"
                                         "submission,stream,label,begin_ns,end_ns,duration_ns";
 
-tally_report_format tally_report_format_for_path(const char *path) {
+tally_report_format tally_report_format_for_path(const char *path)
+{
     if (!path)
         return TALLY_REPORT_CSV;
     const char *base = strrchr(path, '/');
@@ -28,12 +30,14 @@ tally_report_format tally_report_format_for_path(const char *path) {
     return dot && strcasecmp(dot, ".json") == 0 ? TALLY_REPORT_JSON : TALLY_REPORT_CSV;
 }
 
-static const tally_counter_info *column(const tally_report *r, uint32_t i) {
+static const tally_counter_info *column(const tally_report *r, uint32_t i)
+{
     return tally_catalogue_counter(r->catalogue, r->counters[i]);
 }
 
 /* Quoted per RFC 4180 when it holds a comma, quote, CR or LF; quotes doubled. */
-static void put_csv_field(FILE *out, const char *s) {
+static void put_csv_field(FILE *out, const char *s)
+{
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, out);
         return;
@@ -49,8 +53,9 @@ static void put_csv_field(FILE *out, const char *s) {
 
 /* A value by its counter's storage. JSON has no NaN or infinity, so a
  * non-finite float is written there as 0; CSV gets "nan", "inf", "-inf". */
-static void put_value(FILE *out, tally_storage storage, tally_value v, bool json) {
-    char text[ATOMIC_FILE_F64_SIZE];
+static void put_value(FILE *out, tally_storage storage, tally_value v, bool json)
+{
+    char text[REPORT_F64_SIZE];
     switch (storage) {
     case TALLY_STORAGE_INT32:
     case TALLY_STORAGE_INT64: fprintf(out, "%" PRId64, v.i64); return;
@@ -60,7 +65,7 @@ static void put_value(FILE *out, tally_storage storage, tally_value v, bool json
             putc('0', out);
             return;
         }
-        atomic_file_format_f64(v.f64, text);
+        report_format_f64(v.f64, text);
         fputs(text, out);
         return;
     case TALLY_STORAGE_UINT32:
@@ -69,11 +74,13 @@ static void put_value(FILE *out, tally_storage storage, tally_value v, bool json
     }
 }
 
-static uint64_t duration(const tally_command_record *record) {
+static uint64_t duration(const tally_command_record *record)
+{
     return record->end_ns >= record->begin_ns ? record->end_ns - record->begin_ns : 0;
 }
 
-static void write_csv_header(tally_report *r) {
+static void write_csv_header(tally_report *r)
+{
     FILE *out = atomic_file_stream(&r->file);
     fputs(csv_record_header, out);
     for (uint32_t i = 0; i < r->count; i++) {
@@ -84,7 +91,8 @@ static void write_csv_header(tally_report *r) {
 }
 
 static void write_csv_record(tally_report *r, const tally_command_record *record,
-                             const tally_value *values) {
+                             const tally_value *values)
+{
     FILE *out = atomic_file_stream(&r->file);
     fprintf(out, "%" PRIu64 ",", record->sequence);
     put_csv_field(out, record->kind);
@@ -105,41 +113,46 @@ static void write_csv_record(tally_report *r, const tally_command_record *record
 }
 
 /* A JSON member's key and colon, after a comma unless it is the first. */
-static void put_json_key(tally_report *r, const char *key, bool first) {
+static void put_json_key(tally_report *r, const char *key, bool first)
+{
     FILE *out = atomic_file_stream(&r->file);
     if (!first)
         putc(',', out);
-    atomic_file_put_json_string(&r->file, key);
+    report_put_json_string(r->file.stream, key);
     putc(':', out);
 }
 
-static void write_json_header(tally_report *r) {
+static void write_json_header(tally_report *r)
+{
     FILE *out = atomic_file_stream(&r->file);
     fputs("{\"counters\":[", out);
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
         fputs(i ? ",{" : "{", out);
         put_json_key(r, "symbol", true);
-        atomic_file_put_json_string(&r->file, counter->symbol);
+        report_put_json_string(r->file.stream, counter->symbol);
         put_json_key(r, "unit", false);
-        atomic_file_put_json_string(&r->file, counter->unit_name ? counter->unit_name : "");
+        report_put_json_string(r->file.stream, counter->unit_name ? counter->unit_name : "");
         putc('}', out);
     }
     fputs("],\n\"commands\":[", out);
 }
 
-static void put_json_u64(tally_report *r, const char *key, uint64_t value) {
+static void put_json_u64(tally_report *r, const char *key, uint64_t value)
+{
     put_json_key(r, key, false);
     fprintf(atomic_file_stream(&r->file), "%" PRIu64, value);
 }
 
-static void put_json_text(tally_report *r, const char *key, const char *value) {
+static void put_json_text(tally_report *r, const char *key, const char *value)
+{
     put_json_key(r, key, false);
-    atomic_file_put_json_string(&r->file, value);
+    report_put_json_string(r->file.stream, value);
 }
 
 static void write_json_record(tally_report *r, const tally_command_record *record,
-                              const tally_value *values) {
+                              const tally_value *values)
+{
     FILE *out = atomic_file_stream(&r->file);
     fputs(r->wrote_record ? ",\n{" : "\n{", out);
     r->wrote_record = true;
@@ -167,7 +180,8 @@ static void write_json_record(tally_report *r, const tally_command_record *recor
 }
 
 static tally_status check_counters(const tally_catalogue *catalogue, const uint32_t *counters,
-                                   uint32_t count) {
+                                   uint32_t count)
+{
     uint32_t known = tally_catalogue_counter_count(catalogue);
     for (uint32_t i = 0; i < count; i++) {
         if (counters[i] >= known || !tally_catalogue_counter(catalogue, counters[i]))
@@ -177,7 +191,8 @@ static tally_status check_counters(const tally_catalogue *catalogue, const uint3
 }
 
 static tally_report *new_report(tally_report_format format, const tally_catalogue *catalogue,
-                                const uint32_t *counters, uint32_t count) {
+                                const uint32_t *counters, uint32_t count)
+{
     tally_report *r = calloc(1, sizeof *r + (size_t)count * sizeof r->counters[0]);
     if (!r)
         return NULL;
@@ -191,7 +206,8 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
 
 tally_status tally_report_open(const char *path, tally_report_format format,
                                const tally_catalogue *catalogue, const uint32_t *counters,
-                               uint32_t count, tally_report **out) {
+                               uint32_t count, tally_report **out)
+{
     if (out)
         *out = NULL;
     if (!path || !catalogue || !out || (count && !counters))
@@ -222,12 +238,14 @@ tally_status tally_report_open(const char *path, tally_report_format format,
     return TALLY_OK;
 }
 
-static bool has_strings(const tally_command_record *record) {
+static bool has_strings(const tally_command_record *record)
+{
     return record->api_name && record->kind && record->context_api && record->label;
 }
 
 tally_status tally_report_write(tally_report *report, const tally_command_record *record,
-                                const tally_value *values) {
+                                const tally_value *values)
+{
     if (!report || !record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (report->format == TALLY_REPORT_JSON)
@@ -237,7 +255,8 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
     return atomic_file_failed(&report->file) ? TALLY_ERROR_IO : TALLY_OK;
 }
 
-tally_status tally_report_close(tally_report *report) {
+tally_status tally_report_close(tally_report *report)
+{
     if (!report)
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (report->format == TALLY_REPORT_JSON)

@@ -74,10 +74,22 @@ void tally_results_release(tally_results *results)
         destroy(results);
 }
 
-uint32_t tally_results_slot_count(const tally_results *r) { return r ? r->slot_count : 0; }
-uint32_t tally_results_counter_count(const tally_results *r) { return r ? r->counter_count : 0; }
-const uint32_t *tally_results_counters(const tally_results *r) { return r ? r->counters : NULL; }
-uint32_t tally_results_pass_count(const tally_results *r) { return r ? r->pass_count : 0; }
+uint32_t tally_results_slot_count(const tally_results *r)
+{
+    return r ? r->slot_count : 0;
+}
+uint32_t tally_results_counter_count(const tally_results *r)
+{
+    return r ? r->counter_count : 0;
+}
+const uint32_t *tally_results_counters(const tally_results *r)
+{
+    return r ? r->counters : NULL;
+}
+uint32_t tally_results_pass_count(const tally_results *r)
+{
+    return r ? r->pass_count : 0;
+}
 
 uint32_t tally_results_counter_pass(const tally_results *r, uint32_t position)
 {
@@ -131,13 +143,12 @@ void tally_results_end(struct tally_results *r, uint32_t slot, const uint64_t *s
     pthread_mutex_unlock(&r->lock);
 }
 
-static void fill_values(struct tally_results *r, uint32_t slot, tally_value *values,
-                        uint32_t count)
+static void fill_values(struct tally_results *r, uint32_t slot, tally_value *values, uint32_t count)
 {
     const uint64_t *raw = &r->values[(size_t)slot * r->device->raw_count];
     for (uint32_t i = 0; i < count; i++)
-        tally_catalogue_evaluate(r->device->catalogue, r->counters[i], raw,
-                                 r->device->constants, &values[i]);
+        tally_catalogue_evaluate(r->device->catalogue, r->counters[i], raw, r->device->constants,
+                                 &values[i]);
 }
 
 tally_status tally_results_get(tally_results *r, uint32_t slot, tally_value *values,
@@ -193,5 +204,5 @@ tally_status tally_results_wait(tally_results *r, uint32_t slot, uint64_t timeou
     }
     pthread_mutex_unlock(&d->lock);
     return atomic_load_explicit(&r->slots[slot].available, memory_order_acquire) ? TALLY_OK
-                                                                                  : TALLY_TIMEOUT;
+                                                                                 : TALLY_TIMEOUT;
 }

@@ -129,7 +129,10 @@ void tally_sampler_close(tally_sampler *s)
     destroy(s);
 }
 
-uint64_t tally_sampler_interval_ns(const tally_sampler *s) { return s ? s->interval_ns : 0; }
+uint64_t tally_sampler_interval_ns(const tally_sampler *s)
+{
+    return s ? s->interval_ns : 0;
+}
 
 tally_status tally_sampler_read(tally_sampler *s, tally_sample *samples, uint64_t *raw,
                                 uint32_t max_samples, uint32_t *count, bool *lost)

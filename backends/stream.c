@@ -45,7 +45,10 @@ tally_status tally_stream_reset(tally_stream *stream)
     return TALLY_OK;
 }
 
-uint64_t tally_stream_id(const tally_stream *stream) { return stream ? stream->id : 0; }
+uint64_t tally_stream_id(const tally_stream *stream)
+{
+    return stream ? stream->id : 0;
+}
 
 uint32_t tally_stream_command_count(const tally_stream *stream)
 {
@@ -116,9 +119,8 @@ tally_status tally_stream_transfer(tally_stream *stream, const tally_transfer *t
 }
 
 /* Appends a command that refers to `object`, which the recording then holds. */
-static tally_status append_holding(tally_stream *stream, uint32_t type,
-                                   enum tally_held_kind kind, void *object,
-                                   struct tally_command **out)
+static tally_status append_holding(tally_stream *stream, uint32_t type, enum tally_held_kind kind,
+                                   void *object, struct tally_command **out)
 {
     struct tally_command *c = append(stream, type);
     if (!c)
@@ -136,8 +138,8 @@ tally_status tally_stream_bind_program(tally_stream *stream, tally_program *prog
     if (!stream)
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct tally_command *c;
-    tally_status s = append_holding(stream, TALLY_CMD_BIND_PROGRAM, TALLY_HELD_PROGRAM,
-                                    program, &c);
+    tally_status s =
+        append_holding(stream, TALLY_CMD_BIND_PROGRAM, TALLY_HELD_PROGRAM, program, &c);
     if (s == TALLY_OK)
         c->u.program = program;
     return s;
@@ -157,8 +159,7 @@ tally_status tally_stream_set_render_state(tally_stream *stream, const tally_ren
 static tally_status append_marker(tally_stream *stream, uint32_t type, tally_results *results,
                                   uint32_t first, uint32_t count)
 {
-    if (!stream || !results || first >= results->slot_count ||
-        count > results->slot_count - first)
+    if (!stream || !results || first >= results->slot_count || count > results->slot_count - first)
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (results->device != stream->context->device)
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -172,8 +173,7 @@ static tally_status append_marker(tally_stream *stream, uint32_t type, tally_res
     return s;
 }
 
-tally_status tally_stream_marker_begin(tally_stream *stream, tally_results *results,
-                                       uint32_t slot)
+tally_status tally_stream_marker_begin(tally_stream *stream, tally_results *results, uint32_t slot)
 {
     return append_marker(stream, TALLY_CMD_MARKER_BEGIN, results, slot, 1);
 }
@@ -225,8 +225,8 @@ tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary)
     if (!secondary->recording || !secondary->recording->count)
         return TALLY_OK;
     struct tally_command *c;
-    tally_status s = append_holding(stream, TALLY_CMD_EXECUTE, TALLY_HELD_RECORDING,
-                                    secondary->recording, &c);
+    tally_status s =
+        append_holding(stream, TALLY_CMD_EXECUTE, TALLY_HELD_RECORDING, secondary->recording, &c);
     if (s == TALLY_OK) {
         c->u.execute.recording = secondary->recording;
         c->u.execute.count = secondary->recording->count;

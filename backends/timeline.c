@@ -8,15 +8,20 @@
 
 #include "engine.h"
 
-#define U64(n) {n, false, 8}
-#define U32(n) {n, false, 4}
+#define U64(n)                                                                                     \
+    {                                                                                              \
+        n, false, 8                                                                                \
+    }
+#define U32(n)                                                                                     \
+    {                                                                                              \
+        n, false, 4                                                                                \
+    }
 
-static const tally_event_field_info draw_fields[] = {U64("vertices"), U32("instances"),
-                                                     U64("primitives"), U32("indexed"),
-                                                     U32("topology")};
-static const tally_event_field_info dispatch_fields[] = {
-    U32("groups_x"), U32("groups_y"), U32("groups_z"),
-    U32("local_size_x"), U32("local_size_y"), U32("local_size_z")};
+static const tally_event_field_info draw_fields[] = {
+    U64("vertices"), U32("instances"), U64("primitives"), U32("indexed"), U32("topology")};
+static const tally_event_field_info dispatch_fields[] = {U32("groups_x"),     U32("groups_y"),
+                                                         U32("groups_z"),     U32("local_size_x"),
+                                                         U32("local_size_y"), U32("local_size_z")};
 static const tally_event_field_info transfer_fields[] = {U64("bytes"), U32("kind")};
 static const tally_event_field_info submission_fields[] = {U64("submission"), U32("streams"),
                                                            U64("commands")};
@@ -24,7 +29,10 @@ static const tally_event_field_info frame_fields[] = {U64("frame"), U32("context
 static const tally_event_field_info flush_fields[] = {U32("context")};
 static const tally_event_field_info unit_fields[] = {U32("command"), U64("busy_cycles")};
 
-#define KIND(name, fields) {name, sizeof(fields) / sizeof(fields[0]), fields}
+#define KIND(name, fields)                                                                         \
+    {                                                                                              \
+        name, sizeof(fields) / sizeof(fields[0]), fields                                           \
+    }
 
 static const tally_event_kind_info kinds[TALLY_EVENT_KIND_COUNT] = {
     [TALLY_EVENT_KIND_DRAW] = KIND("Draw", draw_fields),
@@ -70,7 +78,10 @@ struct trace_stacks {
     uint64_t begin[8];
 };
 
-void *tally_trace_stacks_create(uint32_t tracks) { return calloc(tracks, sizeof(struct trace_stacks)); }
+void *tally_trace_stacks_create(uint32_t tracks)
+{
+    return calloc(tracks, sizeof(struct trace_stacks));
+}
 
 static void trace_event(struct tally_device *d, const tally_event *ev)
 {
@@ -88,8 +99,7 @@ static void trace_event(struct tally_device *d, const tally_event *ev)
             tally_trace_slice(d->trace, ev->track, k->name, stack->begin[stack->depth],
                               ev->timestamp_ns, args, k->field_count);
     } else {
-        tally_trace_instant(d->trace, ev->track, k->name, ev->timestamp_ns, args,
-                            k->field_count);
+        tally_trace_instant(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
     }
 }
 
@@ -149,8 +159,10 @@ void tally_timeline_emit(tally_device *d, uint32_t kind, uint32_t type, const ui
         return;
     if (!atomic_load_explicit(&d->timeline_active, memory_order_relaxed))
         return;
-    tally_event ev = {.timestamp_ns = tally_device_gpu_time_ns(d), .track = TALLY_TRACK_DRIVER,
-                      .kind = kind, .type = type};
+    tally_event ev = {.timestamp_ns = tally_device_gpu_time_ns(d),
+                      .track = TALLY_TRACK_DRIVER,
+                      .kind = kind,
+                      .type = type};
     if (field_count)
         memcpy(ev.fields, fields, field_count * sizeof(uint64_t));
     pthread_mutex_lock(&d->listeners_lock);
@@ -158,8 +170,7 @@ void tally_timeline_emit(tally_device *d, uint32_t kind, uint32_t type, const ui
     pthread_mutex_unlock(&d->listeners_lock);
 }
 
-tally_status tally_timeline_subscribe(tally_device *d, uint32_t capacity,
-                                      tally_subscription **out)
+tally_status tally_timeline_subscribe(tally_device *d, uint32_t capacity, tally_subscription **out)
 {
     if (!d || !out || !capacity)
         return TALLY_ERROR_INVALID_ARGUMENT;

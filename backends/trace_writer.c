@@ -9,36 +9,40 @@
 #include <stdlib.h>
 
 #include "atomic_file.h"
+#include "report_text.h"
 #include "tally/report.h"
 
 struct tally_trace {
     struct atomic_file file;
 };
 
-static FILE *stream(tally_trace *trace) {
+static FILE *stream(tally_trace *trace)
+{
     return atomic_file_stream(&trace->file);
 }
 
 /* Every event after the first (process_name, written at open) follows a comma. */
-static void put_event_head(tally_trace *trace, const char *phase, uint64_t tid,
-                           const char *name) {
-    fprintf(stream(trace), ",\n{\"ph\":\"%s\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":", phase,
-            tid);
-    atomic_file_put_json_string(&trace->file, name);
+static void put_event_head(tally_trace *trace, const char *phase, uint64_t tid, const char *name)
+{
+    fprintf(stream(trace), ",\n{\"ph\":\"%s\",\"pid\":1,\"tid\":%" PRIu64 ",\"name\":", phase, tid);
+    report_put_json_string(trace->file.stream, name);
 }
 
-static void put_microseconds(tally_trace *trace, const char *key, uint64_t ns) {
+static void put_microseconds(tally_trace *trace, const char *key, uint64_t ns)
+{
     fprintf(stream(trace), ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
 }
 
 /* JSON has no NaN or infinity: a non-finite value is written as 0. */
-static void put_f64(tally_trace *trace, double v) {
-    char text[ATOMIC_FILE_F64_SIZE];
-    atomic_file_format_f64(isfinite(v) ? v : 0.0, text);
+static void put_f64(tally_trace *trace, double v)
+{
+    char text[REPORT_F64_SIZE];
+    report_format_f64(isfinite(v) ? v : 0.0, text);
     fputs(text, stream(trace));
 }
 
-static bool args_valid(const tally_trace_arg *args, uint32_t count) {
+static bool args_valid(const tally_trace_arg *args, uint32_t count)
+{
     if (count && !args)
         return false;
     for (uint32_t i = 0; i < count; i++) {
@@ -53,24 +57,26 @@ static bool args_valid(const tally_trace_arg *args, uint32_t count) {
     return true;
 }
 
-static void put_arg_value(tally_trace *trace, const tally_trace_arg *arg) {
+static void put_arg_value(tally_trace *trace, const tally_trace_arg *arg)
+{
     switch (arg->type) {
     case TALLY_TRACE_ARG_U64: fprintf(stream(trace), "%" PRIu64, arg->value.u64); return;
     case TALLY_TRACE_ARG_F64: put_f64(trace, arg->value.f64); return;
     case TALLY_TRACE_ARG_STRING:
-    default: atomic_file_put_json_string(&trace->file, arg->value.string); return;
+    default: report_put_json_string(trace->file.stream, arg->value.string); return;
     }
 }
 
 /* Closes the event, with its args object when there are any. */
-static void put_args_and_end(tally_trace *trace, const tally_trace_arg *args, uint32_t count) {
+static void put_args_and_end(tally_trace *trace, const tally_trace_arg *args, uint32_t count)
+{
     FILE *out = stream(trace);
     if (count) {
         fputs(",\"args\":{", out);
         for (uint32_t i = 0; i < count; i++) {
             if (i)
                 putc(',', out);
-            atomic_file_put_json_string(&trace->file, args[i].key);
+            report_put_json_string(trace->file.stream, args[i].key);
             putc(':', out);
             put_arg_value(trace, &args[i]);
         }
@@ -79,17 +85,20 @@ static void put_args_and_end(tally_trace *trace, const tally_trace_arg *args, ui
     putc('}', out);
 }
 
-static void put_name_args_and_end(tally_trace *trace, const char *name) {
+static void put_name_args_and_end(tally_trace *trace, const char *name)
+{
     fputs(",\"args\":{\"name\":", stream(trace));
-    atomic_file_put_json_string(&trace->file, name);
+    report_put_json_string(trace->file.stream, name);
     fputs("}}", stream(trace));
 }
 
-static tally_status status_of(tally_trace *trace) {
+static tally_status status_of(tally_trace *trace)
+{
     return atomic_file_failed(&trace->file) ? TALLY_ERROR_IO : TALLY_OK;
 }
 
-tally_status tally_trace_open(const char *path, const char *process_name, tally_trace **out) {
+tally_status tally_trace_open(const char *path, const char *process_name, tally_trace **out)
+{
     if (out)
         *out = NULL;
     if (!path || !process_name || !out)
@@ -115,7 +124,8 @@ tally_status tally_trace_open(const char *path, const char *process_name, tally_
     return TALLY_OK;
 }
 
-tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const char *name) {
+tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const char *name)
+{
     if (!trace || !name)
         return TALLY_ERROR_INVALID_ARGUMENT;
     put_event_head(trace, "M", (uint64_t)track + 1, "thread_name");
@@ -125,7 +135,8 @@ tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const ch
 
 tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *name,
                                uint64_t begin_ns, uint64_t end_ns, const tally_trace_arg *args,
-                               uint32_t arg_count) {
+                               uint32_t arg_count)
+{
     if (!trace || !name || end_ns < begin_ns || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
     put_event_head(trace, "X", (uint64_t)track + 1, name);
@@ -137,7 +148,8 @@ tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *n
 
 tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char *name,
                                  uint64_t timestamp_ns, const tally_trace_arg *args,
-                                 uint32_t arg_count) {
+                                 uint32_t arg_count)
+{
     if (!trace || !name || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
     put_event_head(trace, "i", (uint64_t)track + 1, name);
@@ -148,7 +160,8 @@ tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char 
 }
 
 tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t timestamp_ns,
-                                 double value) {
+                                 double value)
+{
     if (!trace || !name)
         return TALLY_ERROR_INVALID_ARGUMENT;
     put_event_head(trace, "C", 0, name);
@@ -159,7 +172,8 @@ tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t 
     return status_of(trace);
 }
 
-tally_status tally_trace_close(tally_trace *trace) {
+tally_status tally_trace_close(tally_trace *trace)
+{
     if (!trace)
         return TALLY_ERROR_INVALID_ARGUMENT;
     fputs("\n]}\n", stream(trace));

@@ -67,12 +67,18 @@ static tally_device *open_device(const char *report_path)
 /* ---- 1. recording cost ------------------------------------------------- */
 
 static const tally_draw record_draw = {
-    .api_name = "vkCmdDrawIndexed", .count = 3000, .instance_count = 1,
-    .flags = TALLY_DRAW_INDEXED, .topology = TALLY_TOPOLOGY_TRIANGLE_LIST, .index_size = 2,
+    .api_name = "vkCmdDrawIndexed",
+    .count = 3000,
+    .instance_count = 1,
+    .flags = TALLY_DRAW_INDEXED,
+    .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+    .index_size = 2,
 };
 
 static const tally_dispatch record_dispatch = {
-    .api_name = "vkCmdDispatch", .groups = {80, 45, 1}, .local_size = {16, 16, 1},
+    .api_name = "vkCmdDispatch",
+    .groups = {80, 45, 1},
+    .local_size = {16, 16, 1},
 };
 
 enum record_kind { RECORD_DRAW, RECORD_DISPATCH };
@@ -116,7 +122,10 @@ static uint32_t rng(void)
     rng_state ^= rng_state << 5;
     return rng_state;
 }
-static uint32_t rng_range(uint32_t lo, uint32_t hi) { return lo + rng() % (hi - lo + 1); }
+static uint32_t rng_range(uint32_t lo, uint32_t hi)
+{
+    return lo + rng() % (hi - lo + 1);
+}
 
 static const tally_program_desc opaque_desc = {
     .name = "opaque",
@@ -126,22 +135,32 @@ static const tally_program_desc opaque_desc = {
 static const tally_program_desc foliage_desc = {
     .name = "foliage",
     .stages = {[TALLY_STAGE_VERTEX] = {.present = true, .mix = {36, 1, 4, 0, 2}, .input_bytes = 48},
-               [TALLY_STAGE_FRAGMENT] = {.present = true, .mix = {40, 2, 0, 0, 4},
+               [TALLY_STAGE_FRAGMENT] = {.present = true,
+                                         .mix = {40, 2, 0, 0, 4},
                                          .discards = true}},
 };
 static const tally_program_desc compute_desc = {
     .name = "lighting",
-    .stages = {[TALLY_STAGE_COMPUTE] = {.present = true, .mix = {90, 6, 8, 2, 6},
+    .stages = {[TALLY_STAGE_COMPUTE] = {.present = true,
+                                        .mix = {90, 6, 8, 2, 6},
                                         .local_size = {8, 8, 1}}},
 };
 
 static const tally_render_state render_opaque = {
-    .width = 1920, .height = 1080, .layers = 1, .samples = 1, .color_bytes_per_pixel = 8,
+    .width = 1920,
+    .height = 1080,
+    .layers = 1,
+    .samples = 1,
+    .color_bytes_per_pixel = 8,
     .depth_bytes_per_sample = 4,
     .flags = TALLY_RENDER_DEPTH_TEST | TALLY_RENDER_DEPTH_WRITE | TALLY_RENDER_CULL,
 };
 static const tally_render_state render_blend = {
-    .width = 1920, .height = 1080, .layers = 1, .samples = 1, .color_bytes_per_pixel = 8,
+    .width = 1920,
+    .height = 1080,
+    .layers = 1,
+    .samples = 1,
+    .color_bytes_per_pixel = 8,
     .depth_bytes_per_sample = 4,
     .flags = TALLY_RENDER_DEPTH_TEST | TALLY_RENDER_DEPTH_WRITE | TALLY_RENDER_BLEND,
 };
@@ -151,7 +170,7 @@ static const char *const marker_counters[] = {"GpuTime", "IaVertices", "FsInvoca
 #define MARKER_COUNTERS (sizeof(marker_counters) / sizeof(marker_counters[0]))
 
 struct frame_counts {
-    uint64_t work; /* draws + dispatches + transfers */
+    uint64_t work;                                /* draws + dispatches + transfers */
     uint64_t draws, dispatches, transfers, state; /* state: binds, render states, markers */
 };
 
@@ -192,7 +211,8 @@ static void record_one_transfer(tally_stream *s)
 {
     static const tally_transfer_kind kinds[] = {TALLY_TRANSFER_COPY, TALLY_TRANSFER_WRITE,
                                                 TALLY_TRANSFER_FILL, TALLY_TRANSFER_COPY};
-    tally_transfer t = {.api_name = "vkCmdCopyBuffer", .kind = kinds[rng() % 4],
+    tally_transfer t = {.api_name = "vkCmdCopyBuffer",
+                        .kind = kinds[rng() % 4],
                         .bytes = (uint64_t)rng_range(1, 1024) * 1024};
     CHECK(tally_stream_transfer(s, &t));
 }
@@ -215,7 +235,7 @@ static struct frame_counts record_frame(tally_stream *s, uint64_t work_commands,
     for (uint64_t b = 0; b < blocks; b++) {
         if (b % 10 == 0) {
             CHECK(tally_stream_set_render_state(s, (b / 10) % 4 == 3 ? &render_blend
-                                                                       : &render_opaque));
+                                                                     : &render_opaque));
             fc.state++;
         }
         uint32_t slot = (uint32_t)(b % slots);
@@ -430,8 +450,8 @@ int main(int argc, char **argv)
            (unsigned long long)fc->work, (unsigned long long)fc->draws,
            100.0 * (double)fc->draws / (double)fc->work, (unsigned long long)fc->dispatches,
            100.0 * (double)fc->dispatches / (double)fc->work, (unsigned long long)fc->transfers,
-           100.0 * (double)fc->transfers / (double)fc->work, (unsigned long long)fc->state,
-           submits, report_submits);
+           100.0 * (double)fc->transfers / (double)fc->work, (unsigned long long)fc->state, submits,
+           report_submits);
     printf("timeline:   %llu events drained%s; report: %.1f MB CSV\n\n",
            (unsigned long long)timeline.events, timeline.lost ? " (ring full, events dropped)" : "",
            (double)report.bytes / 1e6);
@@ -443,7 +463,8 @@ int main(int argc, char **argv)
         "------");
     snprintf(v, sizeof(v), "%.2f ns", draw_ns);
     snprintf(tgt, sizeof(tgt), "<= %.0f ns", RECORD_TARGET_NS);
-    row("record tally_stream_draw (ns/command)", v, tgt, draw_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
+    row("record tally_stream_draw (ns/command)", v, tgt,
+        draw_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
     ok &= draw_ns <= RECORD_TARGET_NS;
     snprintf(v, sizeof(v), "%.2f ns", dispatch_ns);
     row("record tally_stream_dispatch (ns/command)", v, tgt,

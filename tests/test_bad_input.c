@@ -25,7 +25,8 @@ struct fixture {
     char profile[64];
 };
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     struct fixture *fx = calloc(1, sizeof *fx);
     if (!fx)
         return -1;
@@ -48,7 +49,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     struct fixture *fx = *state;
     tally_program_release(fx->program);
     tally_results_release(fx->results);
@@ -60,7 +62,8 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void null_pointers_to_catalogue_functions_are_invalid_arguments(void **state) {
+static void null_pointers_to_catalogue_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t index = 0, passes = 0;
@@ -76,7 +79,9 @@ static void null_pointers_to_catalogue_functions_are_invalid_arguments(void **st
     assert_int_equal(tally_catalogue_evaluate(cat, 0, raw, NULL, NULL), INVALID);
 }
 
-static void null_pointers_to_device_context_and_program_functions_are_invalid_arguments(void **state) {
+static void
+null_pointers_to_device_context_and_program_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     tally_context *context = NULL;
     tally_program *program = NULL;
@@ -89,7 +94,8 @@ static void null_pointers_to_device_context_and_program_functions_are_invalid_ar
     assert_int_equal(tally_program_create(fx->device, &desc, NULL), INVALID);
 }
 
-static void destroying_or_releasing_null_is_harmless(void **state) {
+static void destroying_or_releasing_null_is_harmless(void **state)
+{
     (void)state;
     tally_device_close(NULL);
     tally_context_destroy(NULL);
@@ -101,7 +107,8 @@ static void destroying_or_releasing_null_is_harmless(void **state) {
     tally_device_release_shared(NULL);
 }
 
-static void null_pointers_to_stream_functions_are_invalid_arguments(void **state) {
+static void null_pointers_to_stream_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     tally_stream *s = fx->stream, *out = NULL;
     tally_draw draw = {.api_name = "d", .count = 3, .instance_count = 1};
@@ -135,7 +142,8 @@ static void null_pointers_to_stream_functions_are_invalid_arguments(void **state
     assert_int_equal(tally_stream_command_count(s), 0);
 }
 
-static void null_pointers_to_submission_functions_are_invalid_arguments(void **state) {
+static void null_pointers_to_submission_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     tally_submission sub = {.streams = &fx->stream, .stream_count = 1, .api_name = "s"};
     assert_int_equal(tally_submit(NULL, &sub, NULL), INVALID);
@@ -146,7 +154,8 @@ static void null_pointers_to_submission_functions_are_invalid_arguments(void **s
     assert_int_equal(tally_device_wait_idle(NULL), INVALID);
 }
 
-static void null_pointers_to_results_functions_are_invalid_arguments(void **state) {
+static void null_pointers_to_results_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     uint32_t counter = 0;
     tally_results *out = NULL;
@@ -162,7 +171,8 @@ static void null_pointers_to_results_functions_are_invalid_arguments(void **stat
     assert_int_equal(tally_results_wait(NULL, 0, 0), INVALID);
 }
 
-static void null_pointers_to_timeline_and_sampler_functions_are_invalid_arguments(void **state) {
+static void null_pointers_to_timeline_and_sampler_functions_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     tally_subscription *sub = NULL;
     tally_sampler *sampler = NULL;
@@ -183,7 +193,8 @@ static void null_pointers_to_timeline_and_sampler_functions_are_invalid_argument
     assert_int_equal(tally_sampler_wait(NULL, 0), INVALID);
 }
 
-static void null_pointers_to_report_and_trace_writers_are_invalid_arguments(void **state) {
+static void null_pointers_to_report_and_trace_writers_are_invalid_arguments(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t counter = 0;
@@ -205,7 +216,8 @@ static void null_pointers_to_report_and_trace_writers_are_invalid_arguments(void
     assert_int_equal(tally_trace_close(NULL), INVALID);
 }
 
-static void an_unknown_backend_is_refused_with_a_message_naming_it(void **state) {
+static void an_unknown_backend_is_refused_with_a_message_naming_it(void **state)
+{
     (void)state;
     tally_device_options options = {.backend = "nosuchgpu"};
     tally_device *device = (tally_device *)&options; /* must become NULL */
@@ -216,7 +228,8 @@ static void an_unknown_backend_is_refused_with_a_message_naming_it(void **state)
     assert_non_null(strstr(error, "nosuchgpu"));
 }
 
-static void write_profile(const char *path, const char *text) {
+static void write_profile(const char *path, const char *text)
+{
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     assert_true(fputs(text, f) >= 0);
@@ -225,7 +238,8 @@ static void write_profile(const char *path, const char *text) {
 
 /* Opens a device with the profile text; returns the status and the message. */
 static tally_status open_with_profile(struct fixture *fx, const char *text, char *error,
-                                      size_t size) {
+                                      size_t size)
+{
     write_profile(fx->profile, text);
     tally_device_options options = {.profile_path = fx->profile, .clock = TALLY_CLOCK_VIRTUAL};
     tally_device *device = NULL;
@@ -238,16 +252,18 @@ static tally_status open_with_profile(struct fixture *fx, const char *text, char
     return s;
 }
 
-static void a_profile_with_an_unknown_parameter_is_refused_naming_the_line(void **state) {
+static void a_profile_with_an_unknown_parameter_is_refused_naming_the_line(void **state)
+{
     struct fixture *fx = *state;
     char error[512];
-    assert_int_equal(open_with_profile(fx, "# comment\n[clock]\nno_such_parameter = 5\n", error,
-                                       sizeof error),
-                     TALLY_ERROR_BAD_PROFILE);
+    assert_int_equal(
+        open_with_profile(fx, "# comment\n[clock]\nno_such_parameter = 5\n", error, sizeof error),
+        TALLY_ERROR_BAD_PROFILE);
     assert_non_null(strstr(error, "line 3"));
 }
 
-static void a_profile_with_a_non_integer_value_is_refused_naming_the_line(void **state) {
+static void a_profile_with_a_non_integer_value_is_refused_naming_the_line(void **state)
+{
     struct fixture *fx = *state;
     char error[512];
     assert_int_equal(open_with_profile(fx, "[clock]\ncore_clock_mhz = fast\n", error, sizeof error),
@@ -255,19 +271,21 @@ static void a_profile_with_a_non_integer_value_is_refused_naming_the_line(void *
     assert_non_null(strstr(error, "line 2"));
 }
 
-static void a_profile_with_an_out_of_range_value_is_refused_naming_the_line(void **state) {
+static void a_profile_with_an_out_of_range_value_is_refused_naming_the_line(void **state)
+{
     struct fixture *fx = *state;
     char error[512];
     assert_int_equal(open_with_profile(fx, "[clock]\n\ncore_clock_mhz = 0\n", error, sizeof error),
                      TALLY_ERROR_BAD_PROFILE);
     assert_non_null(strstr(error, "line 3"));
-    assert_int_equal(open_with_profile(fx, "[clock]\ncore_clock_mhz = 100001\n", error,
-                                       sizeof error),
-                     TALLY_ERROR_BAD_PROFILE);
+    assert_int_equal(
+        open_with_profile(fx, "[clock]\ncore_clock_mhz = 100001\n", error, sizeof error),
+        TALLY_ERROR_BAD_PROFILE);
     assert_non_null(strstr(error, "line 2"));
 }
 
-static void a_valid_profile_changes_the_device(void **state) {
+static void a_valid_profile_changes_the_device(void **state)
+{
     struct fixture *fx = *state;
     write_profile(fx->profile, "; a slower clock\n[clock]\ncore_clock_mhz = 500\n");
     tally_device_options options = {.profile_path = fx->profile, .clock = TALLY_CLOCK_VIRTUAL};
@@ -280,7 +298,8 @@ static void a_valid_profile_changes_the_device(void **state) {
     tally_device_close(device);
 }
 
-static void results_of_an_unknown_counter_or_no_slots_are_refused(void **state) {
+static void results_of_an_unknown_counter_or_no_slots_are_refused(void **state)
+{
     struct fixture *fx = *state;
     uint32_t n = tally_catalogue_counter_count(tally_device_catalogue(fx->device));
     uint32_t counters[2] = {0, n};
@@ -290,16 +309,21 @@ static void results_of_an_unknown_counter_or_no_slots_are_refused(void **state) 
     assert_int_equal(tally_results_create(fx->device, counters, 1, 0, &out), INVALID);
 }
 
-static void draws_with_a_bad_topology_or_index_size_record_nothing(void **state) {
+static void draws_with_a_bad_topology_or_index_size_record_nothing(void **state)
+{
     struct fixture *fx = *state;
     static const uint8_t indices[6] = {0, 1, 2, 3, 4, 5};
-    tally_draw bad_topology = {.api_name = "d", .count = 3, .instance_count = 1,
-                               .topology = TALLY_TOPOLOGY_COUNT};
-    tally_draw bad_index_size = {.api_name = "d", .count = 2, .instance_count = 1,
-                                 .flags = TALLY_DRAW_INDEXED, .index_size = 3,
-                                 .topology = TALLY_TOPOLOGY_POINT_LIST, .indices = indices};
-    tally_draw good = {.api_name = "d", .count = 3, .instance_count = 1,
-                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    tally_draw bad_topology = {
+        .api_name = "d", .count = 3, .instance_count = 1, .topology = TALLY_TOPOLOGY_COUNT};
+    tally_draw bad_index_size = {.api_name = "d",
+                                 .count = 2,
+                                 .instance_count = 1,
+                                 .flags = TALLY_DRAW_INDEXED,
+                                 .index_size = 3,
+                                 .topology = TALLY_TOPOLOGY_POINT_LIST,
+                                 .indices = indices};
+    tally_draw good = {
+        .api_name = "d", .count = 3, .instance_count = 1, .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     assert_int_equal(tally_stream_draw(fx->stream, &good), TALLY_OK);
     uint32_t before = tally_stream_command_count(fx->stream);
     assert_int_equal(tally_stream_draw(fx->stream, &bad_topology), INVALID);
@@ -311,14 +335,16 @@ static void draws_with_a_bad_topology_or_index_size_record_nothing(void **state)
     assert_int_equal(tally_stream_command_count(fx->stream), before);
 }
 
-static void markers_with_a_slot_out_of_range_record_nothing(void **state) {
+static void markers_with_a_slot_out_of_range_record_nothing(void **state)
+{
     struct fixture *fx = *state;
     assert_int_equal(tally_stream_marker_begin(fx->stream, fx->results, 2), INVALID);
     assert_int_equal(tally_stream_marker_end(fx->stream, fx->results, UINT32_MAX), INVALID);
     assert_int_equal(tally_stream_command_count(fx->stream), 0);
 }
 
-static void a_submission_with_a_null_stream_is_refused(void **state) {
+static void a_submission_with_a_null_stream_is_refused(void **state)
+{
     struct fixture *fx = *state;
     tally_stream *streams[2] = {fx->stream, NULL};
     tally_submission sub = {.streams = streams, .stream_count = 2, .api_name = "s"};
@@ -328,25 +354,41 @@ static void a_submission_with_a_null_stream_is_refused(void **state) {
     assert_int_equal(tally_completed_seqno(fx->device), before);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(null_pointers_to_catalogue_functions_are_invalid_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(null_pointers_to_device_context_and_program_functions_are_invalid_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(null_pointers_to_catalogue_functions_are_invalid_arguments,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            null_pointers_to_device_context_and_program_functions_are_invalid_arguments, setup,
+            teardown),
         cmocka_unit_test(destroying_or_releasing_null_is_harmless),
-        cmocka_unit_test_setup_teardown(null_pointers_to_stream_functions_are_invalid_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(null_pointers_to_submission_functions_are_invalid_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(null_pointers_to_results_functions_are_invalid_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(null_pointers_to_timeline_and_sampler_functions_are_invalid_arguments, setup, teardown),
-        cmocka_unit_test_setup_teardown(null_pointers_to_report_and_trace_writers_are_invalid_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(null_pointers_to_stream_functions_are_invalid_arguments,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(null_pointers_to_submission_functions_are_invalid_arguments,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(null_pointers_to_results_functions_are_invalid_arguments,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            null_pointers_to_timeline_and_sampler_functions_are_invalid_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            null_pointers_to_report_and_trace_writers_are_invalid_arguments, setup, teardown),
         cmocka_unit_test(an_unknown_backend_is_refused_with_a_message_naming_it),
-        cmocka_unit_test_setup_teardown(a_profile_with_an_unknown_parameter_is_refused_naming_the_line, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_profile_with_a_non_integer_value_is_refused_naming_the_line, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_profile_with_an_out_of_range_value_is_refused_naming_the_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_profile_with_an_unknown_parameter_is_refused_naming_the_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_profile_with_a_non_integer_value_is_refused_naming_the_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_profile_with_an_out_of_range_value_is_refused_naming_the_line, setup, teardown),
         cmocka_unit_test_setup_teardown(a_valid_profile_changes_the_device, setup, teardown),
-        cmocka_unit_test_setup_teardown(results_of_an_unknown_counter_or_no_slots_are_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(draws_with_a_bad_topology_or_index_size_record_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(markers_with_a_slot_out_of_range_record_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_submission_with_a_null_stream_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(results_of_an_unknown_counter_or_no_slots_are_refused,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(draws_with_a_bad_topology_or_index_size_record_nothing,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(markers_with_a_slot_out_of_range_record_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_submission_with_a_null_stream_is_refused, setup,
+                                        teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

@@ -14,22 +14,26 @@
 
 #include "tally/tally.h"
 
-static const tally_catalogue *simgpu(void) {
+static const tally_catalogue *simgpu(void)
+{
     const tally_catalogue *cat = NULL;
     assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
     assert_non_null(cat);
     return cat;
 }
 
-static bool is_float(tally_storage s) {
+static bool is_float(tally_storage s)
+{
     return s == TALLY_STORAGE_FLOAT32 || s == TALLY_STORAGE_FLOAT64;
 }
 
-static bool is_signed(tally_storage s) {
+static bool is_signed(tally_storage s)
+{
     return s == TALLY_STORAGE_INT32 || s == TALLY_STORAGE_INT64;
 }
 
-static double as_double(const tally_counter_info *c, tally_value v) {
+static double as_double(const tally_counter_info *c, tally_value v)
+{
     if (is_float(c->storage))
         return v.f64;
     if (is_signed(c->storage))
@@ -37,13 +41,15 @@ static double as_double(const tally_counter_info *c, tally_value v) {
     return (double)v.u64;
 }
 
-static uint32_t find(const tally_catalogue *cat, const char *symbol) {
+static uint32_t find(const tally_catalogue *cat, const char *symbol)
+{
     uint32_t index = UINT32_MAX;
     assert_int_equal(tally_catalogue_find(cat, symbol, &index), TALLY_OK);
     return index;
 }
 
-static void every_counter_symbol_and_alias_symbol_is_unique(void **state) {
+static void every_counter_symbol_and_alias_symbol_is_unique(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t n = tally_catalogue_counter_count(cat);
@@ -64,7 +70,8 @@ static void every_counter_symbol_and_alias_symbol_is_unique(void **state) {
     free(symbols);
 }
 
-static void every_counter_uuid_is_unique(void **state) {
+static void every_counter_uuid_is_unique(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t n = tally_catalogue_counter_count(cat);
@@ -74,7 +81,8 @@ static void every_counter_uuid_is_unique(void **state) {
                                     tally_catalogue_counter(cat, j)->uuid, 16);
 }
 
-static void every_uuid_is_the_rfc4122_v5_uuid_of_the_symbol_alone(void **state) {
+static void every_uuid_is_the_rfc4122_v5_uuid_of_the_symbol_alone(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uuid_t ns;
@@ -85,19 +93,34 @@ static void every_uuid_is_the_rfc4122_v5_uuid_of_the_symbol_alone(void **state) 
         uuid_generate_sha1(expected, ns, c->symbol, strlen(c->symbol));
         if (memcmp(expected, c->uuid, 16) != 0)
             fail_msg("uuid of %s is not uuid5(namespace, symbol)", c->symbol);
-        assert_int_equal(c->uuid[6] >> 4, 5);       /* version 5 */
-        assert_int_equal(c->uuid[8] & 0xc0, 0x80);  /* RFC 4122 variant */
+        assert_int_equal(c->uuid[6] >> 4, 5);      /* version 5 */
+        assert_int_equal(c->uuid[8] & 0xc0, 0x80); /* RFC 4122 variant */
     }
 }
 
-static void every_required_symbol_exists(void **state) {
+static void every_required_symbol_exists(void **state)
+{
     (void)state;
-    static const char *const required[] = {
-        "GpuTime", "GpuCoreClocks", "GpuBusy", "DrawCalls", "Dispatches", "IaVertices",
-        "IaPrimitives", "VsInvocations", "ClipperInvocations", "ClipperPrimitives",
-        "RasterizedPixels", "FsInvocations", "CsInvocations", "CsWorkgroups",
-        "ShaderAluInstructions", "ShaderTexInstructions", "L2CacheHits", "L2CacheMisses",
-        "DramReadBytes", "DramWriteBytes"};
+    static const char *const required[] = {"GpuTime",
+                                           "GpuCoreClocks",
+                                           "GpuBusy",
+                                           "DrawCalls",
+                                           "Dispatches",
+                                           "IaVertices",
+                                           "IaPrimitives",
+                                           "VsInvocations",
+                                           "ClipperInvocations",
+                                           "ClipperPrimitives",
+                                           "RasterizedPixels",
+                                           "FsInvocations",
+                                           "CsInvocations",
+                                           "CsWorkgroups",
+                                           "ShaderAluInstructions",
+                                           "ShaderTexInstructions",
+                                           "L2CacheHits",
+                                           "L2CacheMisses",
+                                           "DramReadBytes",
+                                           "DramWriteBytes"};
     const tally_catalogue *cat = simgpu();
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         uint32_t index = UINT32_MAX;
@@ -107,14 +130,16 @@ static void every_required_symbol_exists(void **state) {
     }
 }
 
-static void the_catalogue_has_at_least_40_counters_in_at_least_8_groups(void **state) {
+static void the_catalogue_has_at_least_40_counters_in_at_least_8_groups(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     assert_true(tally_catalogue_counter_count(cat) >= 40);
     assert_true(tally_catalogue_group_count(cat) >= 8);
 }
 
-static void every_counter_has_enums_in_range_and_a_nonempty_range(void **state) {
+static void every_counter_has_enums_in_range_and_a_nonempty_range(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     for (uint32_t i = 0; i < tally_catalogue_counter_count(cat); i++) {
@@ -134,7 +159,8 @@ static void every_counter_has_enums_in_range_and_a_nonempty_range(void **state) 
     }
 }
 
-static void percentage_counters_range_from_0_to_100(void **state) {
+static void percentage_counters_range_from_0_to_100(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t seen = 0;
@@ -150,7 +176,8 @@ static void percentage_counters_range_from_0_to_100(void **state) {
     assert_true(seen >= 1);
 }
 
-static void every_group_has_capacity_and_lists_exactly_its_counters(void **state) {
+static void every_group_has_capacity_and_lists_exactly_its_counters(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t n = tally_catalogue_counter_count(cat);
@@ -170,7 +197,8 @@ static void every_group_has_capacity_and_lists_exactly_its_counters(void **state
     }
 }
 
-static void raw_indices_agree_with_the_raw_counter_lookup(void **state) {
+static void raw_indices_agree_with_the_raw_counter_lookup(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t raw_seen = 0;
@@ -189,7 +217,8 @@ static void raw_indices_agree_with_the_raw_counter_lookup(void **state) {
     assert_null(tally_catalogue_raw_counter(cat, tally_catalogue_raw_count(cat)));
 }
 
-static void every_metric_set_fits_in_one_pass(void **state) {
+static void every_metric_set_fits_in_one_pass(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     assert_true(tally_catalogue_metric_set_count(cat) >= 1);
@@ -203,14 +232,16 @@ static void every_metric_set_fits_in_one_pass(void **state) {
     }
 }
 
-static void find_accepts_api_aliases(void **state) {
+static void find_accepts_api_aliases(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     assert_int_equal(find(cat, "PsInvocations"), find(cat, "FsInvocations"));
     assert_int_equal(find(cat, "CsThreads"), find(cat, "CsWaves"));
 }
 
-static void find_rejects_unknown_and_differently_cased_symbols(void **state) {
+static void find_rejects_unknown_and_differently_cased_symbols(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t index = 0;
@@ -220,7 +251,8 @@ static void find_rejects_unknown_and_differently_cased_symbols(void **state) {
                      TALLY_ERROR_UNKNOWN_COUNTER);
 }
 
-static void opencl_calls_cs_invocations_kernel_work_items(void **state) {
+static void opencl_calls_cs_invocations_kernel_work_items(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     const tally_counter_info *c = tally_catalogue_counter(cat, find(cat, "CsInvocations"));
@@ -229,25 +261,29 @@ static void opencl_calls_cs_invocations_kernel_work_items(void **state) {
     assert_string_equal(tally_counter_name_for(c, TALLY_API_VULKAN), c->name);
 }
 
-static void an_unknown_backend_has_no_catalogue(void **state) {
+static void an_unknown_backend_has_no_catalogue(void **state)
+{
     (void)state;
     const tally_catalogue *cat = NULL;
     assert_int_equal(tally_backend_catalogue("nosuchgpu", &cat), TALLY_ERROR_UNKNOWN_BACKEND);
 }
 
-static tally_value evaluate(const tally_catalogue *cat, const char *symbol, const uint64_t *raw) {
+static tally_value evaluate(const tally_catalogue *cat, const char *symbol, const uint64_t *raw)
+{
     tally_value v = {.u64 = 12345};
     assert_int_equal(tally_catalogue_evaluate(cat, find(cat, symbol), raw, NULL, &v), TALLY_OK);
     return v;
 }
 
-static uint32_t raw_slot(const tally_catalogue *cat, const char *symbol) {
+static uint32_t raw_slot(const tally_catalogue *cat, const char *symbol)
+{
     uint32_t raw = tally_catalogue_counter(cat, find(cat, symbol))->raw_index;
     assert_int_not_equal(raw, TALLY_NOT_RAW);
     return raw;
 }
 
-static void division_by_zero_evaluates_to_zero(void **state) {
+static void division_by_zero_evaluates_to_zero(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint64_t *raw = calloc(tally_catalogue_raw_count(cat), sizeof *raw);
@@ -258,7 +294,8 @@ static void division_by_zero_evaluates_to_zero(void **state) {
     free(raw);
 }
 
-static void busy_percentage_is_busy_cycles_over_core_clocks(void **state) {
+static void busy_percentage_is_busy_cycles_over_core_clocks(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint64_t *raw = calloc(tally_catalogue_raw_count(cat), sizeof *raw);
@@ -269,7 +306,8 @@ static void busy_percentage_is_busy_cycles_over_core_clocks(void **state) {
     free(raw);
 }
 
-static void percentages_clamp_at_100(void **state) {
+static void percentages_clamp_at_100(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint64_t *raw = calloc(tally_catalogue_raw_count(cat), sizeof *raw);
@@ -284,7 +322,8 @@ static void percentages_clamp_at_100(void **state) {
     free(raw);
 }
 
-static void visible_primitives_never_go_below_zero(void **state) {
+static void visible_primitives_never_go_below_zero(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint64_t *raw = calloc(tally_catalogue_raw_count(cat), sizeof *raw);
@@ -298,7 +337,8 @@ static void visible_primitives_never_go_below_zero(void **state) {
     free(raw);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_counter_symbol_and_alias_symbol_is_unique),
         cmocka_unit_test(every_counter_uuid_is_unique),

@@ -21,7 +21,8 @@ struct rng {
     uint64_t s;
 };
 
-static uint64_t next(struct rng *r) {
+static uint64_t next(struct rng *r)
+{
     uint64_t x = r->s;
     x ^= x << 13;
     x ^= x >> 7;
@@ -29,12 +30,18 @@ static uint64_t next(struct rng *r) {
     return r->s = x;
 }
 
-static uint32_t below(struct rng *r, uint32_t n) { return (uint32_t)(next(r) % n); }
-static bool coin(struct rng *r) { return next(r) & 1u; }
+static uint32_t below(struct rng *r, uint32_t n)
+{
+    return (uint32_t)(next(r) % n);
+}
+static bool coin(struct rng *r)
+{
+    return next(r) & 1u;
+}
 
 /* What the test knows about each measured command, independently. */
 struct expectation {
-    int type; /* 0 draw, 1 dispatch, 2 transfer */
+    int type;                /* 0 draw, 1 dispatch, 2 transfer */
     uint64_t area;           /* width * height * layers of the render state */
     uint64_t cs_invocations; /* groups x local size, dispatches only */
     uint64_t cs_groups;
@@ -49,7 +56,8 @@ struct run {
     struct expectation expect[COMMANDS];
 };
 
-static void random_mix(struct rng *r, tally_instruction_mix *mix) {
+static void random_mix(struct rng *r, tally_instruction_mix *mix)
+{
     mix->alu = below(r, 64);
     mix->tex = below(r, 8);
     mix->load = below(r, 8);
@@ -57,13 +65,14 @@ static void random_mix(struct rng *r, tally_instruction_mix *mix) {
     mix->branch = below(r, 8);
 }
 
-static void random_program_desc(struct rng *r, tally_program_desc *desc) {
+static void random_program_desc(struct rng *r, tally_program_desc *desc)
+{
     memset(desc, 0, sizeof *desc);
     desc->name = "random";
     for (int s = 0; s < TALLY_STAGE_COUNT; s++) {
         tally_stage_profile *p = &desc->stages[s];
-        p->present = s == TALLY_STAGE_VERTEX || s == TALLY_STAGE_COMPUTE ? below(r, 4) != 0
-                                                                          : coin(r);
+        p->present =
+            s == TALLY_STAGE_VERTEX || s == TALLY_STAGE_COMPUTE ? below(r, 4) != 0 : coin(r);
         random_mix(r, &p->mix);
         p->input_bytes = below(r, 3) ? below(r, 64) : 0;
         p->output_vertices = below(r, 5);
@@ -75,10 +84,11 @@ static void random_program_desc(struct rng *r, tally_program_desc *desc) {
     }
 }
 
-static uint64_t local_size_of(const tally_dispatch *d, const tally_program_desc *bound) {
-    const tally_stage_profile *cs =
-        bound && bound->stages[TALLY_STAGE_COMPUTE].present ? &bound->stages[TALLY_STAGE_COMPUTE]
-                                                            : NULL;
+static uint64_t local_size_of(const tally_dispatch *d, const tally_program_desc *bound)
+{
+    const tally_stage_profile *cs = bound && bound->stages[TALLY_STAGE_COMPUTE].present
+                                        ? &bound->stages[TALLY_STAGE_COMPUTE]
+                                        : NULL;
     uint64_t local = 1;
     for (int i = 0; i < 3; i++) {
         uint32_t size = d->local_size[i] ? d->local_size[i] : cs ? cs->local_size[i] : 1;
@@ -87,14 +97,16 @@ static uint64_t local_size_of(const tally_dispatch *d, const tally_program_desc 
     return local;
 }
 
-static void open_device(tally_device **device) {
+static void open_device(tally_device **device)
+{
     tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
     char error[256];
     assert_int_equal(tally_device_open(&options, device, error, sizeof error), TALLY_OK);
 }
 
 /* Records the stream the seed describes and executes it for every pass. */
-static void execute_random_stream(struct run *run, tally_device *device, uint64_t seed) {
+static void execute_random_stream(struct run *run, tally_device *device, uint64_t seed)
+{
     memset(run, 0, sizeof *run);
     run->device = device;
     const tally_catalogue *cat = tally_device_catalogue(device);
@@ -135,8 +147,10 @@ static void execute_random_stream(struct run *run, tally_device *device, uint64_
         }
         if (below(&r, 4) == 0) {
             static const uint32_t samples[] = {1, 2, 4, 8};
-            rs = (tally_render_state){.width = 1 + below(&r, 512), .height = 1 + below(&r, 512),
-                                      .layers = 1 + below(&r, 3), .samples = samples[below(&r, 4)],
+            rs = (tally_render_state){.width = 1 + below(&r, 512),
+                                      .height = 1 + below(&r, 512),
+                                      .layers = 1 + below(&r, 3),
+                                      .samples = samples[below(&r, 4)],
                                       .color_bytes_per_pixel = below(&r, 17),
                                       .depth_bytes_per_sample = below(&r, 5),
                                       .flags = below(&r, 64)};
@@ -150,8 +164,10 @@ static void execute_random_stream(struct run *run, tally_device *device, uint64_
         if (kind < 6) {
             static const uint8_t sizes[] = {1, 2, 4};
             uint32_t indices[3000];
-            tally_draw d = {.api_name = "draw", .count = 1 + below(&r, 3000),
-                            .instance_count = 1 + below(&r, 4), .first = below(&r, 100),
+            tally_draw d = {.api_name = "draw",
+                            .count = 1 + below(&r, 3000),
+                            .instance_count = 1 + below(&r, 4),
+                            .first = below(&r, 100),
                             .topology = (uint8_t)below(&r, TALLY_TOPOLOGY_COUNT),
                             .patch_control_points = (uint8_t)(1 + below(&r, 8))};
             if (coin(&r)) {
@@ -182,8 +198,8 @@ static void execute_random_stream(struct run *run, tally_device *device, uint64_
             e->cs_invocations = e->cs_groups * local_size_of(&d, bound);
             assert_int_equal(tally_stream_dispatch(s, &d), TALLY_OK);
         } else {
-            tally_transfer x = {.api_name = "transfer", .kind = below(&r, 4),
-                                .bytes = 1 + below(&r, 1u << 22)};
+            tally_transfer x = {
+                .api_name = "transfer", .kind = below(&r, 4), .bytes = 1 + below(&r, 1u << 22)};
             e->type = 2;
             assert_int_equal(tally_stream_transfer(s, &x), TALLY_OK);
         }
@@ -194,20 +210,22 @@ static void execute_random_stream(struct run *run, tally_device *device, uint64_
         tally_program_release(programs[i]);
 
     for (uint32_t p = 0; p < run->pass_count; p++) {
-        tally_submission sub = {.streams = &run->stream, .stream_count = 1, .pass_index = p,
-                                .api_name = "submit"};
+        tally_submission sub = {
+            .streams = &run->stream, .stream_count = 1, .pass_index = p, .api_name = "submit"};
         assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
     }
     assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
 }
 
-static void finish_run(struct run *run) {
+static void finish_run(struct run *run)
+{
     tally_results_release(run->results);
     tally_stream_destroy(run->stream);
     tally_context_destroy(run->context);
 }
 
-static uint32_t raw_of(const tally_catalogue *cat, const char *symbol) {
+static uint32_t raw_of(const tally_catalogue *cat, const char *symbol)
+{
     uint32_t index = 0;
     assert_int_equal(tally_catalogue_find(cat, symbol, &index), TALLY_OK);
     uint32_t raw = tally_catalogue_counter(cat, index)->raw_index;
@@ -215,7 +233,8 @@ static uint32_t raw_of(const tally_catalogue *cat, const char *symbol) {
     return raw;
 }
 
-static uint64_t *read_raw(struct run *run, uint32_t slot) {
+static uint64_t *read_raw(struct run *run, uint32_t slot)
+{
     uint32_t n = tally_catalogue_raw_count(tally_device_catalogue(run->device));
     uint64_t *raw = calloc(n, sizeof *raw);
     assert_non_null(raw);
@@ -223,7 +242,8 @@ static uint64_t *read_raw(struct run *run, uint32_t slot) {
     return raw;
 }
 
-static void check_invariants(uint64_t seed) {
+static void check_invariants(uint64_t seed)
+{
     tally_device *device = NULL;
     open_device(&device);
     struct run run;
@@ -252,7 +272,8 @@ static void check_invariants(uint64_t seed) {
                            ? values[i].f64
                            : (double)values[i].u64;
             if (!(v >= 0.0 && v <= 100.0))
-                fail_msg("seed %llu slot %u: %s = %g", (unsigned long long)seed, slot, c->symbol, v);
+                fail_msg("seed %llu slot %u: %s = %g", (unsigned long long)seed, slot, c->symbol,
+                         v);
         }
         uint64_t *raw = read_raw(&run, slot);
         assert_int_equal(raw[l2_hit] + raw[l2_miss], raw[l2_req]);
@@ -279,22 +300,26 @@ static void check_invariants(uint64_t seed) {
     tally_device_close(device);
 }
 
-static void invariants_hold_for_every_command_of_random_stream_1(void **state) {
+static void invariants_hold_for_every_command_of_random_stream_1(void **state)
+{
     (void)state;
     check_invariants(0x9e3779b97f4a7c15ull);
 }
 
-static void invariants_hold_for_every_command_of_random_stream_2(void **state) {
+static void invariants_hold_for_every_command_of_random_stream_2(void **state)
+{
     (void)state;
     check_invariants(0x2545f4914f6cdd1dull);
 }
 
-static void invariants_hold_for_every_command_of_random_stream_3(void **state) {
+static void invariants_hold_for_every_command_of_random_stream_3(void **state)
+{
     (void)state;
     check_invariants(12345);
 }
 
-static void the_same_stream_gives_identical_raw_values_on_every_run_and_device(void **state) {
+static void the_same_stream_gives_identical_raw_values_on_every_run_and_device(void **state)
+{
     (void)state;
     tally_device *first = NULL, *second = NULL;
     open_device(&first);
@@ -319,7 +344,8 @@ static void the_same_stream_gives_identical_raw_values_on_every_run_and_device(v
     tally_device_close(second);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(invariants_hold_for_every_command_of_random_stream_1),
         cmocka_unit_test(invariants_hold_for_every_command_of_random_stream_2),

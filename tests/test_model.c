@@ -14,12 +14,21 @@
 
 /* The selection every case reads, in this order. */
 enum {
-    V_IA_VERTICES, V_IA_PRIMITIVES, V_VS_INVOCATIONS, V_VERTEX_CACHE_HITS, V_DRAW_CALLS,
-    V_DISPATCHES, V_TRANSFER_COMMANDS, V_CS_INVOCATIONS, V_CS_WORKGROUPS, V_GPU_TIME, V_COUNT
+    V_IA_VERTICES,
+    V_IA_PRIMITIVES,
+    V_VS_INVOCATIONS,
+    V_VERTEX_CACHE_HITS,
+    V_DRAW_CALLS,
+    V_DISPATCHES,
+    V_TRANSFER_COMMANDS,
+    V_CS_INVOCATIONS,
+    V_CS_WORKGROUPS,
+    V_GPU_TIME,
+    V_COUNT
 };
 static const char *const selection[V_COUNT] = {
-    "IaVertices", "IaPrimitives", "VsInvocations", "VertexCacheHits", "DrawCalls",
-    "Dispatches", "TransferCommands", "CsInvocations", "CsWorkgroups", "GpuTime"};
+    "IaVertices", "IaPrimitives",     "VsInvocations", "VertexCacheHits", "DrawCalls",
+    "Dispatches", "TransferCommands", "CsInvocations", "CsWorkgroups",    "GpuTime"};
 
 struct fixture {
     tally_device *device;
@@ -28,7 +37,8 @@ struct fixture {
     uint32_t counters[V_COUNT];
 };
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     struct fixture *fx = calloc(1, sizeof *fx);
     if (!fx)
         return -1;
@@ -48,7 +58,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     struct fixture *fx = *state;
     tally_stream_destroy(fx->stream);
     tally_context_destroy(fx->context);
@@ -57,7 +68,8 @@ static int teardown(void **state) {
     return 0;
 }
 
-static tally_results *new_results(struct fixture *fx, uint32_t slots) {
+static tally_results *new_results(struct fixture *fx, uint32_t slots)
+{
     tally_results *results = NULL;
     assert_int_equal(tally_results_create(fx->device, fx->counters, V_COUNT, slots, &results),
                      TALLY_OK);
@@ -65,14 +77,18 @@ static tally_results *new_results(struct fixture *fx, uint32_t slots) {
     return results;
 }
 
-static void submit_and_wait(struct fixture *fx) {
-    tally_submission sub = {.streams = &fx->stream, .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
+static void submit_and_wait(struct fixture *fx)
+{
+    tally_submission sub = {.streams = &fx->stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "submit"};
     assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
 }
 
-static void read_slot(tally_results *results, uint32_t slot, uint64_t v[V_COUNT]) {
+static void read_slot(tally_results *results, uint32_t slot, uint64_t v[V_COUNT])
+{
     tally_value values[V_COUNT];
     assert_int_equal(tally_results_get(results, slot, values, V_COUNT, NULL), TALLY_OK);
     for (int i = 0; i < V_COUNT; i++)
@@ -80,7 +96,8 @@ static void read_slot(tally_results *results, uint32_t slot, uint64_t v[V_COUNT]
 }
 
 /* Records one draw in its own scope, executes it and reads the values. */
-static void measure_draw(struct fixture *fx, const tally_draw *draw, uint64_t v[V_COUNT]) {
+static void measure_draw(struct fixture *fx, const tally_draw *draw, uint64_t v[V_COUNT])
+{
     tally_results *results = new_results(fx, 1);
     assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
     assert_int_equal(tally_stream_draw(fx->stream, draw), TALLY_OK);
@@ -90,7 +107,8 @@ static void measure_draw(struct fixture *fx, const tally_draw *draw, uint64_t v[
     tally_results_release(results);
 }
 
-static void measure_dispatch(struct fixture *fx, const tally_dispatch *d, uint64_t v[V_COUNT]) {
+static void measure_dispatch(struct fixture *fx, const tally_dispatch *d, uint64_t v[V_COUNT])
+{
     tally_results *results = new_results(fx, 1);
     assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
     assert_int_equal(tally_stream_dispatch(fx->stream, d), TALLY_OK);
@@ -110,46 +128,52 @@ struct topology_case {
 /* Incomplete primitives are not counted. */
 static const struct topology_case topology_cases[] = {
     {TALLY_TOPOLOGY_POINT_LIST, 7, 0, 7},
-    {TALLY_TOPOLOGY_LINE_LIST, 7, 0, 3},                    /* 7/2 */
-    {TALLY_TOPOLOGY_LINE_STRIP, 7, 0, 6},                   /* 7-1 */
+    {TALLY_TOPOLOGY_LINE_LIST, 7, 0, 3},  /* 7/2 */
+    {TALLY_TOPOLOGY_LINE_STRIP, 7, 0, 6}, /* 7-1 */
     {TALLY_TOPOLOGY_LINE_STRIP, 1, 0, 0},
-    {TALLY_TOPOLOGY_TRIANGLE_LIST, 8, 0, 2},                /* 8/3 */
-    {TALLY_TOPOLOGY_TRIANGLE_STRIP, 7, 0, 5},               /* 7-2 */
+    {TALLY_TOPOLOGY_TRIANGLE_LIST, 8, 0, 2},  /* 8/3 */
+    {TALLY_TOPOLOGY_TRIANGLE_STRIP, 7, 0, 5}, /* 7-2 */
     {TALLY_TOPOLOGY_TRIANGLE_STRIP, 2, 0, 0},
-    {TALLY_TOPOLOGY_TRIANGLE_FAN, 7, 0, 5},                 /* 7-2 */
+    {TALLY_TOPOLOGY_TRIANGLE_FAN, 7, 0, 5}, /* 7-2 */
     {TALLY_TOPOLOGY_TRIANGLE_FAN, 1, 0, 0},
-    {TALLY_TOPOLOGY_LINE_LIST_WITH_ADJACENCY, 11, 0, 2},    /* 11/4 */
-    {TALLY_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY, 9, 0, 6},    /* 9-3 */
+    {TALLY_TOPOLOGY_LINE_LIST_WITH_ADJACENCY, 11, 0, 2}, /* 11/4 */
+    {TALLY_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY, 9, 0, 6}, /* 9-3 */
     {TALLY_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY, 3, 0, 0},
-    {TALLY_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY, 17, 0, 2}, /* 17/6 */
+    {TALLY_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY, 17, 0, 2},  /* 17/6 */
     {TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY, 11, 0, 3}, /* (11-4)/2 */
     {TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY, 6, 0, 1},
     {TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY, 5, 0, 0},
-    {TALLY_TOPOLOGY_PATCH_LIST, 10, 3, 3},                  /* 10/3 */
+    {TALLY_TOPOLOGY_PATCH_LIST, 10, 3, 3}, /* 10/3 */
     {TALLY_TOPOLOGY_PATCH_LIST, 16, 4, 4},
 };
 
-static void every_topology_counts_complete_primitives_only(void **state) {
+static void every_topology_counts_complete_primitives_only(void **state)
+{
     struct fixture *fx = *state;
     for (size_t i = 0; i < sizeof topology_cases / sizeof topology_cases[0]; i++) {
         const struct topology_case *c = &topology_cases[i];
-        tally_draw draw = {.api_name = "draw", .count = c->vertices, .instance_count = 1,
+        tally_draw draw = {.api_name = "draw",
+                           .count = c->vertices,
+                           .instance_count = 1,
                            .topology = c->topology,
                            .patch_control_points = c->patch_control_points};
         uint64_t v[V_COUNT];
         measure_draw(fx, &draw, v);
         if (v[V_IA_PRIMITIVES] != c->primitives)
-            fail_msg("topology %d with %u vertices: %llu primitives, expected %llu",
-                     c->topology, c->vertices, (unsigned long long)v[V_IA_PRIMITIVES],
+            fail_msg("topology %d with %u vertices: %llu primitives, expected %llu", c->topology,
+                     c->vertices, (unsigned long long)v[V_IA_PRIMITIVES],
                      (unsigned long long)c->primitives);
     }
 }
 
-static void instancing_multiplies_primitives_by_the_instance_count(void **state) {
+static void instancing_multiplies_primitives_by_the_instance_count(void **state)
+{
     struct fixture *fx = *state;
     for (size_t i = 0; i < sizeof topology_cases / sizeof topology_cases[0]; i++) {
         const struct topology_case *c = &topology_cases[i];
-        tally_draw draw = {.api_name = "draw", .count = c->vertices, .instance_count = 3,
+        tally_draw draw = {.api_name = "draw",
+                           .count = c->vertices,
+                           .instance_count = 3,
                            .topology = c->topology,
                            .patch_control_points = c->patch_control_points};
         uint64_t v[V_COUNT];
@@ -158,9 +182,12 @@ static void instancing_multiplies_primitives_by_the_instance_count(void **state)
     }
 }
 
-static void ia_vertices_count_every_vertex_of_every_instance_including_incomplete_ones(void **state) {
+static void ia_vertices_count_every_vertex_of_every_instance_including_incomplete_ones(void **state)
+{
     struct fixture *fx = *state;
-    tally_draw draw = {.api_name = "draw", .count = 8, .instance_count = 5,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 8,
+                       .instance_count = 5,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     uint64_t v[V_COUNT];
     measure_draw(fx, &draw, v);
@@ -168,9 +195,12 @@ static void ia_vertices_count_every_vertex_of_every_instance_including_incomplet
     assert_int_equal(v[V_IA_PRIMITIVES], 10);
 }
 
-static void non_indexed_draws_shade_every_input_vertex(void **state) {
+static void non_indexed_draws_shade_every_input_vertex(void **state)
+{
     struct fixture *fx = *state;
-    tally_draw draw = {.api_name = "draw", .count = 13, .instance_count = 4,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 13,
+                       .instance_count = 4,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_STRIP};
     uint64_t v[V_COUNT];
     measure_draw(fx, &draw, v);
@@ -178,12 +208,17 @@ static void non_indexed_draws_shade_every_input_vertex(void **state) {
     assert_int_equal(v[V_VERTEX_CACHE_HITS], 0);
 }
 
-static void indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once(void **state) {
+static void indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once(void **state)
+{
     struct fixture *fx = *state;
     static const uint16_t indices[12] = {0, 1, 2, 2, 1, 3, 0, 3, 4, 5, 6, 7};
-    tally_draw draw = {.api_name = "drawIndexed", .count = 12, .instance_count = 2,
-                       .flags = TALLY_DRAW_INDEXED, .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
-                       .index_size = 2, .indices = indices};
+    tally_draw draw = {.api_name = "drawIndexed",
+                       .count = 12,
+                       .instance_count = 2,
+                       .flags = TALLY_DRAW_INDEXED,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+                       .index_size = 2,
+                       .indices = indices};
     uint64_t v[V_COUNT];
     measure_draw(fx, &draw, v);
     assert_int_equal(v[V_IA_VERTICES], 24);
@@ -192,7 +227,8 @@ static void indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once(vo
     assert_int_equal(v[V_IA_PRIMITIVES], 8);
 }
 
-static void the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh(void **state) {
+static void the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh(void **state)
+{
     struct fixture *fx = *state;
     /* 0..31 fill the cache (32 misses); 0 hits and stays the oldest entry;
      * 32 evicts 0 (miss); 0 misses again (evicts 1); 1 misses (evicts 2).
@@ -204,9 +240,13 @@ static void the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh(void *
     indices[33] = 32;
     indices[34] = 0;
     indices[35] = 1;
-    tally_draw draw = {.api_name = "drawIndexed", .count = 36, .instance_count = 3,
-                       .flags = TALLY_DRAW_INDEXED, .topology = TALLY_TOPOLOGY_POINT_LIST,
-                       .index_size = 4, .indices = indices};
+    tally_draw draw = {.api_name = "drawIndexed",
+                       .count = 36,
+                       .instance_count = 3,
+                       .flags = TALLY_DRAW_INDEXED,
+                       .topology = TALLY_TOPOLOGY_POINT_LIST,
+                       .index_size = 4,
+                       .indices = indices};
     uint64_t v[V_COUNT];
     measure_draw(fx, &draw, v);
     assert_int_equal(v[V_IA_VERTICES], 108);
@@ -214,19 +254,25 @@ static void the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh(void *
     assert_int_equal(v[V_VERTEX_CACHE_HITS], 108 - 105);
 }
 
-static void byte_indices_run_through_the_vertex_cache_too(void **state) {
+static void byte_indices_run_through_the_vertex_cache_too(void **state)
+{
     struct fixture *fx = *state;
     static const uint8_t indices[6] = {200, 201, 202, 202, 201, 200};
-    tally_draw draw = {.api_name = "drawIndexed", .count = 6, .instance_count = 1,
-                       .flags = TALLY_DRAW_INDEXED, .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
-                       .index_size = 1, .indices = indices};
+    tally_draw draw = {.api_name = "drawIndexed",
+                       .count = 6,
+                       .instance_count = 1,
+                       .flags = TALLY_DRAW_INDEXED,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+                       .index_size = 1,
+                       .indices = indices};
     uint64_t v[V_COUNT];
     measure_draw(fx, &draw, v);
     assert_int_equal(v[V_VS_INVOCATIONS], 3);
     assert_int_equal(v[V_VERTEX_CACHE_HITS], 3);
 }
 
-static void a_dispatch_runs_groups_times_its_local_size(void **state) {
+static void a_dispatch_runs_groups_times_its_local_size(void **state)
+{
     struct fixture *fx = *state;
     tally_dispatch d = {.api_name = "dispatch", .groups = {2, 3, 4}, .local_size = {8, 4, 2}};
     uint64_t v[V_COUNT];
@@ -236,11 +282,12 @@ static void a_dispatch_runs_groups_times_its_local_size(void **state) {
     assert_int_equal(v[V_DISPATCHES], 1);
 }
 
-static void a_dispatch_without_local_size_uses_the_bound_programs(void **state) {
+static void a_dispatch_without_local_size_uses_the_bound_programs(void **state)
+{
     struct fixture *fx = *state;
     tally_program_desc desc = {.name = "cs"};
-    desc.stages[TALLY_STAGE_COMPUTE] = (tally_stage_profile){
-        .present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
+    desc.stages[TALLY_STAGE_COMPUTE] =
+        (tally_stage_profile){.present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
     tally_program *program = NULL;
     assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
     assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
@@ -254,11 +301,12 @@ static void a_dispatch_without_local_size_uses_the_bound_programs(void **state) 
 
 /* A program bound by one stream is not bound in the next one: each stream
  * starts with nothing bound (and the program may be gone by then). */
-static void a_program_bound_by_one_stream_is_not_bound_in_the_next(void **state) {
+static void a_program_bound_by_one_stream_is_not_bound_in_the_next(void **state)
+{
     struct fixture *fx = *state;
     tally_program_desc desc = {.name = "cs"};
-    desc.stages[TALLY_STAGE_COMPUTE] = (tally_stage_profile){
-        .present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
+    desc.stages[TALLY_STAGE_COMPUTE] =
+        (tally_stage_profile){.present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
     tally_program *program = NULL;
     assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
     assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
@@ -271,10 +319,13 @@ static void a_program_bound_by_one_stream_is_not_bound_in_the_next(void **state)
     assert_int_equal(v[V_CS_INVOCATIONS], 5);
 }
 
-static void command_counters_count_draws_dispatches_and_transfers(void **state) {
+static void command_counters_count_draws_dispatches_and_transfers(void **state)
+{
     struct fixture *fx = *state;
     tally_results *results = new_results(fx, 1);
-    tally_draw draw = {.api_name = "draw", .count = 3, .instance_count = 1,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     tally_dispatch dispatch = {.api_name = "dispatch", .groups = {1, 1, 1}};
     tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 4096};
@@ -296,16 +347,18 @@ static void command_counters_count_draws_dispatches_and_transfers(void **state) 
     tally_results_release(results);
 }
 
-static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state) {
+static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state)
+{
     struct fixture *fx = *state;
     tally_results *outer = new_results(fx, 1);
     tally_results *each = new_results(fx, 5);
-    tally_draw draw = {.api_name = "draw", .count = 3000, .instance_count = 2,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3000,
+                       .instance_count = 2,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
-    tally_dispatch dispatch = {.api_name = "dispatch", .groups = {64, 1, 1},
-                               .local_size = {64, 1, 1}};
-    tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY,
-                               .bytes = 1u << 20};
+    tally_dispatch dispatch = {
+        .api_name = "dispatch", .groups = {64, 1, 1}, .local_size = {64, 1, 1}};
+    tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1u << 20};
     assert_int_equal(tally_stream_marker_begin(fx->stream, outer, 0), TALLY_OK);
     for (uint32_t slot = 0; slot < 5; slot++) {
         assert_int_equal(tally_stream_marker_begin(fx->stream, each, slot), TALLY_OK);
@@ -331,21 +384,34 @@ static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state) {
     tally_results_release(each);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(every_topology_counts_complete_primitives_only, setup, teardown),
-        cmocka_unit_test_setup_teardown(instancing_multiplies_primitives_by_the_instance_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(ia_vertices_count_every_vertex_of_every_instance_including_incomplete_ones, setup, teardown),
-        cmocka_unit_test_setup_teardown(non_indexed_draws_shade_every_input_vertex, setup, teardown),
-        cmocka_unit_test_setup_teardown(indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh, setup, teardown),
-        cmocka_unit_test_setup_teardown(byte_indices_run_through_the_vertex_cache_too, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_dispatch_runs_groups_times_its_local_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_topology_counts_complete_primitives_only, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(instancing_multiplies_primitives_by_the_instance_count,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            ia_vertices_count_every_vertex_of_every_instance_including_incomplete_ones, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(non_indexed_draws_shade_every_input_vertex, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh, setup, teardown),
+        cmocka_unit_test_setup_teardown(byte_indices_run_through_the_vertex_cache_too, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_dispatch_runs_groups_times_its_local_size, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_program_bound_by_one_stream_is_not_bound_in_the_next,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(a_dispatch_without_local_size_uses_the_bound_programs, setup, teardown),
-        cmocka_unit_test_setup_teardown(command_counters_count_draws_dispatches_and_transfers, setup, teardown),
-        cmocka_unit_test_setup_teardown(scope_gpu_time_is_the_sum_of_its_commands_gpu_times, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_dispatch_without_local_size_uses_the_bound_programs,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(command_counters_count_draws_dispatches_and_transfers,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(scope_gpu_time_is_the_sum_of_its_commands_gpu_times, setup,
+                                        teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

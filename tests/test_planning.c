@@ -11,43 +11,50 @@
 
 #include "tally/tally.h"
 
-static const tally_catalogue *simgpu(void) {
+static const tally_catalogue *simgpu(void)
+{
     const tally_catalogue *cat = NULL;
     assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
     return cat;
 }
 
-static uint32_t find(const tally_catalogue *cat, const char *symbol) {
+static uint32_t find(const tally_catalogue *cat, const char *symbol)
+{
     uint32_t index = UINT32_MAX;
     assert_int_equal(tally_catalogue_find(cat, symbol, &index), TALLY_OK);
     return index;
 }
 
 /* The five counters of the Gpu group (capacity 4), in catalogue order. */
-static void gpu_counters(const tally_catalogue *cat, uint32_t out[5]) {
+static void gpu_counters(const tally_catalogue *cat, uint32_t out[5])
+{
     static const char *const symbols[5] = {"GpuTime", "GpuCoreClocks", "GpuBusyCycles", "GpuBusy",
                                            "AvgGpuCoreFrequency"};
     for (int i = 0; i < 5; i++)
         out[i] = find(cat, symbols[i]);
 }
 
-static void no_counters_need_no_passes(void **state) {
+static void no_counters_need_no_passes(void **state)
+{
     (void)state;
     uint32_t passes = 99;
     assert_int_equal(tally_plan_passes(simgpu(), NULL, 0, NULL, &passes), TALLY_OK);
     assert_int_equal(passes, 0);
 }
 
-static void the_gpu_group_is_five_counters_with_capacity_four(void **state) {
+static void the_gpu_group_is_five_counters_with_capacity_four(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
-    const tally_group_info *g = tally_catalogue_group(cat, tally_catalogue_counter(cat, find(cat, "GpuTime"))->group);
+    const tally_group_info *g =
+        tally_catalogue_group(cat, tally_catalogue_counter(cat, find(cat, "GpuTime"))->group);
     assert_string_equal(g->symbol, "Gpu");
     assert_int_equal(g->capacity, 4);
     assert_int_equal(g->counter_count, 5);
 }
 
-static void five_counters_of_a_capacity_four_group_need_two_passes(void **state) {
+static void five_counters_of_a_capacity_four_group_need_two_passes(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t counters[5], pass_of[5], passes = 0;
@@ -59,7 +66,8 @@ static void five_counters_of_a_capacity_four_group_need_two_passes(void **state)
     assert_int_equal(pass_of[4], 1);
 }
 
-static void a_counter_listed_twice_takes_one_place(void **state) {
+static void a_counter_listed_twice_takes_one_place(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t g[5];
@@ -72,7 +80,8 @@ static void a_counter_listed_twice_takes_one_place(void **state) {
     assert_int_equal(pass_of[2], 0);
 }
 
-static void counters_of_different_groups_share_a_pass(void **state) {
+static void counters_of_different_groups_share_a_pass(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t counters[4] = {find(cat, "GpuTime"), find(cat, "DrawCalls"), find(cat, "IaVertices"),
@@ -85,7 +94,8 @@ static void counters_of_different_groups_share_a_pass(void **state) {
 }
 
 /* max over groups of ceil(counters / capacity), from the group table. */
-static uint32_t expected_passes_for_everything(const tally_catalogue *cat) {
+static uint32_t expected_passes_for_everything(const tally_catalogue *cat)
+{
     uint32_t most = 0;
     for (uint32_t g = 0; g < tally_catalogue_group_count(cat); g++) {
         const tally_group_info *group = tally_catalogue_group(cat, g);
@@ -96,7 +106,8 @@ static uint32_t expected_passes_for_everything(const tally_catalogue *cat) {
     return most;
 }
 
-static void all_counters_need_the_most_passes_any_group_needs(void **state) {
+static void all_counters_need_the_most_passes_any_group_needs(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t n = tally_catalogue_counter_count(cat);
@@ -123,7 +134,8 @@ static void all_counters_need_the_most_passes_any_group_needs(void **state) {
     free(pass_of);
 }
 
-static void an_unknown_counter_index_is_rejected(void **state) {
+static void an_unknown_counter_index_is_rejected(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t counters[2] = {0, tally_catalogue_counter_count(cat)};
@@ -132,18 +144,19 @@ static void an_unknown_counter_index_is_rejected(void **state) {
                      TALLY_ERROR_UNKNOWN_COUNTER);
 }
 
-static void null_pointers_are_invalid_arguments(void **state) {
+static void null_pointers_are_invalid_arguments(void **state)
+{
     (void)state;
     const tally_catalogue *cat = simgpu();
     uint32_t counters[1] = {0}, passes = 0;
     assert_int_equal(tally_plan_passes(NULL, counters, 1, NULL, &passes),
                      TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_plan_passes(cat, NULL, 1, NULL, &passes), TALLY_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(tally_plan_passes(cat, counters, 1, NULL, NULL),
-                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_plan_passes(cat, counters, 1, NULL, NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-static tally_device *open_virtual(void) {
+static tally_device *open_virtual(void)
+{
     tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
     tally_device *device = NULL;
     char error[256];
@@ -151,7 +164,8 @@ static tally_device *open_virtual(void) {
     return device;
 }
 
-static void results_report_the_planned_pass_count(void **state) {
+static void results_report_the_planned_pass_count(void **state)
+{
     (void)state;
     tally_device *device = open_virtual();
     const tally_catalogue *cat = tally_device_catalogue(device);
@@ -175,7 +189,8 @@ static void results_report_the_planned_pass_count(void **state) {
     tally_device_close(device);
 }
 
-static void a_two_pass_slot_is_available_only_after_both_passes(void **state) {
+static void a_two_pass_slot_is_available_only_after_both_passes(void **state)
+{
     (void)state;
     tally_device *device = open_virtual();
     const tally_catalogue *cat = tally_device_catalogue(device);
@@ -187,14 +202,16 @@ static void a_two_pass_slot_is_available_only_after_both_passes(void **state) {
     assert_int_equal(tally_context_create(device, "test", &context), TALLY_OK);
     assert_int_equal(tally_stream_create(context, &stream), TALLY_OK);
     assert_int_equal(tally_results_create(device, gpu, 5, 1, &results), TALLY_OK);
-    tally_draw draw = {.api_name = "draw", .count = 3, .instance_count = 1,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     assert_int_equal(tally_stream_marker_begin(stream, results, 0), TALLY_OK);
     assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
     assert_int_equal(tally_stream_marker_end(stream, results, 0), TALLY_OK);
 
-    tally_submission sub = {.streams = &stream, .stream_count = 1, .pass_index = 0,
-                            .api_name = "submit"};
+    tally_submission sub = {
+        .streams = &stream, .stream_count = 1, .pass_index = 0, .api_name = "submit"};
     assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
     tally_value values[5];
@@ -213,7 +230,8 @@ static void a_two_pass_slot_is_available_only_after_both_passes(void **state) {
     tally_device_close(device);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_counters_need_no_passes),
         cmocka_unit_test(the_gpu_group_is_five_counters_with_capacity_four),

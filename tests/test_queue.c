@@ -16,7 +16,8 @@
 #define THREADS 4
 #define SUBMISSIONS 200
 
-static tally_device *open_virtual(void) {
+static tally_device *open_virtual(void)
+{
     tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
     tally_device *device = NULL;
     char error[256];
@@ -24,7 +25,8 @@ static tally_device *open_virtual(void) {
     return device;
 }
 
-static uint32_t ia_vertices_index(tally_device *device) {
+static uint32_t ia_vertices_index(tally_device *device)
+{
     uint32_t index = 0;
     assert_int_equal(tally_catalogue_find(tally_device_catalogue(device), "IaVertices", &index),
                      TALLY_OK);
@@ -38,7 +40,8 @@ struct submitter {
     int failures; /* statuses other than OK seen by the thread */
 };
 
-static void *submit_many(void *arg) {
+static void *submit_many(void *arg)
+{
     struct submitter *s = arg;
     tally_context *context = NULL;
     tally_stream *stream = NULL;
@@ -47,10 +50,12 @@ static void *submit_many(void *arg) {
         s->failures++;
         return NULL;
     }
-    tally_draw draw = {.api_name = "draw", .count = s->vertices, .instance_count = 1,
+    tally_draw draw = {.api_name = "draw",
+                       .count = s->vertices,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_POINT_LIST};
-    tally_submission sub = {.streams = &stream, .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
+    tally_submission sub = {
+        .streams = &stream, .stream_count = 1, .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
     for (uint32_t i = 0; i < SUBMISSIONS; i++) {
         s->failures += tally_stream_marker_begin(stream, s->results, i) != TALLY_OK;
         s->failures += tally_stream_draw(stream, &draw) != TALLY_OK;
@@ -62,7 +67,8 @@ static void *submit_many(void *arg) {
     return NULL;
 }
 
-static void concurrent_submitters_each_get_exactly_their_own_values(void **state) {
+static void concurrent_submitters_each_get_exactly_their_own_values(void **state)
+{
     (void)state;
     tally_device *device = open_virtual();
     uint32_t ia = ia_vertices_index(device);
@@ -100,7 +106,8 @@ struct single {
     tally_results *results;
 };
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     struct single *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
@@ -117,7 +124,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     struct single *f = *state;
     tally_results_release(f->results);
     tally_stream_destroy(f->stream);
@@ -127,7 +135,8 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state) {
+static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state)
+{
     struct single *f = *state;
     tally_transfer big = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1ull << 32};
     for (int i = 0; i < 64; i++)
@@ -141,7 +150,8 @@ static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state) {
     assert_true(tally_completed_seqno(f->device) >= seqno);
 }
 
-static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **state) {
+static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **state)
+{
     struct single *f = *state;
     tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
     uint64_t seqno = 0;
@@ -151,7 +161,8 @@ static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **sta
                      TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-static void seqnos_increase_by_one_per_submission(void **state) {
+static void seqnos_increase_by_one_per_submission(void **state)
+{
     struct single *f = *state;
     tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
     uint64_t first = 0, second = 0;
@@ -160,9 +171,12 @@ static void seqnos_increase_by_one_per_submission(void **state) {
     assert_int_equal(second, first + 1);
 }
 
-static void waiting_on_a_slot_without_an_end_marker_times_out(void **state) {
+static void waiting_on_a_slot_without_an_end_marker_times_out(void **state)
+{
     struct single *f = *state;
-    tally_draw draw = {.api_name = "draw", .count = 3, .instance_count = 1,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 1), TALLY_OK);
     assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
@@ -172,7 +186,8 @@ static void waiting_on_a_slot_without_an_end_marker_times_out(void **state) {
     assert_int_equal(tally_results_wait(f->results, 1, 20000000), TALLY_TIMEOUT);
 }
 
-static void reading_an_unexecuted_slot_is_not_ready(void **state) {
+static void reading_an_unexecuted_slot_is_not_ready(void **state)
+{
     struct single *f = *state;
     tally_value v = {0};
     assert_int_equal(tally_results_get(f->results, 2, &v, 1, NULL), TALLY_NOT_READY);
@@ -180,9 +195,12 @@ static void reading_an_unexecuted_slot_is_not_ready(void **state) {
     assert_int_equal(tally_results_get_raw(f->results, 2, raw, 64), TALLY_NOT_READY);
 }
 
-static void resetting_a_stream_after_submit_does_not_disturb_the_pending_execution(void **state) {
+static void resetting_a_stream_after_submit_does_not_disturb_the_pending_execution(void **state)
+{
     struct single *f = *state;
-    tally_draw draw = {.api_name = "draw", .count = 77, .instance_count = 3,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 77,
+                       .instance_count = 3,
                        .topology = TALLY_TOPOLOGY_POINT_LIST};
     assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 0), TALLY_OK);
     assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
@@ -191,8 +209,8 @@ static void resetting_a_stream_after_submit_does_not_disturb_the_pending_executi
     assert_int_equal(tally_submit(f->device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_stream_reset(f->stream), TALLY_OK);
     assert_int_equal(tally_stream_command_count(f->stream), 0);
-    tally_draw other = {.api_name = "draw", .count = 5, .instance_count = 1,
-                        .topology = TALLY_TOPOLOGY_POINT_LIST};
+    tally_draw other = {
+        .api_name = "draw", .count = 5, .instance_count = 1, .topology = TALLY_TOPOLOGY_POINT_LIST};
     assert_int_equal(tally_stream_draw(f->stream, &other), TALLY_OK);
     assert_int_equal(tally_results_wait(f->results, 0, UINT64_MAX), TALLY_OK);
     tally_value v = {0};
@@ -200,15 +218,21 @@ static void resetting_a_stream_after_submit_does_not_disturb_the_pending_executi
     assert_int_equal(v.u64, 231);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(concurrent_submitters_each_get_exactly_their_own_values),
-        cmocka_unit_test_setup_teardown(a_zero_timeout_wait_on_pending_work_is_ok_or_timeout, setup, teardown),
-        cmocka_unit_test_setup_teardown(waiting_on_a_never_submitted_seqno_is_an_invalid_argument, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_zero_timeout_wait_on_pending_work_is_ok_or_timeout, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(waiting_on_a_never_submitted_seqno_is_an_invalid_argument,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(seqnos_increase_by_one_per_submission, setup, teardown),
-        cmocka_unit_test_setup_teardown(waiting_on_a_slot_without_an_end_marker_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(waiting_on_a_slot_without_an_end_marker_times_out, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(reading_an_unexecuted_slot_is_not_ready, setup, teardown),
-        cmocka_unit_test_setup_teardown(resetting_a_stream_after_submit_does_not_disturb_the_pending_execution, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            resetting_a_stream_after_submit_does_not_disturb_the_pending_execution, setup,
+            teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

@@ -30,7 +30,8 @@ struct fixture {
     char path[PATH_MAX]; /* scratch for path_in */
 };
 
-static int make_dir(void **state) {
+static int make_dir(void **state)
+{
     struct fixture *fx = calloc(1, sizeof *fx);
     if (!fx)
         return -1;
@@ -43,12 +44,14 @@ static int make_dir(void **state) {
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
     (void)st, (void)type, (void)ftw;
     return remove(path);
 }
 
-static int remove_dir(void **state) {
+static int remove_dir(void **state)
+{
     struct fixture *fx = *state;
     chmod(fx->dir, 0700);
     int result = nftw(fx->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -56,13 +59,15 @@ static int remove_dir(void **state) {
     return result;
 }
 
-static const char *path_in(struct fixture *fx, const char *name) {
+static const char *path_in(struct fixture *fx, const char *name)
+{
     snprintf(fx->path, sizeof fx->path, "%s/%s", fx->dir, name);
     return fx->path;
 }
 
 /* The whole file as a string, or NULL if it cannot be read. */
-static char *read_text(const char *path) {
+static char *read_text(const char *path)
+{
     FILE *file = fopen(path, "rb");
     if (!file)
         return NULL;
@@ -77,7 +82,8 @@ static char *read_text(const char *path) {
     return text;
 }
 
-static int entry_count(const char *dir) {
+static int entry_count(const char *dir)
+{
     DIR *d = opendir(dir);
     assert_non_null(d);
     int count = 0;
@@ -87,13 +93,15 @@ static int entry_count(const char *dir) {
     return count;
 }
 
-static bool exists(const char *path) {
+static bool exists(const char *path)
+{
     struct stat st;
     return lstat(path, &st) == 0;
 }
 
 /* Parses strictly, and the whole text must be the one value. */
-static json_object *parse_json_file(const char *path) {
+static json_object *parse_json_file(const char *path)
+{
     char *text = read_text(path);
     assert_non_null(text);
     json_tokener *tokener = json_tokener_new();
@@ -109,32 +117,37 @@ static json_object *parse_json_file(const char *path) {
     return root;
 }
 
-static json_object *member(json_object *object, const char *key) {
+static json_object *member(json_object *object, const char *key)
+{
     json_object *value = NULL;
     assert_true(json_object_object_get_ex(object, key, &value));
     return value;
 }
 
-static const tally_catalogue *simgpu(void) {
+static const tally_catalogue *simgpu(void)
+{
     const tally_catalogue *cat = NULL;
     assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
     return cat;
 }
 
-static uint32_t counter(const char *symbol) {
+static uint32_t counter(const char *symbol)
+{
     uint32_t index = UINT32_MAX;
     assert_int_equal(tally_catalogue_find(simgpu(), symbol, &index), TALLY_OK);
     return index;
 }
 
 /* The columns most tests use: uint64, float64, uint64. */
-static void three_columns(uint32_t columns[3]) {
+static void three_columns(uint32_t columns[3])
+{
     columns[0] = counter("GpuTime");
     columns[1] = counter("GpuBusy");
     columns[2] = counter("DrawCalls");
 }
 
-static tally_command_record sample_record(uint64_t sequence) {
+static tally_command_record sample_record(uint64_t sequence)
+{
     return (tally_command_record){
         .sequence = sequence,
         .api_name = "vkCmdDraw",
@@ -150,7 +163,8 @@ static tally_command_record sample_record(uint64_t sequence) {
     };
 }
 
-static tally_report *open_report(const char *path, tally_report_format format) {
+static tally_report *open_report(const char *path, tally_report_format format)
+{
     uint32_t columns[3];
     three_columns(columns);
     tally_report *report = NULL;
@@ -160,7 +174,8 @@ static tally_report *open_report(const char *path, tally_report_format format) {
 }
 
 /* A CSV report of one record with the given label; returns its text. */
-static char *csv_with_label(struct fixture *fx, const char *label) {
+static char *csv_with_label(struct fixture *fx, const char *label)
+{
     const char *path = path_in(fx, "labels.csv");
     tally_report *report = open_report(path, TALLY_REPORT_CSV);
     tally_command_record record = sample_record(1);
@@ -171,13 +186,15 @@ static char *csv_with_label(struct fixture *fx, const char *label) {
     return read_text(path);
 }
 
-static const char *second_line(const char *text) {
+static const char *second_line(const char *text)
+{
     const char *newline = strchr(text, '\n');
     assert_non_null(newline);
     return newline + 1;
 }
 
-static void format_for_path_picks_json_by_extension_case_insensitively(void **state) {
+static void format_for_path_picks_json_by_extension_case_insensitively(void **state)
+{
     (void)state;
     assert_int_equal(tally_report_format_for_path("out.json"), TALLY_REPORT_JSON);
     assert_int_equal(tally_report_format_for_path("/tmp/OUT.JSON"), TALLY_REPORT_JSON);
@@ -189,7 +206,8 @@ static void format_for_path_picks_json_by_extension_case_insensitively(void **st
     assert_int_equal(tally_report_format_for_path(NULL), TALLY_REPORT_CSV);
 }
 
-static void csv_header_lists_record_fields_then_counter_symbols(void **state) {
+static void csv_header_lists_record_fields_then_counter_symbols(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "header.csv");
     assert_int_equal(tally_report_close(open_report(path, TALLY_REPORT_CSV)), TALLY_OK);
@@ -200,7 +218,8 @@ static void csv_header_lists_record_fields_then_counter_symbols(void **state) {
     free(text);
 }
 
-static void csv_rows_hold_record_fields_duration_and_values(void **state) {
+static void csv_rows_hold_record_fields_duration_and_values(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "rows.csv");
     tally_report *report = open_report(path, TALLY_REPORT_CSV);
@@ -214,7 +233,8 @@ static void csv_rows_hold_record_fields_duration_and_values(void **state) {
     free(text);
 }
 
-static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **state) {
+static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "backwards.csv");
     tally_report *report = NULL;
@@ -231,28 +251,32 @@ static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **stat
     free(text);
 }
 
-static void csv_quotes_labels_with_commas_and_quotes(void **state) {
+static void csv_quotes_labels_with_commas_and_quotes(void **state)
+{
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "a,\"b\"");
     assert_non_null(strstr(text, ",\"a,\"\"b\"\"\",1000,"));
     free(text);
 }
 
-static void csv_quotes_labels_with_line_breaks(void **state) {
+static void csv_quotes_labels_with_line_breaks(void **state)
+{
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "one\r\ntwo");
     assert_non_null(strstr(text, ",\"one\r\ntwo\",1000,"));
     free(text);
 }
 
-static void csv_leaves_plain_labels_unquoted(void **state) {
+static void csv_leaves_plain_labels_unquoted(void **state)
+{
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "shadow pass/cascade 0");
     assert_non_null(strstr(text, ",shadow pass/cascade 0,1000,"));
     free(text);
 }
 
-static void csv_writes_non_finite_floats_as_nan_and_inf(void **state) {
+static void csv_writes_non_finite_floats_as_nan_and_inf(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "nonfinite.csv");
     uint32_t column = counter("GpuBusy");
@@ -272,7 +296,8 @@ static void csv_writes_non_finite_floats_as_nan_and_inf(void **state) {
     free(text);
 }
 
-static void check_json_command(json_object *command, uint64_t i) {
+static void check_json_command(json_object *command, uint64_t i)
+{
     assert_int_equal(json_object_get_uint64(member(command, "sequence")), i);
     assert_string_equal(json_object_get_string(member(command, "kind")), "draw");
     assert_string_equal(json_object_get_string(member(command, "api_name")), "vkCmdDraw");
@@ -292,7 +317,8 @@ static void check_json_command(json_object *command, uint64_t i) {
     assert_int_equal(json_object_get_uint64(member(values, "DrawCalls")), i * 1000003);
 }
 
-static void json_report_parses_and_holds_every_record(void **state) {
+static void json_report_parses_and_holds_every_record(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "report.json");
     tally_report *report = open_report(path, TALLY_REPORT_JSON);
@@ -318,7 +344,8 @@ static void json_report_parses_and_holds_every_record(void **state) {
     json_object_put(root);
 }
 
-static void json_report_without_records_parses(void **state) {
+static void json_report_without_records_parses(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "empty.json");
     tally_report *report = NULL;
@@ -332,7 +359,8 @@ static void json_report_without_records_parses(void **state) {
 }
 
 /* The label of the one command of a JSON report written with label. */
-static char *json_label_round_trip(struct fixture *fx, const char *label) {
+static char *json_label_round_trip(struct fixture *fx, const char *label)
+{
     const char *path = path_in(fx, "escape.json");
     tally_report *report = open_report(path, TALLY_REPORT_JSON);
     tally_command_record record = sample_record(1);
@@ -347,16 +375,21 @@ static char *json_label_round_trip(struct fixture *fx, const char *label) {
     return parsed;
 }
 
-static void json_escapes_quotes_backslashes_and_control_characters(void **state) {
+static void json_escapes_quotes_backslashes_and_control_characters(void **state)
+{
     const char *label = "say \"hi\"\\path\x01\x1f\b\f\n\r\t\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80";
     char *parsed = json_label_round_trip(*state, label);
     assert_string_equal(parsed, label);
     free(parsed);
 }
 
-static void json_replaces_bytes_that_are_not_utf8(void **state) {
+static void json_replaces_bytes_that_are_not_utf8(void **state)
+{
     /* a stray continuation byte, an overlong '/', a surrogate, a cut sequence */
-    char *parsed = json_label_round_trip(*state, "a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82");
+    char *parsed = json_label_round_trip(*state, "a\x80"
+                                                 "b\xc0\xaf"
+                                                 "c\xed\xa0\x80"
+                                                 "d\xe2\x82");
     const char *r = "\xef\xbf\xbd";
     char expected[64];
     snprintf(expected, sizeof expected, "a%sb%s%sc%s%s%sd%s%s", r, r, r, r, r, r, r, r);
@@ -364,7 +397,8 @@ static void json_replaces_bytes_that_are_not_utf8(void **state) {
     free(parsed);
 }
 
-static void json_writes_non_finite_floats_as_zero(void **state) {
+static void json_writes_non_finite_floats_as_zero(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "nonfinite.json");
     tally_report *report = open_report(path, TALLY_REPORT_JSON);
@@ -385,8 +419,9 @@ static void json_writes_non_finite_floats_as_zero(void **state) {
 }
 
 /* A locale whose decimal point is not '.', or NULL if none is installed. */
-static const char *comma_locale(void) {
-    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+static const char *comma_locale(void)
+{
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8",  "fr_FR.UTF-8",
                                         "fr_FR.utf8",  "ru_RU.UTF-8", "de_DE"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (setlocale(LC_NUMERIC, names[i]) && strcmp(localeconv()->decimal_point, ".") != 0)
@@ -396,7 +431,8 @@ static const char *comma_locale(void) {
     return NULL;
 }
 
-static void floats_use_a_decimal_point_whatever_the_locale(void **state) {
+static void floats_use_a_decimal_point_whatever_the_locale(void **state)
+{
     struct fixture *fx = *state;
     if (!comma_locale())
         skip(); /* needs e.g. de_DE.UTF-8 (Debian: locales, locale-gen) */
@@ -421,19 +457,22 @@ static void floats_use_a_decimal_point_whatever_the_locale(void **state) {
     free(text);
 }
 
-static tally_trace *open_trace(const char *path) {
+static tally_trace *open_trace(const char *path)
+{
     tally_trace *trace = NULL;
     assert_int_equal(tally_trace_open(path, "demo \"app\"", &trace), TALLY_OK);
     assert_non_null(trace);
     return trace;
 }
 
-static json_object *trace_events(json_object *root) {
+static json_object *trace_events(json_object *root)
+{
     assert_string_equal(json_object_get_string(member(root, "displayTimeUnit")), "ns");
     return member(root, "traceEvents");
 }
 
-static void trace_parses_and_has_exact_microsecond_timestamps(void **state) {
+static void trace_parses_and_has_exact_microsecond_timestamps(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "trace.json");
     tally_trace *trace = open_trace(path);
@@ -460,7 +499,8 @@ static void trace_parses_and_has_exact_microsecond_timestamps(void **state) {
     json_object_put(root);
 }
 
-static void trace_names_the_process_and_tracks_with_metadata_events(void **state) {
+static void trace_names_the_process_and_tracks_with_metadata_events(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "names.json");
     tally_trace *trace = open_trace(path);
@@ -485,7 +525,8 @@ static void trace_names_the_process_and_tracks_with_metadata_events(void **state
     json_object_put(root);
 }
 
-static void trace_writes_instants_with_typed_args(void **state) {
+static void trace_writes_instants_with_typed_args(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "instant.json");
     tally_trace *trace = open_trace(path);
@@ -509,7 +550,8 @@ static void trace_writes_instants_with_typed_args(void **state) {
     json_object_put(root);
 }
 
-static void trace_writes_counters_on_tid_zero_and_non_finite_as_zero(void **state) {
+static void trace_writes_counters_on_tid_zero_and_non_finite_as_zero(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "counter.json");
     tally_trace *trace = open_trace(path);
@@ -529,7 +571,8 @@ static void trace_writes_counters_on_tid_zero_and_non_finite_as_zero(void **stat
     json_object_put(root);
 }
 
-static void trace_rejects_bad_events_without_writing_them(void **state) {
+static void trace_rejects_bad_events_without_writing_them(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "bad.json");
     tally_trace *trace = open_trace(path);
@@ -551,7 +594,8 @@ static void trace_rejects_bad_events_without_writing_them(void **state) {
     json_object_put(root);
 }
 
-static void nothing_appears_at_destination_before_close(void **state) {
+static void nothing_appears_at_destination_before_close(void **state)
+{
     struct fixture *fx = *state;
     char report_path[PATH_MAX], trace_path[PATH_MAX];
     snprintf(report_path, sizeof report_path, "%s", path_in(fx, "late.csv"));
@@ -574,7 +618,8 @@ static void nothing_appears_at_destination_before_close(void **state) {
     assert_int_equal(entry_count(fx->dir), 2);
 }
 
-static void close_replaces_an_existing_file(void **state) {
+static void close_replaces_an_existing_file(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "old.csv");
     FILE *old = fopen(path, "w");
@@ -591,7 +636,8 @@ static void close_replaces_an_existing_file(void **state) {
     assert_int_equal(entry_count(fx->dir), 1);
 }
 
-static void close_replaces_a_symlink_instead_of_writing_through_it(void **state) {
+static void close_replaces_a_symlink_instead_of_writing_through_it(void **state)
+{
     struct fixture *fx = *state;
     char target[PATH_MAX];
     snprintf(target, sizeof target, "%s", path_in(fx, "target"));
@@ -611,7 +657,8 @@ static void close_replaces_a_symlink_instead_of_writing_through_it(void **state)
     free(text);
 }
 
-static void unwritable_directory_fails_cleanly(void **state) {
+static void unwritable_directory_fails_cleanly(void **state)
+{
     struct fixture *fx = *state;
     tally_report *report = (tally_report *)&report; /* must be reset to NULL */
     tally_trace *trace = (tally_trace *)&trace;
@@ -638,7 +685,8 @@ static void unwritable_directory_fails_cleanly(void **state) {
     }
 }
 
-static void failed_rename_removes_the_temporary_file(void **state) {
+static void failed_rename_removes_the_temporary_file(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "a_directory");
     assert_int_equal(mkdir(path, 0700), 0);
@@ -648,7 +696,8 @@ static void failed_rename_removes_the_temporary_file(void **state) {
     assert_int_equal(entry_count(fx->dir), 1);
 }
 
-static void write_error_fails_the_close_and_leaves_nothing(void **state) {
+static void write_error_fails_the_close_and_leaves_nothing(void **state)
+{
     struct fixture *fx = *state;
     struct rlimit saved;
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
@@ -671,7 +720,8 @@ static void write_error_fails_the_close_and_leaves_nothing(void **state) {
     assert_int_equal(entry_count(fx->dir), 0);
 }
 
-static void report_rejects_null_arguments(void **state) {
+static void report_rejects_null_arguments(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = simgpu();
     const char *path = path_in(fx, "null.csv");
@@ -704,7 +754,8 @@ static void report_rejects_null_arguments(void **state) {
     assert_int_equal(tally_report_close(NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-static void trace_rejects_null_arguments(void **state) {
+static void trace_rejects_null_arguments(void **state)
+{
     struct fixture *fx = *state;
     const char *path = path_in(fx, "null.json");
     const tally_status invalid = TALLY_ERROR_INVALID_ARGUMENT;
@@ -726,7 +777,8 @@ static void trace_rejects_null_arguments(void **state) {
     assert_int_equal(tally_trace_close(NULL), invalid);
 }
 
-static void unknown_counter_index_is_rejected(void **state) {
+static void unknown_counter_index_is_rejected(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = simgpu();
     uint32_t columns[2] = {counter("GpuTime"), tally_catalogue_counter_count(cat)};
@@ -738,7 +790,8 @@ static void unknown_counter_index_is_rejected(void **state) {
     assert_int_equal(entry_count(fx->dir), 0);
 }
 
-static void memory_stays_bounded_for_a_million_records(void **state) {
+static void memory_stays_bounded_for_a_million_records(void **state)
+{
     struct fixture *fx = *state;
     uint32_t column = counter("GpuBusy");
     tally_report *report = NULL;
@@ -758,38 +811,59 @@ static void memory_stays_bounded_for_a_million_records(void **state) {
     assert_int_equal(tally_report_close(report), TALLY_OK);
 }
 
-
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(format_for_path_picks_json_by_extension_case_insensitively, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(csv_header_lists_record_fields_then_counter_symbols, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(csv_rows_hold_record_fields_duration_and_values, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(csv_duration_is_zero_when_a_record_ends_before_it_begins, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(csv_quotes_labels_with_commas_and_quotes, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(format_for_path_picks_json_by_extension_case_insensitively,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_header_lists_record_fields_then_counter_symbols,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_rows_hold_record_fields_duration_and_values, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(csv_duration_is_zero_when_a_record_ends_before_it_begins,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_quotes_labels_with_commas_and_quotes, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(csv_quotes_labels_with_line_breaks, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(csv_leaves_plain_labels_unquoted, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(csv_writes_non_finite_floats_as_nan_and_inf, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(json_report_parses_and_holds_every_record, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_writes_non_finite_floats_as_nan_and_inf, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(json_report_parses_and_holds_every_record, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(json_report_without_records_parses, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(json_escapes_quotes_backslashes_and_control_characters, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(json_replaces_bytes_that_are_not_utf8, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(json_writes_non_finite_floats_as_zero, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(floats_use_a_decimal_point_whatever_the_locale, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(trace_parses_and_has_exact_microsecond_timestamps, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(trace_names_the_process_and_tracks_with_metadata_events, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(trace_writes_instants_with_typed_args, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(trace_writes_counters_on_tid_zero_and_non_finite_as_zero, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(trace_rejects_bad_events_without_writing_them, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(nothing_appears_at_destination_before_close, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_escapes_quotes_backslashes_and_control_characters,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(json_replaces_bytes_that_are_not_utf8, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(json_writes_non_finite_floats_as_zero, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(floats_use_a_decimal_point_whatever_the_locale, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(trace_parses_and_has_exact_microsecond_timestamps, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(trace_names_the_process_and_tracks_with_metadata_events,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_writes_instants_with_typed_args, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(trace_writes_counters_on_tid_zero_and_non_finite_as_zero,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(trace_rejects_bad_events_without_writing_them, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(nothing_appears_at_destination_before_close, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(close_replaces_an_existing_file, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(close_replaces_a_symlink_instead_of_writing_through_it, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(close_replaces_a_symlink_instead_of_writing_through_it,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unwritable_directory_fails_cleanly, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(failed_rename_removes_the_temporary_file, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(write_error_fails_the_close_and_leaves_nothing, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(failed_rename_removes_the_temporary_file, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(write_error_fails_the_close_and_leaves_nothing, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(report_rejects_null_arguments, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(trace_rejects_null_arguments, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unknown_counter_index_is_rejected, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir,
+                                        remove_dir),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

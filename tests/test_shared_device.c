@@ -36,7 +36,9 @@ static void draw_three_times(tally_device *device)
     tally_stream *stream;
     assert_int_equal(tally_context_create(device, "test", &ctx), TALLY_OK);
     assert_int_equal(tally_stream_create(ctx, &stream), TALLY_OK);
-    tally_draw draw = {.api_name = "glDrawArrays", .count = 6, .instance_count = 1,
+    tally_draw draw = {.api_name = "glDrawArrays",
+                       .count = 6,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     for (int i = 0; i < 3; i++)
         assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);

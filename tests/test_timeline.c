@@ -17,7 +17,8 @@ struct fixture {
     tally_stream *stream;
 };
 
-static int setup(void **state) {
+static int setup(void **state)
+{
     struct fixture *fx = calloc(1, sizeof *fx);
     if (!fx)
         return -1;
@@ -30,7 +31,8 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
     struct fixture *fx = *state;
     tally_stream_destroy(fx->stream);
     tally_context_destroy(fx->context);
@@ -39,18 +41,24 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void submit_and_wait(struct fixture *fx) {
-    tally_submission sub = {.streams = &fx->stream, .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
+static void submit_and_wait(struct fixture *fx)
+{
+    tally_submission sub = {.streams = &fx->stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "submit"};
     assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
 }
 
-static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(void **state) {
+static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(void **state)
+{
     struct fixture *fx = *state;
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx->device, 8, &sub), TALLY_OK);
-    tally_draw draw = {.api_name = "draw", .count = 30, .instance_count = 1,
+    tally_draw draw = {.api_name = "draw",
+                       .count = 30,
+                       .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     for (int i = 0; i < 10; i++)
         assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
@@ -76,7 +84,8 @@ static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(voi
     tally_timeline_unsubscribe(sub);
 }
 
-static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state) {
+static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
+{
     struct fixture *fx = *state;
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
@@ -92,8 +101,10 @@ static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
         {9, 4, TALLY_TOPOLOGY_LINE_LIST, 36, 16},
     };
     for (size_t i = 0; i < 4; i++) {
-        tally_draw d = {.api_name = "draw", .count = draws[i].count,
-                        .instance_count = draws[i].instances, .topology = draws[i].topology};
+        tally_draw d = {.api_name = "draw",
+                        .count = draws[i].count,
+                        .instance_count = draws[i].instances,
+                        .topology = draws[i].topology};
         assert_int_equal(tally_stream_draw(fx->stream, &d), TALLY_OK);
     }
     submit_and_wait(fx);
@@ -132,7 +143,8 @@ static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
     tally_timeline_unsubscribe(sub);
 }
 
-static void tracks_are_the_driver_the_queue_then_each_unit(void **state) {
+static void tracks_are_the_driver_the_queue_then_each_unit(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t units = tally_catalogue_unit_count(cat);
@@ -146,7 +158,8 @@ static void tracks_are_the_driver_the_queue_then_each_unit(void **state) {
     assert_null(tally_timeline_track_name(fx->device, 2 + units));
 }
 
-static void the_draw_kind_describes_its_fields(void **state) {
+static void the_draw_kind_describes_its_fields(void **state)
+{
     (void)state;
     const tally_event_kind_info *k = tally_event_kind_get(TALLY_EVENT_KIND_DRAW);
     assert_non_null(k);
@@ -160,7 +173,8 @@ static void the_draw_kind_describes_its_fields(void **state) {
     assert_null(tally_event_kind_get(TALLY_EVENT_KIND_COUNT));
 }
 
-static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **state) {
+static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **state)
+{
     struct fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t raw_count = tally_catalogue_raw_count(cat);
@@ -172,7 +186,9 @@ static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **
     assert_int_equal(tally_sampler_interval_ns(sampler), 1000);
     uint64_t total = 0;
     for (uint32_t i = 0; i < 20; i++) {
-        tally_draw d = {.api_name = "draw", .count = 300 + i, .instance_count = 2,
+        tally_draw d = {.api_name = "draw",
+                        .count = 300 + i,
+                        .instance_count = 2,
                         .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
         assert_int_equal(tally_stream_draw(fx->stream, &d), TALLY_OK);
         total += (300 + i) * 2;
@@ -204,17 +220,19 @@ static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **
     tally_sampler_close(sampler);
 }
 
-static void a_sampler_interval_below_the_minimum_is_invalid(void **state) {
+static void a_sampler_interval_below_the_minimum_is_invalid(void **state)
+{
     struct fixture *fx = *state;
     tally_sampler *sampler = NULL;
     assert_int_equal(tally_sampler_open(fx->device, 10, 16, &sampler),
                      TALLY_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(tally_sampler_open(fx->device, TALLY_SAMPLER_MIN_INTERVAL_NS - 1, 16,
-                                        &sampler),
-                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(
+        tally_sampler_open(fx->device, TALLY_SAMPLER_MIN_INTERVAL_NS - 1, 16, &sampler),
+        TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state) {
+static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state)
+{
     struct fixture *fx = *state;
     uint32_t raw_count = tally_catalogue_raw_count(tally_device_catalogue(fx->device));
     tally_sampler *sampler = NULL;
@@ -237,15 +255,22 @@ static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state) 
     tally_sampler_close(sampler);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, setup, teardown),
-        cmocka_unit_test_setup_teardown(draw_events_pair_begin_and_end_with_fields_of_the_draw, setup, teardown),
-        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, setup, teardown),
+        cmocka_unit_test_setup_teardown(draw_events_pair_begin_and_end_with_fields_of_the_draw,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, setup,
+                                        teardown),
         cmocka_unit_test(the_draw_kind_describes_its_fields),
-        cmocka_unit_test_setup_teardown(samples_fall_on_interval_boundaries_and_account_for_all_work, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_full_sampler_drops_new_samples_and_reports_the_loss, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            samples_fall_on_interval_boundaries_and_account_for_all_work, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_full_sampler_drops_new_samples_and_reports_the_loss,
+                                        setup, teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

@@ -11,8 +11,9 @@
 #include "tally_cli.h"
 
 static const char *const columns[] = {
-    "GpuTime", "IaVertices", "IaPrimitives", "VsInvocations", "ClipperPrimitives",
-    "RasterizedPixels", "FsInvocations", "CsInvocations", "ShaderAluInstructions",
+    "GpuTime",       "IaVertices",        "IaPrimitives",
+    "VsInvocations", "ClipperPrimitives", "RasterizedPixels",
+    "FsInvocations", "CsInvocations",     "ShaderAluInstructions",
     "L2CacheMisses", "GpuBusy",
 };
 #define COLUMN_COUNT (sizeof(columns) / sizeof(columns[0]))
@@ -29,11 +30,13 @@ static const uint16_t quad_indices[] = {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5};
 
 static const struct step steps[] = {
     {"terrain", DRAW, .draw = {"vkCmdDraw", 3000, 1, 0, 0, 0, 0, TALLY_TOPOLOGY_TRIANGLE_LIST}},
-    {"quads", DRAW, .draw = {"vkCmdDrawIndexed", 12, 1, 0, 0, 0, TALLY_DRAW_INDEXED,
-                             TALLY_TOPOLOGY_TRIANGLE_LIST, 0, 2, quad_indices}},
+    {"quads", DRAW,
+     .draw = {"vkCmdDrawIndexed", 12, 1, 0, 0, 0, TALLY_DRAW_INDEXED, TALLY_TOPOLOGY_TRIANGLE_LIST,
+              0, 2, quad_indices}},
     {"ribbon", DRAW, .draw = {"vkCmdDraw", 64, 1, 0, 0, 0, 0, TALLY_TOPOLOGY_TRIANGLE_STRIP}},
-    {"trees", DRAW, .draw = {"vkCmdDrawIndexed", 360, 100, 0, 0, 0, TALLY_DRAW_INDEXED,
-                             TALLY_TOPOLOGY_TRIANGLE_LIST, 0, 4, NULL}},
+    {"trees", DRAW,
+     .draw = {"vkCmdDrawIndexed", 360, 100, 0, 0, 0, TALLY_DRAW_INDEXED,
+              TALLY_TOPOLOGY_TRIANGLE_LIST, 0, 4, NULL}},
     {"particles", DRAW, .draw = {"vkCmdDraw", 5000, 1, 0, 0, 0, 0, TALLY_TOPOLOGY_POINT_LIST}},
     {"outline", DRAW, .draw = {"vkCmdDraw", 200, 1, 0, 0, 0, 0, TALLY_TOPOLOGY_LINE_STRIP}},
     {"blur", DISPATCH, .dispatch = {"vkCmdDispatch", {80, 45, 1}, {0, 0, 0}, {16, 16, 1}, 0}},
@@ -51,23 +54,26 @@ static const tally_program_desc raster_program = {
 
 static const tally_program_desc compute_program = {
     .name = "blur",
-    .stages = {[TALLY_STAGE_COMPUTE] = {.present = true, .mix = {30, 4, 2, 1, 3},
+    .stages = {[TALLY_STAGE_COMPUTE] = {.present = true,
+                                        .mix = {30, 4, 2, 1, 3},
                                         .local_size = {16, 16, 1}}},
 };
 
 static const tally_render_state render = {
-    .width = 1280, .height = 720, .layers = 1, .samples = 1, .color_bytes_per_pixel = 4,
+    .width = 1280,
+    .height = 720,
+    .layers = 1,
+    .samples = 1,
+    .color_bytes_per_pixel = 4,
     .depth_bytes_per_sample = 4,
     .flags = TALLY_RENDER_DEPTH_TEST | TALLY_RENDER_DEPTH_WRITE | TALLY_RENDER_CULL,
 };
 
-static tally_status record_step(tally_stream *s, const struct step *step,
-                                tally_program *raster, tally_program *compute)
+static tally_status record_step(tally_stream *s, const struct step *step, tally_program *raster,
+                                tally_program *compute)
 {
     switch (step->kind) {
-    case DRAW:
-        tally_stream_bind_program(s, raster);
-        return tally_stream_draw(s, &step->draw);
+    case DRAW: tally_stream_bind_program(s, raster); return tally_stream_draw(s, &step->draw);
     case DISPATCH:
         tally_stream_bind_program(s, compute);
         return tally_stream_dispatch(s, &step->dispatch);
@@ -109,8 +115,9 @@ static void print_table(const tally_catalogue *cat, tally_results *results, cons
         tally_value values[COLUMN_COUNT];
         tally_results_get(results, i, values, COLUMN_COUNT, NULL);
         const struct step *st = &steps[i];
-        const char *api = st->kind == DRAW ? st->draw.api_name
-                        : st->kind == DISPATCH ? st->dispatch.api_name : st->transfer.api_name;
+        const char *api = st->kind == DRAW       ? st->draw.api_name
+                          : st->kind == DISPATCH ? st->dispatch.api_name
+                                                 : st->transfer.api_name;
         printf("%-3u %-10s %-18s", i, st->label, api);
         for (uint32_t k = 0; k < COLUMN_COUNT; k++)
             print_value(tally_catalogue_counter(cat, ids[k]), values[k]);

@@ -29,7 +29,9 @@ static void list_counters(const tally_catalogue *cat, int api)
         printf("%-24s %-36s %-18s %-12s %-8s %s\n", symbol, name,
                tally_catalogue_group(cat, c->group)->symbol, c->unit_name,
                tally_storage_string(c->storage),
-               c->raw_index == TALLY_NOT_RAW ? "derived" : c->exact ? "exact" : "modeled");
+               c->raw_index == TALLY_NOT_RAW ? "derived"
+               : c->exact                    ? "exact"
+                                             : "modeled");
     }
 }
 

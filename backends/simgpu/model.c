@@ -17,10 +17,22 @@ struct traffic {
     uint64_t read_lines, write_lines;
 };
 
-static uint64_t div_up(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
-static uint64_t permille(uint64_t a, uint64_t p) { return a * p / 1000u; }
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+    return b ? (a + b - 1) / b : 0;
+}
+static uint64_t permille(uint64_t a, uint64_t p)
+{
+    return a * p / 1000u;
+}
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
 
 static uint64_t busy(uint64_t work, uint64_t rate, uint64_t latency)
 {
@@ -99,9 +111,9 @@ static uint64_t common_units(const struct simgpu_profile *p, uint64_t *raw)
 {
     uint64_t shader = busy(shader_instructions(raw), p->shader_cores * p->alu_lanes_per_core,
                            p->shader_latency_cycles);
-    uint64_t texture = busy(raw[SIMGPU_RAW_TEXELS_FETCHED],
-                            p->texels_per_clock_per_core * p->shader_cores,
-                            p->texture_latency_cycles);
+    uint64_t texture =
+        busy(raw[SIMGPU_RAW_TEXELS_FETCHED], p->texels_per_clock_per_core * p->shader_cores,
+             p->texture_latency_cycles);
     uint64_t bytes = raw[SIMGPU_RAW_DRAM_READ_BYTES] + raw[SIMGPU_RAW_DRAM_WRITE_BYTES];
     uint64_t requests = raw[SIMGPU_RAW_L2_CACHE_REQUESTS];
     uint64_t memory = requests || bytes ? max64(div_up(requests, p->l2_requests_per_clock),
@@ -134,8 +146,7 @@ static uint64_t vertex_invocations(struct simgpu *g, const tally_draw *d)
         return d->count;
     if (d->indices)
         return simgpu_vertex_cache_misses(d->indices, d->index_size, d->count,
-                                          (uint32_t)g->profile.vertex_cache_entries,
-                                          g->cache_ring);
+                                          (uint32_t)g->profile.vertex_cache_entries, g->cache_ring);
     return d->count - permille(d->count, g->profile.vertex_reuse_permille);
 }
 
@@ -160,11 +171,11 @@ static struct geometry vertex_stages(struct simgpu *g, const tally_draw *d,
     raw[SIMGPU_RAW_IA_VERTEX_BYTES] += shaded * input_bytes;
     raw[SIMGPU_RAW_VS_INVOCATIONS] += shaded;
     raw[SIMGPU_RAW_VERTEX_CACHE_HITS] += vertices - shaded;
-    raw[SIMGPU_RAW_VS_WAVES] += div_up(shaded / (instances ? instances : 1), p->wave_size) *
-                                instances;
+    raw[SIMGPU_RAW_VS_WAVES] +=
+        div_up(shaded / (instances ? instances : 1), p->wave_size) * instances;
     add_instructions(vs, shaded, raw);
-    t->read_lines += div_up(index_bytes, p->l2_line_bytes) +
-                     div_up(shaded * input_bytes, p->l2_line_bytes);
+    t->read_lines +=
+        div_up(index_bytes, p->l2_line_bytes) + div_up(shaded * input_bytes, p->l2_line_bytes);
     return (struct geometry){primitives, class_of(d->topology)};
 }
 
@@ -240,10 +251,9 @@ static uint64_t pixel_stages(const struct simgpu_profile *p, const struct tally_
     uint64_t early_fails = depth_test ? permille(covered, p->early_depth_reject_permille) : 0;
     uint64_t per_invocation = per_sample ? 1 : samples;
     uint64_t candidates = per_sample ? covered : pixels;
-    uint64_t shaded = fs ? candidates - (depth_test ? permille(candidates,
-                                                               p->early_depth_reject_permille)
-                                                    : 0)
-                         : 0;
+    uint64_t shaded =
+        fs ? candidates - (depth_test ? permille(candidates, p->early_depth_reject_permille) : 0)
+           : 0;
     uint64_t killed = fs && fs->discards ? permille(shaded, p->discard_permille) : 0;
     uint64_t passing = fs ? (shaded - killed) * per_invocation : covered - early_fails;
     bool writes = rs->color_bytes_per_pixel || (rs->flags & TALLY_RENDER_DEPTH_WRITE);
@@ -287,9 +297,9 @@ static uint64_t draw(struct simgpu *g, const tally_draw *d, const struct tally_e
     uint64_t raster = pixel_stages(p, exec, pixels, raw, &t);
     shader_memory(p, raw, &t);
     memory_system(p, &t, raw);
-    uint64_t geometry = max64(busy(raw[SIMGPU_RAW_IA_VERTICES], p->ia_vertices_per_clock, 0),
-                              busy(raw[SIMGPU_RAW_CLIPPER_INVOCATIONS],
-                                   p->setup_primitives_per_clock, 0));
+    uint64_t geometry =
+        max64(busy(raw[SIMGPU_RAW_IA_VERTICES], p->ia_vertices_per_clock, 0),
+              busy(raw[SIMGPU_RAW_CLIPPER_INVOCATIONS], p->setup_primitives_per_clock, 0));
     geometry += geometry ? p->geometry_latency_cycles : 0;
     raw[SIMGPU_RAW_GEOMETRY_BUSY_CYCLES] += geometry;
     return finish(p, raw, max64(max64(geometry, raster), common_units(p, raw)));

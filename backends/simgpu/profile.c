@@ -9,7 +9,10 @@
 _Static_assert(sizeof(struct simgpu_profile) == SIMGPU_PARAMETER_COUNT * sizeof(uint64_t),
                "the profile struct mirrors the parameter table");
 
-static uint64_t *slots(struct simgpu_profile *profile) { return (uint64_t *)profile; }
+static uint64_t *slots(struct simgpu_profile *profile)
+{
+    return (uint64_t *)profile;
+}
 
 void simgpu_profile_defaults(struct simgpu_profile *profile)
 {

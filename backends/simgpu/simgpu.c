@@ -4,8 +4,7 @@
 
 #include "simgpu.h"
 
-static tally_status create(const char *profile_path, void **state, char *error,
-                           size_t error_size)
+static tally_status create(const char *profile_path, void **state, char *error, size_t error_size)
 {
     struct simgpu *g = calloc(1, sizeof(*g));
     if (!g)
@@ -14,8 +13,8 @@ static tally_status create(const char *profile_path, void **state, char *error,
     tally_status s = TALLY_OK;
     if (profile_path && *profile_path)
         s = simgpu_profile_load(&g->profile, profile_path, error, error_size);
-    if (s == TALLY_OK && !(g->cache_ring = calloc(g->profile.vertex_cache_entries,
-                                                  sizeof(uint32_t))))
+    if (s == TALLY_OK &&
+        !(g->cache_ring = calloc(g->profile.vertex_cache_entries, sizeof(uint32_t))))
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s != TALLY_OK) {
         free(g);
@@ -34,7 +33,10 @@ static void destroy(void *state)
     free(g);
 }
 
-static const char *device_name(const void *state) { return ((const struct simgpu *)state)->name; }
+static const char *device_name(const void *state)
+{
+    return ((const struct simgpu *)state)->name;
+}
 
 static uint64_t core_clock_hz(const void *state)
 {
@@ -50,8 +52,8 @@ static void constants(const void *state, uint64_t *values)
 {
     const uint64_t *params = (const uint64_t *)&((const struct simgpu *)state)->profile;
     for (uint32_t i = 0; i < simgpu_catalogue.constant_count; i++)
-        values[i] = params[simgpu_catalogue.constant_parameters[i]] *
-                    simgpu_catalogue.constant_scales[i];
+        values[i] =
+            params[simgpu_catalogue.constant_parameters[i]] * simgpu_catalogue.constant_scales[i];
 }
 
 const struct tally_backend_ops tally_simgpu_backend = {

@@ -43,9 +43,8 @@ typedef struct tally_report tally_report;
 
 /* counters: catalogue indices of the columns, in order. */
 TALLY_API tally_status tally_report_open(const char *path, tally_report_format format,
-                                         const tally_catalogue *catalogue,
-                                         const uint32_t *counters, uint32_t count,
-                                         tally_report **out);
+                                         const tally_catalogue *catalogue, const uint32_t *counters,
+                                         uint32_t count, tally_report **out);
 /* values: one per column. */
 TALLY_API tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                           const tally_value *values);
@@ -74,8 +73,7 @@ typedef struct tally_trace_arg {
 /* process_name names the trace's one process. */
 TALLY_API tally_status tally_trace_open(const char *path, const char *process_name,
                                         tally_trace **out);
-TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track,
-                                              const char *name);
+TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const char *name);
 /* A complete slice ("X") on a track. */
 TALLY_API tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *name,
                                          uint64_t begin_ns, uint64_t end_ns,

@@ -42,9 +42,9 @@ TALLY_API tally_status tally_results_reset(tally_results *results, uint32_t firs
 
 /* What else a slot knows. */
 typedef struct tally_slot_info {
-    uint64_t begin_ns;   /* GPU time of the begin marker */
-    uint64_t end_ns;     /* GPU time of the end marker */
-    uint32_t context_id; /* context whose work was measured */
+    uint64_t begin_ns;    /* GPU time of the begin marker */
+    uint64_t end_ns;      /* GPU time of the end marker */
+    uint32_t context_id;  /* context whose work was measured */
     uint32_t passes_done; /* bit mask of the passes executed */
 } tally_slot_info;
 
@@ -54,13 +54,12 @@ typedef struct tally_slot_info {
  * TALLY_INCOMPLETE says value_count was less than the selection. info may be
  * NULL.
  */
-TALLY_API tally_status tally_results_get(tally_results *results, uint32_t slot,
-                                         tally_value *values, uint32_t value_count,
-                                         tally_slot_info *info);
+TALLY_API tally_status tally_results_get(tally_results *results, uint32_t slot, tally_value *values,
+                                         uint32_t value_count, tally_slot_info *info);
 /* The slot's raw deltas (tally_catalogue_raw_count entries), for tools that
  * calculate themselves. */
-TALLY_API tally_status tally_results_get_raw(tally_results *results, uint32_t slot,
-                                             uint64_t *raw, uint32_t raw_count);
+TALLY_API tally_status tally_results_get_raw(tally_results *results, uint32_t slot, uint64_t *raw,
+                                             uint32_t raw_count);
 /* Blocks until the slot is available or timeout_ns passed (UINT64_MAX: no
  * limit): TALLY_OK or TALLY_TIMEOUT. */
 TALLY_API tally_status tally_results_wait(tally_results *results, uint32_t slot,

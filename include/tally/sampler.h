@@ -23,9 +23,9 @@ typedef enum tally_sample_reason {
 } tally_sample_reason;
 
 typedef struct tally_sample {
-    uint64_t timestamp_ns;   /* GPU time the sample was taken at */
-    uint32_t reason;         /* tally_sample_reason */
-    uint32_t context_id;     /* context of the last command executed, 0: none */
+    uint64_t timestamp_ns; /* GPU time the sample was taken at */
+    uint32_t reason;       /* tally_sample_reason */
+    uint32_t context_id;   /* context of the last command executed, 0: none */
     uint64_t core_frequency_hz;
 } tally_sample;
 

@@ -4,11 +4,10 @@
  * A stream belongs to a context and records commands: one per Vulkan command
  * buffer, GL context or CL queue. Each execution of a stream (and of a
  * secondary stream) starts with no program bound and the default render state
- * (no render area, one layer, one sample); what it binds lasts until its end. Recording is externally synchronized (one
- * thread at a time per stream) and takes no lock. A submission executes the
- * commands recorded so far on the queue thread; the stream may then go on
- * recording, be submitted again, or be reset, while the queue still executes
- * what was submitted.
+ * (no render area, one layer, one sample); what it binds lasts until its end. Recording is
+ * externally synchronized (one thread at a time per stream) and takes no lock. A submission
+ * executes the commands recorded so far on the queue thread; the stream may then go on recording,
+ * be submitted again, or be reset, while the queue still executes what was submitted.
  */
 #ifndef TALLY_STREAM_H
 #define TALLY_STREAM_H
@@ -56,13 +55,13 @@ typedef struct tally_draw {
     const char *api_name; /* the API command, e.g. "vkCmdDrawIndexed"; static storage */
     uint32_t count;       /* vertices, or indices if indexed, per instance */
     uint32_t instance_count;
-    uint32_t first;          /* first vertex or index */
+    uint32_t first; /* first vertex or index */
     uint32_t first_instance;
-    int32_t vertex_offset;   /* added to indices */
-    uint32_t flags;          /* tally_draw_flags */
-    uint8_t topology;        /* tally_topology */
+    int32_t vertex_offset; /* added to indices */
+    uint32_t flags;        /* tally_draw_flags */
+    uint8_t topology;      /* tally_topology */
     uint8_t patch_control_points;
-    uint8_t index_size;      /* 1, 2 or 4 for indexed draws */
+    uint8_t index_size; /* 1, 2 or 4 for indexed draws */
     /* Optional: the `count` indices of an indexed draw. They are copied into
      * the stream and run through the vertex cache model; without them the
      * profile's reuse ratio applies. */
@@ -153,8 +152,8 @@ enum tally_submit_flags {
 typedef struct tally_submission {
     tally_stream *const *streams;
     uint32_t stream_count;
-    uint32_t pass_index; /* which pass of multi-pass selections this is */
-    uint32_t flags;      /* tally_submit_flags */
+    uint32_t pass_index;  /* which pass of multi-pass selections this is */
+    uint32_t flags;       /* tally_submit_flags */
     const char *api_name; /* the API call, e.g. "vkQueueSubmit"; static storage */
 } tally_submission;
 
