@@ -150,7 +150,6 @@ struct tally_executor {
     uint32_t last_context_id;
     uint64_t submission; /* seqno being executed */
     uint32_t pass_index;
-    const char *submission_api;
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */

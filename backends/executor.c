@@ -266,7 +266,6 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
         tally_executor_idle_until(d, p->submit_gpu_ns);
     e->submission = p->seqno;
     e->pass_index = p->pass_index;
-    e->submission_api = p->api_name;
     uint64_t fields[3] = {p->seqno, p->stream_count, 0};
     for (uint32_t i = 0; i < p->stream_count; i++)
         fields[2] += p->streams[i].count;
