@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tally/tally.h"
+#include "fixture.h"
 
 static const tally_catalogue *simgpu(void)
 {
@@ -155,19 +155,11 @@ static void null_pointers_are_invalid_arguments(void **state)
     assert_int_equal(tally_plan_passes(cat, counters, 1, NULL, NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-static tally_device *open_virtual(void)
-{
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    tally_device *device = NULL;
-    char error[256];
-    assert_int_equal(tally_device_open(&options, &device, error, sizeof error), TALLY_OK);
-    return device;
-}
 
 static void results_report_the_planned_pass_count(void **state)
 {
     (void)state;
-    tally_device *device = open_virtual();
+    tally_device *device = open_virtual_device();
     const tally_catalogue *cat = tally_device_catalogue(device);
     uint32_t n = tally_catalogue_counter_count(cat);
     uint32_t *counters = malloc(n * sizeof *counters);
@@ -192,7 +184,7 @@ static void results_report_the_planned_pass_count(void **state)
 static void a_two_pass_slot_is_available_only_after_both_passes(void **state)
 {
     (void)state;
-    tally_device *device = open_virtual();
+    tally_device *device = open_virtual_device();
     const tally_catalogue *cat = tally_device_catalogue(device);
     uint32_t gpu[5];
     gpu_counters(cat, gpu);

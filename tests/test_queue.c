@@ -11,19 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tally/tally.h"
+#include "fixture.h"
 
 #define THREADS 4
 #define SUBMISSIONS 200
 
-static tally_device *open_virtual(void)
-{
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    tally_device *device = NULL;
-    char error[256];
-    assert_int_equal(tally_device_open(&options, &device, error, sizeof error), TALLY_OK);
-    return device;
-}
 
 static uint32_t ia_vertices_index(tally_device *device)
 {
@@ -70,7 +62,7 @@ static void *submit_many(void *arg)
 static void concurrent_submitters_each_get_exactly_their_own_values(void **state)
 {
     (void)state;
-    tally_device *device = open_virtual();
+    tally_device *device = open_virtual_device();
     uint32_t ia = ia_vertices_index(device);
     struct submitter s[THREADS];
     pthread_t threads[THREADS];

@@ -9,51 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tally/tally.h"
-
-struct fixture {
-    tally_device *device;
-    tally_context *context;
-    tally_stream *stream;
-};
-
-static int setup(void **state)
-{
-    struct fixture *fx = calloc(1, sizeof *fx);
-    if (!fx)
-        return -1;
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    if (tally_device_open(&options, &fx->device, NULL, 0) != TALLY_OK ||
-        tally_context_create(fx->device, "test", &fx->context) != TALLY_OK ||
-        tally_stream_create(fx->context, &fx->stream) != TALLY_OK)
-        return -1;
-    *state = fx;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *fx = *state;
-    tally_stream_destroy(fx->stream);
-    tally_context_destroy(fx->context);
-    tally_device_close(fx->device);
-    free(fx);
-    return 0;
-}
-
-static void submit_and_wait(struct fixture *fx)
-{
-    tally_submission sub = {.streams = &fx->stream,
-                            .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME,
-                            .api_name = "submit"};
-    assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
-    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
-}
+#include "fixture.h"
 
 static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx->device, 8, &sub), TALLY_OK);
     tally_draw draw = {.api_name = "draw",
@@ -62,7 +22,7 @@ static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(voi
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     for (int i = 0; i < 10; i++)
         assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
-    submit_and_wait(fx);
+    engine_fixture_submit(fx);
     assert_int_equal(tally_timeline_pending(sub), 8);
     tally_event events[16];
     uint32_t count = 0;
@@ -86,7 +46,7 @@ static void a_full_subscription_keeps_the_oldest_events_and_reports_the_loss(voi
 
 static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
     /* vertices x instances, and complete primitives x instances, by hand */
@@ -107,7 +67,7 @@ static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
                         .topology = draws[i].topology};
         assert_int_equal(tally_stream_draw(fx->stream, &d), TALLY_OK);
     }
-    submit_and_wait(fx);
+    engine_fixture_submit(fx);
     tally_event events[4096];
     uint32_t count = 0;
     bool lost = true;
@@ -145,7 +105,7 @@ static void draw_events_pair_begin_and_end_with_fields_of_the_draw(void **state)
 
 static void tracks_are_the_driver_the_queue_then_each_unit(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t units = tally_catalogue_unit_count(cat);
     assert_int_equal(tally_timeline_track_count(fx->device), 2 + units);
@@ -175,7 +135,7 @@ static void the_draw_kind_describes_its_fields(void **state)
 
 static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     const tally_catalogue *cat = tally_device_catalogue(fx->device);
     uint32_t raw_count = tally_catalogue_raw_count(cat);
     uint32_t ia = 0;
@@ -196,7 +156,7 @@ static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **
     /* pushes the clock past at least one more boundary after the draws */
     tally_transfer x = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 64u << 20};
     assert_int_equal(tally_stream_transfer(fx->stream, &x), TALLY_OK);
-    submit_and_wait(fx);
+    engine_fixture_submit(fx);
 
     enum { MAX = 8192 };
     tally_sample *samples = calloc(MAX, sizeof *samples);
@@ -222,7 +182,7 @@ static void samples_fall_on_interval_boundaries_and_account_for_all_work(void **
 
 static void a_sampler_interval_below_the_minimum_is_invalid(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     tally_sampler *sampler = NULL;
     assert_int_equal(tally_sampler_open(fx->device, 10, 16, &sampler),
                      TALLY_ERROR_INVALID_ARGUMENT);
@@ -233,14 +193,14 @@ static void a_sampler_interval_below_the_minimum_is_invalid(void **state)
 
 static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state)
 {
-    struct fixture *fx = *state;
+    struct engine_fixture *fx = *state;
     uint32_t raw_count = tally_catalogue_raw_count(tally_device_catalogue(fx->device));
     tally_sampler *sampler = NULL;
     assert_int_equal(tally_sampler_open(fx->device, 1000, 2, &sampler), TALLY_OK);
     tally_transfer x = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1u << 20};
     for (int i = 0; i < 10; i++)
         assert_int_equal(tally_stream_transfer(fx->stream, &x), TALLY_OK);
-    submit_and_wait(fx);
+    engine_fixture_submit(fx);
     tally_sample samples[4];
     uint64_t *raw = calloc(4 * (size_t)raw_count, sizeof *raw);
     assert_non_null(raw);
@@ -259,18 +219,18 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
-            a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, setup, teardown),
+            a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(draw_events_pair_begin_and_end_with_fields_of_the_draw,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, setup,
-                                        teardown),
+                                        engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, engine_fixture_setup,
+                                        engine_fixture_teardown),
         cmocka_unit_test(the_draw_kind_describes_its_fields),
         cmocka_unit_test_setup_teardown(
-            samples_fall_on_interval_boundaries_and_account_for_all_work, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, setup,
-                                        teardown),
+            samples_fall_on_interval_boundaries_and_account_for_all_work, engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, engine_fixture_setup,
+                                        engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_full_sampler_drops_new_samples_and_reports_the_loss,
-                                        setup, teardown),
+                                        engine_fixture_setup, engine_fixture_teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

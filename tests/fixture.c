@@ -1,0 +1,62 @@
+/* The shared starting point of engine tests; see fixture.h. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "fixture.h"
+
+tally_device *open_virtual_device(void)
+{
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    tally_device *device = NULL;
+    char error[256];
+    assert_int_equal(tally_device_open(&options, &device, error, sizeof error), TALLY_OK);
+    return device;
+}
+
+int engine_fixture_open(struct engine_fixture *fx)
+{
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    if (tally_device_open(&options, &fx->device, NULL, 0) != TALLY_OK ||
+        tally_context_create(fx->device, "test", &fx->context) != TALLY_OK ||
+        tally_stream_create(fx->context, &fx->stream) != TALLY_OK)
+        return -1;
+    return 0;
+}
+
+void engine_fixture_close(struct engine_fixture *fx)
+{
+    tally_stream_destroy(fx->stream);
+    tally_context_destroy(fx->context);
+    tally_device_close(fx->device);
+}
+
+int engine_fixture_setup(void **state)
+{
+    struct engine_fixture *fx = calloc(1, sizeof *fx);
+    if (!fx || engine_fixture_open(fx) != 0)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+int engine_fixture_teardown(void **state)
+{
+    engine_fixture_close(*state);
+    free(*state);
+    return 0;
+}
+
+void engine_fixture_submit(struct engine_fixture *fx)
+{
+    tally_submission sub = {.streams = &fx->stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "submit"};
+    assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
+}

@@ -1,0 +1,28 @@
+/* What most engine tests start from: a virtual-clock simgpu device with one
+ * context and one stream. */
+#ifndef TALLY_TEST_FIXTURE_H
+#define TALLY_TEST_FIXTURE_H
+
+#include "tally/tally.h"
+
+struct engine_fixture {
+    tally_device *device;
+    tally_context *context;
+    tally_stream *stream;
+};
+
+/* A virtual-clock device; fails the test if it cannot be opened. */
+tally_device *open_virtual_device(void);
+
+/* 0 on success, -1 otherwise (for cmocka setup functions). */
+int engine_fixture_open(struct engine_fixture *fx);
+void engine_fixture_close(struct engine_fixture *fx);
+
+/* cmocka setup and teardown that allocate a struct engine_fixture. */
+int engine_fixture_setup(void **state);
+int engine_fixture_teardown(void **state);
+
+/* Submits the fixture's stream (consumed) and waits until it executed. */
+void engine_fixture_submit(struct engine_fixture *fx);
+
+#endif
