@@ -249,10 +249,12 @@ struct tally_sampler {
 /* --- functions shared between engine files ------------------------------------------ */
 
 TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
-/* Condition variables on CLOCK_MONOTONIC, and deadlines for them. */
-TALLY_HIDDEN struct timespec tally_deadline(uint64_t timeout_ns);
+/* Condition variables on CLOCK_MONOTONIC. A deadline is timeout_ns from now,
+ * kept in *storage, or NULL (no deadline) for UINT64_MAX. tally_cond_wait
+ * returns false once the deadline has passed. */
+TALLY_HIDDEN const struct timespec *tally_deadline(uint64_t timeout_ns, struct timespec *storage);
 TALLY_HIDDEN void tally_cond_init(pthread_cond_t *cond);
-TALLY_HIDDEN void tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
+TALLY_HIDDEN bool tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
                                   const struct timespec *deadline);
 TALLY_HIDDEN void tally_copy_error(char *error, size_t size, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
@@ -295,7 +297,7 @@ TALLY_HIDDEN void tally_execute_submission(struct tally_device *device,
                                            struct tally_pending *pending);
 TALLY_HIDDEN void tally_executor_idle_until(struct tally_device *device, uint64_t gpu_ns);
 TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uint64_t *accumulators,
-                                          uint64_t *out);
+                                          uint64_t gpu_ns, uint64_t *out);
 
 /* timeline.c */
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);

@@ -36,14 +36,18 @@ void tally_executor_finish(struct tally_device *d)
     free(e->report_values);
 }
 
-/* Cumulative raw values with the elapsed slots read from the clock. */
-void tally_executor_snapshot(struct tally_device *d, const uint64_t *accumulators, uint64_t *out)
+/* Cumulative raw values, with the elapsed slots holding the clock at
+ * gpu_ns (at most the executor's clock; cycles are counted back from it). */
+void tally_executor_snapshot(struct tally_device *d, const uint64_t *accumulators, uint64_t gpu_ns,
+                             uint64_t *out)
 {
+    const struct tally_executor *e = &d->exec;
     memcpy(out, accumulators, d->raw_count * sizeof(uint64_t));
+    uint64_t back = (e->gpu_ns - gpu_ns) * (d->info.core_clock_hz / 1000000u) / 1000u;
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)
-        out[d->elapsed_ns_slot] = d->exec.gpu_ns;
+        out[d->elapsed_ns_slot] = gpu_ns;
     if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
-        out[d->elapsed_cycles_slot] = d->exec.cycles;
+        out[d->elapsed_cycles_slot] = back < e->cycles ? e->cycles - back : 0;
 }
 
 static void publish_clock(struct tally_device *d)
@@ -182,7 +186,7 @@ static void run_marker(struct tally_device *d, const struct tally_command *c,
         tally_results_reset(r, c->u.marker.first, c->u.marker.count);
         return;
     }
-    tally_executor_snapshot(d, ctx->accumulators, d->exec.snapshot);
+    tally_executor_snapshot(d, ctx->accumulators, d->exec.gpu_ns, d->exec.snapshot);
     if (c->type == TALLY_CMD_MARKER_BEGIN)
         tally_results_begin(r, c->u.marker.first, d->exec.snapshot, d->exec.gpu_ns);
     else

@@ -81,25 +81,18 @@ tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t tim
 {
     if (!device)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct timespec deadline = tally_deadline(timeout_ns);
-    tally_status result = TALLY_OK;
+    struct timespec storage;
+    const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&device->lock);
-    if (seqno > device->next_seqno)
-        result = TALLY_ERROR_INVALID_ARGUMENT; /* never submitted: would wait forever */
-    while (result == TALLY_OK && atomic_load(&device->completed_seqno) < seqno) {
-        if (timeout_ns != UINT64_MAX && timeout_ns == 0) {
-            result = TALLY_TIMEOUT;
+    bool submitted = seqno <= device->next_seqno; /* else it would wait forever */
+    while (submitted && atomic_load(&device->completed_seqno) < seqno)
+        if (!tally_cond_wait(&device->progress, &device->lock, deadline))
             break;
-        }
-        tally_cond_wait(&device->progress, &device->lock,
-                        timeout_ns == UINT64_MAX ? NULL : &deadline);
-        if (timeout_ns != UINT64_MAX && atomic_load(&device->completed_seqno) < seqno &&
-            tally_monotonic_ns() >=
-                (uint64_t)deadline.tv_sec * 1000000000u + (uint64_t)deadline.tv_nsec)
-            result = TALLY_TIMEOUT;
-    }
+    bool done = atomic_load(&device->completed_seqno) >= seqno;
     pthread_mutex_unlock(&device->lock);
-    return result;
+    if (!submitted)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return done ? TALLY_OK : TALLY_TIMEOUT;
 }
 
 tally_status tally_device_wait_idle(tally_device *device)
@@ -132,7 +125,7 @@ static void *queue_main(void *arg)
     for (;;) {
         while (!d->head && !d->stopping) {
             struct timespec ts;
-            tally_cond_wait(&d->work_ready, &d->lock, idle_deadline(d, &ts));
+            (void)tally_cond_wait(&d->work_ready, &d->lock, idle_deadline(d, &ts));
             if (!d->head && d->info.clock == TALLY_CLOCK_REALTIME) {
                 pthread_mutex_unlock(&d->lock);
                 tally_executor_idle_until(d, tally_monotonic_ns() - d->epoch_cpu_ns);

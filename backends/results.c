@@ -182,26 +182,17 @@ tally_status tally_results_get_raw(tally_results *r, uint32_t slot, uint64_t *ra
     return TALLY_OK;
 }
 
-static bool deadline_passed(const struct timespec *deadline)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > deadline->tv_sec ||
-           (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
-}
-
 tally_status tally_results_wait(tally_results *r, uint32_t slot, uint64_t timeout_ns)
 {
     if (!r || slot >= r->slot_count)
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct tally_device *d = r->device;
-    struct timespec deadline = tally_deadline(timeout_ns);
+    struct timespec storage;
+    const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&d->lock);
-    while (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire)) {
-        if (timeout_ns != UINT64_MAX && deadline_passed(&deadline))
+    while (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire))
+        if (!tally_cond_wait(&d->progress, &d->lock, deadline))
             break;
-        tally_cond_wait(&d->progress, &d->lock, timeout_ns == UINT64_MAX ? NULL : &deadline);
-    }
     pthread_mutex_unlock(&d->lock);
     return atomic_load_explicit(&r->slots[slot].available, memory_order_acquire) ? TALLY_OK
                                                                                  : TALLY_TIMEOUT;

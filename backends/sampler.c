@@ -8,13 +8,6 @@
 
 #include "engine.h"
 
-static uint64_t cycles_at(struct tally_device *d, uint64_t gpu_ns)
-{
-    const struct tally_executor *e = &d->exec;
-    uint64_t back = (e->gpu_ns - gpu_ns) * (d->info.core_clock_hz / 1000000u) / 1000u;
-    return back < e->cycles ? e->cycles - back : 0;
-}
-
 static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_t gpu_ns)
 {
     pthread_mutex_lock(&s->lock);
@@ -24,12 +17,7 @@ static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_
         uint32_t i = (s->head + s->count++) % s->capacity;
         s->headers[i] = (tally_sample){gpu_ns, TALLY_SAMPLE_TIMER, d->exec.last_context_id,
                                        d->info.core_clock_hz};
-        uint64_t *raw = &s->raw[(size_t)i * d->raw_count];
-        memcpy(raw, d->exec.global, d->raw_count * sizeof(uint64_t));
-        if (d->elapsed_ns_slot != TALLY_NOT_RAW)
-            raw[d->elapsed_ns_slot] = gpu_ns;
-        if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
-            raw[d->elapsed_cycles_slot] = cycles_at(d, gpu_ns);
+        tally_executor_snapshot(d, d->exec.global, gpu_ns, &s->raw[(size_t)i * d->raw_count]);
         pthread_cond_broadcast(&s->ready);
     }
     pthread_mutex_unlock(&s->lock);
@@ -162,15 +150,12 @@ tally_status tally_sampler_wait(tally_sampler *s, uint64_t timeout_ns)
 {
     if (!s)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct timespec deadline = tally_deadline(timeout_ns);
+    struct timespec storage;
+    const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&s->lock);
-    int rc = 0;
-    while (!s->count && rc == 0) {
-        if (timeout_ns == UINT64_MAX)
-            rc = pthread_cond_wait(&s->ready, &s->lock);
-        else
-            rc = pthread_cond_timedwait(&s->ready, &s->lock, &deadline);
-    }
+    while (!s->count)
+        if (!tally_cond_wait(&s->ready, &s->lock, deadline))
+            break;
     tally_status status = s->count ? TALLY_OK : TALLY_TIMEOUT;
     pthread_mutex_unlock(&s->lock);
     return status;

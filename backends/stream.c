@@ -55,9 +55,17 @@ uint32_t tally_stream_command_count(const tally_stream *stream)
     return stream && stream->recording ? stream->recording->count : 0;
 }
 
+/* The stream's recording, created on first use; NULL if out of memory. */
+static struct tally_recording *recording_of(tally_stream *stream)
+{
+    if (!stream->recording)
+        stream->recording = tally_recording_create();
+    return stream->recording;
+}
+
 static struct tally_command *append(tally_stream *stream, uint32_t type)
 {
-    if (!stream->recording && !(stream->recording = tally_recording_create()))
+    if (!recording_of(stream))
         return NULL;
     struct tally_command *c = tally_recording_append(stream->recording);
     if (c)
@@ -82,10 +90,9 @@ tally_status tally_stream_draw(tally_stream *stream, const tally_draw *draw)
         return TALLY_ERROR_INVALID_ARGUMENT;
     const void *indices = NULL;
     if (draw->indices && draw->count) {
-        if (!stream->recording && !(stream->recording = tally_recording_create()))
-            return TALLY_ERROR_OUT_OF_MEMORY;
         size_t bytes = (size_t)draw->count * draw->index_size;
-        if (!(indices = tally_recording_store(stream->recording, draw->indices, bytes)))
+        struct tally_recording *r = recording_of(stream);
+        if (!r || !(indices = tally_recording_store(r, draw->indices, bytes)))
             return TALLY_ERROR_OUT_OF_MEMORY;
     }
     struct tally_command *c = append(stream, TALLY_CMD_DRAW);
@@ -193,9 +200,8 @@ tally_status tally_stream_label_push(tally_stream *stream, const char *label)
 {
     if (!stream || !label)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    if (!stream->recording && !(stream->recording = tally_recording_create()))
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    const char *copy = tally_recording_store(stream->recording, label, strlen(label) + 1);
+    struct tally_recording *r = recording_of(stream);
+    const char *copy = r ? tally_recording_store(r, label, strlen(label) + 1) : NULL;
     struct tally_command *c = copy ? append(stream, TALLY_CMD_LABEL_PUSH) : NULL;
     if (!c)
         return TALLY_ERROR_OUT_OF_MEMORY;

@@ -73,16 +73,15 @@ void tally_log(tally_log_level level, const char *format, ...)
     fprintf(stderr, "tally: %s\n", line);
 }
 
-struct timespec tally_deadline(uint64_t timeout_ns)
+const struct timespec *tally_deadline(uint64_t timeout_ns, struct timespec *storage)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     if (timeout_ns == UINT64_MAX)
-        return ts;
-    uint64_t ns = (uint64_t)ts.tv_nsec + timeout_ns % 1000000000u;
-    ts.tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    return ts;
+        return NULL;
+    clock_gettime(CLOCK_MONOTONIC, storage);
+    uint64_t ns = (uint64_t)storage->tv_nsec + timeout_ns % 1000000000u;
+    storage->tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
+    storage->tv_nsec = (long)(ns % 1000000000u);
+    return storage;
 }
 
 void tally_cond_init(pthread_cond_t *cond)
@@ -94,10 +93,9 @@ void tally_cond_init(pthread_cond_t *cond)
     pthread_condattr_destroy(&attr);
 }
 
-void tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *deadline)
+bool tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *deadline)
 {
-    if (deadline)
-        pthread_cond_timedwait(cond, lock, deadline);
-    else
-        pthread_cond_wait(cond, lock);
+    if (!deadline)
+        return pthread_cond_wait(cond, lock) == 0;
+    return pthread_cond_timedwait(cond, lock, deadline) == 0;
 }
