@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tally/tally.h"
+#include "fixture.h"
 
 /* The selection every case reads, in this order. */
 enum {
@@ -31,26 +31,16 @@ static const char *const selection[V_COUNT] = {
     "Dispatches", "TransferCommands", "CsInvocations", "CsWorkgroups",    "GpuTime"};
 
 struct fixture {
-    tally_device *device;
-    tally_context *context;
-    tally_stream *stream;
+    struct engine_fixture engine;
     uint32_t counters[V_COUNT];
 };
 
 static int setup(void **state)
 {
     struct fixture *fx = calloc(1, sizeof *fx);
-    if (!fx)
+    if (!fx || engine_fixture_open(&fx->engine) != 0)
         return -1;
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    char error[256];
-    if (tally_device_open(&options, &fx->device, error, sizeof error) != TALLY_OK)
-        return -1;
-    if (tally_context_create(fx->device, "test", &fx->context) != TALLY_OK)
-        return -1;
-    if (tally_stream_create(fx->context, &fx->stream) != TALLY_OK)
-        return -1;
-    const tally_catalogue *cat = tally_device_catalogue(fx->device);
+    const tally_catalogue *cat = tally_device_catalogue(fx->engine.device);
     for (int i = 0; i < V_COUNT; i++)
         if (tally_catalogue_find(cat, selection[i], &fx->counters[i]) != TALLY_OK)
             return -1;
@@ -61,9 +51,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *fx = *state;
-    tally_stream_destroy(fx->stream);
-    tally_context_destroy(fx->context);
-    tally_device_close(fx->device);
+    engine_fixture_close(&fx->engine);
     free(fx);
     return 0;
 }
@@ -71,20 +59,10 @@ static int teardown(void **state)
 static tally_results *new_results(struct fixture *fx, uint32_t slots)
 {
     tally_results *results = NULL;
-    assert_int_equal(tally_results_create(fx->device, fx->counters, V_COUNT, slots, &results),
-                     TALLY_OK);
+    assert_int_equal(
+        tally_results_create(fx->engine.device, fx->counters, V_COUNT, slots, &results), TALLY_OK);
     assert_int_equal(tally_results_pass_count(results), 1);
     return results;
-}
-
-static void submit_and_wait(struct fixture *fx)
-{
-    tally_submission sub = {.streams = &fx->stream,
-                            .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME,
-                            .api_name = "submit"};
-    assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
-    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
 }
 
 static void read_slot(tally_results *results, uint32_t slot, uint64_t v[V_COUNT])
@@ -99,10 +77,10 @@ static void read_slot(tally_results *results, uint32_t slot, uint64_t v[V_COUNT]
 static void measure_draw(struct fixture *fx, const tally_draw *draw, uint64_t v[V_COUNT])
 {
     tally_results *results = new_results(fx, 1);
-    assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
-    assert_int_equal(tally_stream_draw(fx->stream, draw), TALLY_OK);
-    assert_int_equal(tally_stream_marker_end(fx->stream, results, 0), TALLY_OK);
-    submit_and_wait(fx);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, 0), TALLY_OK);
+    assert_int_equal(tally_stream_draw(fx->engine.stream, draw), TALLY_OK);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
     read_slot(results, 0, v);
     tally_results_release(results);
 }
@@ -110,10 +88,10 @@ static void measure_draw(struct fixture *fx, const tally_draw *draw, uint64_t v[
 static void measure_dispatch(struct fixture *fx, const tally_dispatch *d, uint64_t v[V_COUNT])
 {
     tally_results *results = new_results(fx, 1);
-    assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
-    assert_int_equal(tally_stream_dispatch(fx->stream, d), TALLY_OK);
-    assert_int_equal(tally_stream_marker_end(fx->stream, results, 0), TALLY_OK);
-    submit_and_wait(fx);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, 0), TALLY_OK);
+    assert_int_equal(tally_stream_dispatch(fx->engine.stream, d), TALLY_OK);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
     read_slot(results, 0, v);
     tally_results_release(results);
 }
@@ -289,8 +267,8 @@ static void a_dispatch_without_local_size_uses_the_bound_programs(void **state)
     desc.stages[TALLY_STAGE_COMPUTE] =
         (tally_stage_profile){.present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
     tally_program *program = NULL;
-    assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
-    assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
+    assert_int_equal(tally_program_create(fx->engine.device, &desc, &program), TALLY_OK);
+    assert_int_equal(tally_stream_bind_program(fx->engine.stream, program), TALLY_OK);
     tally_dispatch d = {.api_name = "dispatch", .groups = {5, 1, 1}};
     uint64_t v[V_COUNT];
     measure_dispatch(fx, &d, v);
@@ -308,8 +286,8 @@ static void a_program_bound_by_one_stream_is_not_bound_in_the_next(void **state)
     desc.stages[TALLY_STAGE_COMPUTE] =
         (tally_stage_profile){.present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
     tally_program *program = NULL;
-    assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
-    assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
+    assert_int_equal(tally_program_create(fx->engine.device, &desc, &program), TALLY_OK);
+    assert_int_equal(tally_stream_bind_program(fx->engine.stream, program), TALLY_OK);
     tally_program_release(program); /* the first stream's recording keeps it alive */
     tally_dispatch d = {.api_name = "dispatch", .groups = {5, 1, 1}};
     uint64_t v[V_COUNT];
@@ -329,15 +307,15 @@ static void command_counters_count_draws_dispatches_and_transfers(void **state)
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     tally_dispatch dispatch = {.api_name = "dispatch", .groups = {1, 1, 1}};
     tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 4096};
-    assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, 0), TALLY_OK);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
+        assert_int_equal(tally_stream_draw(fx->engine.stream, &draw), TALLY_OK);
     for (int i = 0; i < 2; i++)
-        assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+        assert_int_equal(tally_stream_dispatch(fx->engine.stream, &dispatch), TALLY_OK);
     for (int i = 0; i < 4; i++)
-        assert_int_equal(tally_stream_transfer(fx->stream, &transfer), TALLY_OK);
-    assert_int_equal(tally_stream_marker_end(fx->stream, results, 0), TALLY_OK);
-    submit_and_wait(fx);
+        assert_int_equal(tally_stream_transfer(fx->engine.stream, &transfer), TALLY_OK);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
     uint64_t v[V_COUNT];
     read_slot(results, 0, v);
     assert_int_equal(v[V_DRAW_CALLS], 3);
@@ -359,19 +337,19 @@ static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state)
     tally_dispatch dispatch = {
         .api_name = "dispatch", .groups = {64, 1, 1}, .local_size = {64, 1, 1}};
     tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1u << 20};
-    assert_int_equal(tally_stream_marker_begin(fx->stream, outer, 0), TALLY_OK);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, outer, 0), TALLY_OK);
     for (uint32_t slot = 0; slot < 5; slot++) {
-        assert_int_equal(tally_stream_marker_begin(fx->stream, each, slot), TALLY_OK);
+        assert_int_equal(tally_stream_marker_begin(fx->engine.stream, each, slot), TALLY_OK);
         if (slot % 3 == 0)
-            assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
+            assert_int_equal(tally_stream_draw(fx->engine.stream, &draw), TALLY_OK);
         else if (slot % 3 == 1)
-            assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+            assert_int_equal(tally_stream_dispatch(fx->engine.stream, &dispatch), TALLY_OK);
         else
-            assert_int_equal(tally_stream_transfer(fx->stream, &transfer), TALLY_OK);
-        assert_int_equal(tally_stream_marker_end(fx->stream, each, slot), TALLY_OK);
+            assert_int_equal(tally_stream_transfer(fx->engine.stream, &transfer), TALLY_OK);
+        assert_int_equal(tally_stream_marker_end(fx->engine.stream, each, slot), TALLY_OK);
     }
-    assert_int_equal(tally_stream_marker_end(fx->stream, outer, 0), TALLY_OK);
-    submit_and_wait(fx);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, outer, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
     uint64_t sum = 0, v[V_COUNT];
     for (uint32_t slot = 0; slot < 5; slot++) {
         read_slot(each, slot, v);

@@ -16,7 +16,6 @@
 #define THREADS 4
 #define SUBMISSIONS 200
 
-
 static uint32_t ia_vertices_index(tally_device *device)
 {
     uint32_t index = 0;
@@ -92,25 +91,19 @@ static void concurrent_submitters_each_get_exactly_their_own_values(void **state
 }
 
 struct single {
-    tally_device *device;
-    tally_context *context;
-    tally_stream *stream;
+    struct engine_fixture engine;
     tally_results *results;
 };
 
 static int setup(void **state)
 {
     struct single *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    if (tally_device_open(&options, &f->device, NULL, 0) != TALLY_OK ||
-        tally_context_create(f->device, "test", &f->context) != TALLY_OK ||
-        tally_stream_create(f->context, &f->stream) != TALLY_OK)
+    if (!f || engine_fixture_open(&f->engine) != 0)
         return -1;
     uint32_t ia = 0;
-    if (tally_catalogue_find(tally_device_catalogue(f->device), "IaVertices", &ia) != TALLY_OK ||
-        tally_results_create(f->device, &ia, 1, 4, &f->results) != TALLY_OK)
+    if (tally_catalogue_find(tally_device_catalogue(f->engine.device), "IaVertices", &ia) !=
+            TALLY_OK ||
+        tally_results_create(f->engine.device, &ia, 1, 4, &f->results) != TALLY_OK)
         return -1;
     *state = f;
     return 0;
@@ -120,9 +113,7 @@ static int teardown(void **state)
 {
     struct single *f = *state;
     tally_results_release(f->results);
-    tally_stream_destroy(f->stream);
-    tally_context_destroy(f->context);
-    tally_device_close(f->device);
+    engine_fixture_close(&f->engine);
     free(f);
     return 0;
 }
@@ -132,34 +123,35 @@ static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state)
     struct single *f = *state;
     tally_transfer big = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1ull << 32};
     for (int i = 0; i < 64; i++)
-        assert_int_equal(tally_stream_transfer(f->stream, &big), TALLY_OK);
-    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+        assert_int_equal(tally_stream_transfer(f->engine.stream, &big), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
     uint64_t seqno = 0;
-    assert_int_equal(tally_submit(f->device, &sub, &seqno), TALLY_OK);
-    tally_status status = tally_wait_seqno(f->device, seqno, 0);
+    assert_int_equal(tally_submit(f->engine.device, &sub, &seqno), TALLY_OK);
+    tally_status status = tally_wait_seqno(f->engine.device, seqno, 0);
     assert_true(status == TALLY_OK || status == TALLY_TIMEOUT);
-    assert_int_equal(tally_wait_seqno(f->device, seqno, UINT64_MAX), TALLY_OK);
-    assert_true(tally_completed_seqno(f->device) >= seqno);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno, UINT64_MAX), TALLY_OK);
+    assert_true(tally_completed_seqno(f->engine.device) >= seqno);
 }
 
 static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **state)
 {
     struct single *f = *state;
-    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
     uint64_t seqno = 0;
-    assert_int_equal(tally_submit(f->device, &sub, &seqno), TALLY_OK);
-    assert_int_equal(tally_wait_seqno(f->device, seqno + 1, 0), TALLY_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(tally_wait_seqno(f->device, seqno + 1000, 1000000),
+    assert_int_equal(tally_submit(f->engine.device, &sub, &seqno), TALLY_OK);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno + 1, 0),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno + 1000, 1000000),
                      TALLY_ERROR_INVALID_ARGUMENT);
 }
 
 static void seqnos_increase_by_one_per_submission(void **state)
 {
     struct single *f = *state;
-    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
     uint64_t first = 0, second = 0;
-    assert_int_equal(tally_submit(f->device, &sub, &first), TALLY_OK);
-    assert_int_equal(tally_submit(f->device, &sub, &second), TALLY_OK);
+    assert_int_equal(tally_submit(f->engine.device, &sub, &first), TALLY_OK);
+    assert_int_equal(tally_submit(f->engine.device, &sub, &second), TALLY_OK);
     assert_int_equal(second, first + 1);
 }
 
@@ -170,11 +162,11 @@ static void waiting_on_a_slot_without_an_end_marker_times_out(void **state)
                        .count = 3,
                        .instance_count = 1,
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
-    assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 1), TALLY_OK);
-    assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
-    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
-    assert_int_equal(tally_submit(f->device, &sub, NULL), TALLY_OK);
-    assert_int_equal(tally_device_wait_idle(f->device), TALLY_OK);
+    assert_int_equal(tally_stream_marker_begin(f->engine.stream, f->results, 1), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
+    assert_int_equal(tally_submit(f->engine.device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(f->engine.device), TALLY_OK);
     assert_int_equal(tally_results_wait(f->results, 1, 20000000), TALLY_TIMEOUT);
 }
 
@@ -194,16 +186,16 @@ static void resetting_a_stream_after_submit_does_not_disturb_the_pending_executi
                        .count = 77,
                        .instance_count = 3,
                        .topology = TALLY_TOPOLOGY_POINT_LIST};
-    assert_int_equal(tally_stream_marker_begin(f->stream, f->results, 0), TALLY_OK);
-    assert_int_equal(tally_stream_draw(f->stream, &draw), TALLY_OK);
-    assert_int_equal(tally_stream_marker_end(f->stream, f->results, 0), TALLY_OK);
-    tally_submission sub = {.streams = &f->stream, .stream_count = 1, .api_name = "submit"};
-    assert_int_equal(tally_submit(f->device, &sub, NULL), TALLY_OK);
-    assert_int_equal(tally_stream_reset(f->stream), TALLY_OK);
-    assert_int_equal(tally_stream_command_count(f->stream), 0);
+    assert_int_equal(tally_stream_marker_begin(f->engine.stream, f->results, 0), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
+    assert_int_equal(tally_stream_marker_end(f->engine.stream, f->results, 0), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
+    assert_int_equal(tally_submit(f->engine.device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_stream_reset(f->engine.stream), TALLY_OK);
+    assert_int_equal(tally_stream_command_count(f->engine.stream), 0);
     tally_draw other = {
         .api_name = "draw", .count = 5, .instance_count = 1, .topology = TALLY_TOPOLOGY_POINT_LIST};
-    assert_int_equal(tally_stream_draw(f->stream, &other), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->engine.stream, &other), TALLY_OK);
     assert_int_equal(tally_results_wait(f->results, 0, UINT64_MAX), TALLY_OK);
     tally_value v = {0};
     assert_int_equal(tally_results_get(f->results, 0, &v, 1, NULL), TALLY_OK);
