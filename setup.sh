@@ -9,8 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# The engine's build and tests, then the front doors and the real drivers and
+# clients their tests run: Vulkan on lavapipe, GL/GLES/EGL on llvmpipe (Xvfb or
+# surfaceless EGL), OpenCL on PoCL.
 packages=(build-essential cmake pkg-config python3 libcmocka-dev libinih-dev uuid-dev
-          libjson-c-dev)
+          libjson-c-dev
+          libvulkan-dev vulkan-tools mesa-vulkan-drivers vulkan-validationlayers
+          glslang-tools glslang-dev spirv-tools spirv-headers gfxreconstruct
+          libegl-dev libgles-dev libgl-dev libx11-dev libegl-mesa0 libgl1-mesa-dri mesa-utils
+          khronos-api xvfb xauth waffle-utils piglit apitrace glmark2-x11 glmark2-es2-x11
+          ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo)
 
 install_missing() {
     local missing=()
@@ -34,9 +42,17 @@ build() { # build DIR CMAKE-OPTIONS...
     cmake --build "$dir" -j "$(nproc)"
 }
 
-run_tests() { # run_tests DIR
-    (cd "$1" && ctest -j "$(nproc)" --output-on-failure)
+run_tests() { # run_tests DIR [CTEST-OPTIONS...]
+    local dir=$1
+    shift
+    (cd "$dir" && ctest -j "$(nproc)" --output-on-failure "$@")
 }
+
+# Headless: no display of the user's leaks into the tests, and the tools that
+# want a runtime directory get one.
+unset DISPLAY WAYLAND_DISPLAY
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/tally-runtime-$(id -u)}"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 
 case "${1:-}" in
 demo)
@@ -52,7 +68,7 @@ test)
         -DTALLY_SANITIZE=address,undefined
     run_tests build-sanitize
     build build-tsan -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON -DTALLY_SANITIZE=thread
-    run_tests build-tsan
+    run_tests build-tsan -LE client
     ;;
 *)
     echo "usage: $0 demo|test" >&2
