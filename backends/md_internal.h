@@ -69,4 +69,10 @@ TALLY_HIDDEN void md_encode_report(const tally_md_metric_set *set, const tally_s
 /* md_stream.c: claims a concurrent group of an engine device for one set. */
 TALLY_HIDDEN void md_close_stream(tally_md_concurrent_group *group);
 
+/* md_env_sampling.c: sampling the shared device as TALLY_SAMPLE says; NULL
+ * when it is not set or not usable (logged). Stopping writes the file. */
+struct md_env_sampling;
+TALLY_HIDDEN struct md_env_sampling *md_env_sampling_start(tally_device *device);
+TALLY_HIDDEN void md_env_sampling_stop(struct md_env_sampling *sampling);
+
 #endif
