@@ -49,20 +49,25 @@ struct sampler_thread {
     double checksum; /* keeps the calculation honest */
 };
 
+/* Reads what waits and calculates it, the last report carried to the front
+ * of the buffer to open the next interval. */
 static void read_and_calculate(struct sampler_thread *t, uint8_t *raw, tally_md_typed_value *out,
                                uint32_t capacity)
 {
     const tally_md_metric_set_params *p = tally_md_metric_set_get_params(t->set);
-    uint32_t count = capacity;
-    if (tally_md_read_io_stream(t->group, &count, raw, 0, NULL) != TALLY_OK || count < 2)
+    size_t width = (size_t)p->metrics_count + p->information_count;
+    uint32_t carried = t->reports ? 1 : 0, count = capacity;
+    if (tally_md_read_io_stream(t->group, &count, raw + (size_t)carried * p->raw_report_size, 0,
+                                NULL) != TALLY_OK ||
+        !count)
         return;
-    uint32_t rows = 0;
-    tally_md_calculate_metrics(t->set, raw, (size_t)count * p->raw_report_size, out,
-                               (size_t)count * (p->metrics_count + p->information_count), &rows);
+    uint32_t total = count + carried, rows = 0;
+    tally_md_calculate_metrics(t->set, raw, (size_t)total * p->raw_report_size, out,
+                               (size_t)total * width, &rows);
     t->reports += count;
     for (uint32_t r = 0; r < rows; r++)
-        t->checksum += tally_md_typed_value_as_double(
-            &out[(size_t)r * (p->metrics_count + p->information_count)]);
+        t->checksum += tally_md_typed_value_as_double(&out[(size_t)r * width]);
+    memmove(raw, raw + (size_t)(total - 1) * p->raw_report_size, p->raw_report_size);
 }
 
 static void *sample(void *arg)
@@ -70,9 +75,9 @@ static void *sample(void *arg)
     struct sampler_thread *t = arg;
     const tally_md_metric_set_params *p = tally_md_metric_set_get_params(t->set);
     enum { CAPACITY = 4096 };
-    uint8_t *raw = malloc((size_t)CAPACITY * p->raw_report_size);
+    uint8_t *raw = malloc((size_t)(CAPACITY + 1) * p->raw_report_size);
     tally_md_typed_value *out =
-        malloc((size_t)CAPACITY * (p->metrics_count + p->information_count) * sizeof(*out));
+        malloc((size_t)(CAPACITY + 1) * (p->metrics_count + p->information_count) * sizeof(*out));
     while (raw && out && !atomic_load(&t->stop))
         if (tally_md_wait_for_reports(t->group, 10) == TALLY_OK)
             read_and_calculate(t, raw, out, CAPACITY);
