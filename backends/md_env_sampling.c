@@ -140,9 +140,12 @@ static void trace_rows(struct md_env_sampling *s, uint32_t rows, bool final)
 
 /* --- reading ---------------------------------------------------------------------------- */
 
-/* Reads what the stream holds and writes its rows; the last report read is
- * carried to the front of the buffer to open the next interval. */
-static void drain(struct md_env_sampling *s)
+/* Reads what the stream holds and writes its rows, until a read comes back
+ * short or, when until_ns is not 0, the rows reach that GPU time (a stream
+ * that produces faster than this reads must not keep it here forever). The
+ * last report read is carried to the front of the buffer to open the next
+ * interval. */
+static void drain(struct md_env_sampling *s, uint64_t until_ns)
 {
     uint32_t size = s->set->params.raw_report_size;
     uint32_t width = s->set->params.metrics_count + s->set->params.information_count;
@@ -162,7 +165,8 @@ static void drain(struct md_env_sampling *s)
         trace_rows(s, rows, false);
         memmove(s->raw, s->raw + (size_t)(total - 1) * size, size);
         s->has_previous = true;
-        if (count < s->raw_capacity)
+        if (count < s->raw_capacity || (until_ns && s->last_end_ns >= until_ns) ||
+            (!until_ns && atomic_load(&s->stopping)))
             return;
     }
 }
@@ -172,7 +176,7 @@ static void *read_loop(void *arg)
     struct md_env_sampling *s = arg;
     while (!atomic_load(&s->stopping))
         if (tally_md_wait_for_reports(s->group, POLL_MS) == TALLY_OK)
-            drain(s);
+            drain(s, 0);
     return NULL;
 }
 
@@ -257,13 +261,16 @@ void md_env_sampling_stop(struct md_env_sampling *s)
         return;
     tally_device_wait_idle(s->device);
     /* the report that ends the last interval of work comes within one interval */
+    uint64_t now = tally_device_gpu_time_ns(s->device);
+    uint64_t executed = atomic_load(&s->device->published_gpu_ns);
+    uint64_t until = now > executed ? now : executed;
     uint64_t timeout_ms = 2u * s->interval_ns / 1000000u + 1000u;
     if (tally_md_flush_io_stream(s->group, (uint32_t)timeout_ms) != TALLY_OK)
         tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: the last interval of work may be missing");
     atomic_store(&s->stopping, true);
     if (s->thread_started)
         pthread_join(s->thread, NULL);
-    drain(s);
+    drain(s, until ? until : 1);
     trace_rows(s, 0, true);
     const char *path = s->file.path;
     tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->set->params.symbol_name, path);

@@ -46,8 +46,9 @@ void md_read_all(tally_md_concurrent_group *group, const tally_md_metric_set *se
 {
     uint32_t size = tally_md_metric_set_get_params(set)->raw_report_size;
     reports->report_size = size;
-    enum { CHUNK = 256 };
-    for (;;) {
+    enum { CHUNK = 256, MAX_CHUNKS = 64 };
+    /* a realtime stream keeps producing: stop after a bounded amount */
+    for (int chunk = 0; chunk < MAX_CHUNKS; chunk++) {
         uint8_t *grown = realloc(reports->bytes, (size_t)(reports->count + CHUNK) * size);
         assert_non_null(grown);
         reports->bytes = grown;

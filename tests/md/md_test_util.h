@@ -19,7 +19,7 @@ struct md_reports {
     uint32_t status_flags; /* ORed over every read */
 };
 
-/* Reads everything the stream holds now and appends it. */
+/* Reads what the stream holds now (at most 16384 reports) and appends it. */
 void md_read_all(tally_md_concurrent_group *group, const tally_md_metric_set *set,
                  struct md_reports *reports);
 void md_reports_free(struct md_reports *reports);
