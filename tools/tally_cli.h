@@ -5,5 +5,6 @@
 /* tally list [--api vk|gl|cl|md] [--groups|--sets|--md] */
 int tally_cli_list(int argc, char **argv);
 int tally_cli_demo(int argc, char **argv);
+int tally_cli_run(int argc, char **argv);
 
 #endif
