@@ -263,6 +263,24 @@ static void bad_sampling_values_are_ignored_and_the_program_runs_on(void **state
     assert_int_equal(access("/nonexistent-dir/samples.csv", F_OK), -1);
 }
 
+/* The whole path: tally run sets the variables, the program's shared device
+ * samples, the CSV is written when the program exits. */
+static void tally_run_sample_writes_the_samples_of_a_program(void **state)
+{
+    (void)state;
+    char command[1024];
+    snprintf(command, sizeof command,
+             "%s run --clock virtual --sample 10us --set RenderBasic --sample-output %s -- %s 250",
+             TALLY_CLI, csv_path, MD_SAMPLED_PROGRAM);
+    assert_int_equal(system(command), 0);
+    struct csv csv;
+    read_csv(csv_path, &csv);
+    assert_true(csv.rows >= 5); /* 250 small draws take about 85 us */
+    assert_int_equal(csv.sums[column(&csv, "DrawCalls")], 250);
+    assert_int_equal(csv.sums[column(&csv, "VsInvocations")], 250 * 600);
+    assert_int_equal(csv.sums[column(&csv, "ReportLost")], 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +291,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(the_trace_gets_a_counter_track_per_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_sampling_values_are_ignored_and_the_program_runs_on,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(tally_run_sample_writes_the_samples_of_a_program, setup,
+                                        teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
