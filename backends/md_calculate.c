@@ -186,3 +186,17 @@ tally_status tally_md_calculate_metrics(const tally_md_metric_set *set, const vo
     *out_report_count = done;
     return status;
 }
+
+double tally_md_typed_value_as_double(const tally_md_typed_value *v)
+{
+    if (!v)
+        return 0.0;
+    switch (v->type) {
+    case TALLY_MD_VALUE_UINT32: return (double)v->value.u32;
+    case TALLY_MD_VALUE_UINT64: return (double)v->value.u64;
+    case TALLY_MD_VALUE_FLOAT: return (double)v->value.f32;
+    case TALLY_MD_VALUE_BOOL: return v->value.b ? 1.0 : 0.0;
+    case TALLY_MD_VALUE_DOUBLE: return v->value.f64;
+    default: return 0.0;
+    }
+}

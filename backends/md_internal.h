@@ -62,6 +62,9 @@ struct tally_md_device {
     uint32_t set_count;
 };
 
+/* md_metric_set.c: fills md->sets[index] from the catalogue. */
+TALLY_HIDDEN tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index);
+
 /* md_calculate.c: one raw report from a sample of the engine's sampler. */
 TALLY_HIDDEN void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
                                    const uint64_t *raw, uint32_t reason_mask, void *report);
