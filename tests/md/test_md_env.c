@@ -263,6 +263,46 @@ static void bad_sampling_values_are_ignored_and_the_program_runs_on(void **state
     assert_int_equal(access("/nonexistent-dir/samples.csv", F_OK), -1);
 }
 
+/* A tool's view of the shared device sees what any front door submits. */
+static void a_shared_view_samples_the_work_of_every_front_door(void **state)
+{
+    (void)state;
+    setenv("TALLY_CLOCK", "virtual", 1);
+    tally_md_device *md = NULL;
+    assert_int_equal(tally_md_device_open_shared(&md), TALLY_OK);
+    tally_device *front_door = NULL;
+    assert_int_equal(tally_device_acquire_shared(&front_door), TALLY_OK);
+    assert_ptr_equal(tally_md_device_engine(md), front_door);
+    tally_md_concurrent_group *oa = tally_md_device_get_concurrent_group(md, 0);
+    tally_md_metric_set *set = tally_md_concurrent_group_get_metric_set(oa, 0);
+    uint32_t interval = 10000, size = 0;
+    assert_int_equal(tally_md_open_io_stream(oa, set, &interval, &size), TALLY_OK);
+    uint64_t totals[SUMMED];
+    run_work(totals); /* acquires and releases the shared device itself */
+    assert_int_equal(tally_md_flush_io_stream(oa, 1000), TALLY_OK);
+    const tally_md_metric_set_params *p = tally_md_metric_set_get_params(set);
+    uint8_t *raw = malloc(size);
+    assert_non_null(raw);
+    uint32_t count = size / p->raw_report_size;
+    assert_int_equal(tally_md_read_io_stream(oa, &count, raw, 0, NULL), TALLY_OK);
+    size_t width = (size_t)p->metrics_count + p->information_count;
+    tally_md_typed_value *values = calloc((size_t)count * width, sizeof(*values));
+    assert_non_null(values);
+    uint32_t rows = 0;
+    assert_int_equal(tally_md_calculate_metrics(set, raw, (size_t)count * p->raw_report_size,
+                                                values, (size_t)count * width, &rows),
+                     TALLY_OK);
+    uint64_t draws = 0;
+    for (uint32_t r = 0; r < rows; r++)
+        draws += values[r * width + 4].value.u64; /* RenderBasic's DrawCalls */
+    assert_string_equal(tally_md_metric_set_get_metric(set, 4)->symbol_name, "DrawCalls");
+    assert_int_equal(draws, totals[0]);
+    free(values);
+    free(raw);
+    tally_device_release_shared(front_door);
+    tally_md_device_close(md); /* the last reference */
+}
+
 /* The whole path: tally run sets the variables, the program's shared device
  * samples, the CSV is written when the program exits. */
 static void tally_run_sample_writes_the_samples_of_a_program(void **state)
@@ -291,6 +331,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(the_trace_gets_a_counter_track_per_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_sampling_values_are_ignored_and_the_program_runs_on,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_shared_view_samples_the_work_of_every_front_door, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(tally_run_sample_writes_the_samples_of_a_program, setup,
                                         teardown),
     };
