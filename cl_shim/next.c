@@ -1,0 +1,60 @@
+/* Where the shim's calls go down to, in each loading mode. */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "intercepted.h"
+#include "shim.h"
+
+static struct _cl_icd_dispatch preload_table;
+static struct _cl_icd_dispatch layer_table;
+static _Atomic(const struct _cl_icd_dispatch *) next_table;
+static pthread_once_t preload_once = PTHREAD_ONCE_INIT;
+
+/* The loader's exports, found after this library in the global scope. */
+static void resolve_preload(void)
+{
+#define RESOLVE(name) preload_table.name = (__typeof__(preload_table.name))dlsym(RTLD_NEXT, #name);
+    TALLY_CL_INTERCEPTED(RESOLVE)
+    TALLY_CL_CALLED(RESOLVE)
+#undef RESOLVE
+    const struct _cl_icd_dispatch *expected = NULL;
+    atomic_compare_exchange_strong(&next_table, &expected, &preload_table);
+}
+
+const struct _cl_icd_dispatch *next_cl(void)
+{
+    const struct _cl_icd_dispatch *table = atomic_load_explicit(&next_table, memory_order_acquire);
+    if (table)
+        return table;
+    pthread_once(&preload_once, resolve_preload);
+    return atomic_load(&next_table);
+}
+
+void next_cl_set_target(const struct _cl_icd_dispatch *target, cl_uint num_entries)
+{
+    size_t entries = sizeof(layer_table) / sizeof(void *);
+    if (num_entries < entries)
+        entries = num_entries;
+    memset(&layer_table, 0, sizeof(layer_table));
+    memcpy(&layer_table, target, entries * sizeof(void *));
+    atomic_store(&next_table, &layer_table);
+}
+
+/* Exported so that any copy of the shim can recognise another in the global
+ * scope (see preload_is_active). */
+__attribute__((visibility("default"))) int tally_cl_shim_marker(void)
+{
+    return 1;
+}
+
+bool preload_is_active(void)
+{
+    void *global_entry = dlsym(RTLD_DEFAULT, "clGetDeviceInfo");
+    void *marker = dlsym(RTLD_DEFAULT, "tally_cl_shim_marker");
+    Dl_info entry_info, marker_info;
+    if (!global_entry || !marker || !dladdr(global_entry, &entry_info) ||
+        !dladdr(marker, &marker_info))
+        return false;
+    return entry_info.dli_fbase == marker_info.dli_fbase;
+}
