@@ -7,13 +7,15 @@
  * Submission: a counter-enabled queue submits after every such command, so
  * results exist as soon as the driver completes the event; other queues
  * submit at CL's submission points (clFlush, clFinish, clWaitForEvents,
- * blocking enqueues, release) and every SUBMIT_BATCH commands.
+ * blocking enqueues, release) and every SUBMIT_BATCH commands, which bounds
+ * the memory a never-flushed queue holds; each submission wakes the
+ * engine's thread, so they are kept few.
  */
 #include <string.h>
 
 #include "shim.h"
 
-#define SUBMIT_BATCH 256
+#define SUBMIT_BATCH 4096
 
 typedef enum work_kind { WORK_NONE, WORK_DISPATCH, WORK_TRANSFER } work_kind;
 
@@ -37,12 +39,9 @@ static void record_work_locked(queue_record *q, const work *w)
 }
 
 /* After the driver accepted the command: record it. */
-static void record(cl_command_queue queue, cl_event *event, const work *w, bool blocking,
+static void record(queue_record *q, cl_event *event, const work *w, bool blocking,
                    const char *api_name)
 {
-    queue_record *q = queue_find(queue);
-    if (!q || !q->stream)
-        return;
     event_record *e = NULL;
     if (q->counter_count > 0 && event && *event)
         e = event_track(*event, q);
@@ -114,15 +113,18 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
                 w.dispatch.base_group[d] = clamp_u32(offset[d] / local[d]);
         }
     }
-    record(queue, event, &w, false, api_name);
+    record(q, event, &w, false, api_name);
 }
 
 static void record_transfer(cl_command_queue queue, cl_event *event, tally_transfer_kind kind,
                             uint64_t bytes, bool blocking, const char *api_name)
 {
+    queue_record *q = queue_find(queue);
+    if (!q || !q->stream)
+        return;
     work w = {.kind = WORK_TRANSFER};
     w.transfer = (tally_transfer){.api_name = api_name, .kind = kind, .bytes = bytes};
-    record(queue, event, &w, blocking, api_name);
+    record(q, event, &w, blocking, api_name);
 }
 
 static uint64_t region_bytes(const size_t region[3])
@@ -384,12 +386,19 @@ TALLY_CL_EXPORT(clEnqueueMapImage);
 
 /* Markers do no work: on a counter-enabled queue their event measures an
  * empty scope. */
+static void record_marker(cl_command_queue queue, cl_event *event, const char *api_name)
+{
+    queue_record *q = queue_find(queue);
+    work none = {.kind = WORK_NONE};
+    if (q && q->stream)
+        record(q, event, &none, false, api_name);
+}
+
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_event *event)
 {
     cl_int err = next_cl()->clEnqueueMarker(queue, event);
-    work none = {.kind = WORK_NONE};
     if (err == CL_SUCCESS)
-        record(queue, event, &none, false, "clEnqueueMarker");
+        record_marker(queue, event, "clEnqueueMarker");
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueMarker);
@@ -398,9 +407,8 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarkerWithWaitList(cl_command_queue
                                                                 WAIT_ARGS)
 {
     cl_int err = next_cl()->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
-    work none = {.kind = WORK_NONE};
     if (err == CL_SUCCESS)
-        record(queue, event, &none, false, "clEnqueueMarkerWithWaitList");
+        record_marker(queue, event, "clEnqueueMarkerWithWaitList");
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueMarkerWithWaitList);

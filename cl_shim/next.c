@@ -11,10 +11,30 @@ static struct _cl_icd_dispatch layer_table;
 static _Atomic(const struct _cl_icd_dispatch *) next_table;
 static pthread_once_t preload_once = PTHREAD_ONCE_INIT;
 
-/* The loader's exports, found after this library in the global scope. */
+static bool in_this_library(void *address)
+{
+    Dl_info ours, theirs;
+    return dladdr((void *)in_this_library, &ours) && dladdr(address, &theirs) &&
+           ours.dli_fbase == theirs.dli_fbase;
+}
+
+/* The loader's export: after this library in the global scope when it is
+ * preloaded; anywhere in the global scope but here when a program opened it
+ * with dlopen (RTLD_NEXT does not look back to libraries loaded before). */
+static void *loader_entry(const char *name)
+{
+    void *entry = dlsym(RTLD_NEXT, name);
+    if (!entry) {
+        entry = dlsym(RTLD_DEFAULT, name);
+        if (entry && in_this_library(entry))
+            entry = NULL;
+    }
+    return entry;
+}
+
 static void resolve_preload(void)
 {
-#define RESOLVE(name) preload_table.name = (__typeof__(preload_table.name))dlsym(RTLD_NEXT, #name);
+#define RESOLVE(name) preload_table.name = (__typeof__(preload_table.name))loader_entry(#name);
     TALLY_CL_INTERCEPTED(RESOLVE)
     TALLY_CL_CALLED(RESOLVE)
 #undef RESOLVE
