@@ -19,8 +19,8 @@
 /* The shim's own implementation of an entry point is shim_<name>; it is also
  * exported under <name> for preloading. The layer's table points at the
  * shim_ names, which always bind inside this copy of the library. */
-#define TALLY_CL_EXPORT(name)                                                                     \
-    extern __typeof__(shim_##name) name __attribute__((alias("shim_" #name),                      \
-                                                       visibility("default")))
+#define TALLY_CL_EXPORT(name)                                                                      \
+    extern __typeof__(shim_##name) name __attribute__((alias("shim_" #name), visibility("defaul"   \
+                                                                                        "t")))
 
 #endif

@@ -141,9 +141,8 @@ static uint64_t image_bytes(cl_mem image, const size_t region[3])
 
 #define WAIT_ARGS cl_uint num_events, const cl_event *wait_list, cl_event *event
 
-SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue,
-                                                           cl_kernel kernel, cl_uint work_dim,
-                                                           const size_t *offset,
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel,
+                                                           cl_uint work_dim, const size_t *offset,
                                                            const size_t *global,
                                                            const size_t *local, WAIT_ARGS)
 {
@@ -186,8 +185,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBuffer(cl_command_queue queue,
     cl_int err = next_cl()->clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr,
                                                  num_events, wait_list, event);
     if (err == CL_SUCCESS)
-        record_transfer(queue, event, TALLY_TRANSFER_WRITE, size, blocking,
-                        "clEnqueueWriteBuffer");
+        record_transfer(queue, event, TALLY_TRANSFER_WRITE, size, blocking, "clEnqueueWriteBuffer");
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueWriteBuffer);
@@ -219,8 +217,7 @@ TALLY_CL_EXPORT(clEnqueueFillBuffer);
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBufferRect(
     cl_command_queue queue, cl_mem buffer, cl_bool blocking, const size_t *buffer_origin,
     const size_t *host_origin, const size_t *region, size_t buffer_row_pitch,
-    size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr,
-    WAIT_ARGS)
+    size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, WAIT_ARGS)
 {
     cl_int err = next_cl()->clEnqueueReadBufferRect(
         queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
@@ -253,9 +250,9 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferRect(
     const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
     size_t dst_row_pitch, size_t dst_slice_pitch, WAIT_ARGS)
 {
-    cl_int err = next_cl()->clEnqueueCopyBufferRect(
-        queue, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
-        dst_row_pitch, dst_slice_pitch, num_events, wait_list, event);
+    cl_int err = next_cl()->clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region,
+                                                    src_row_pitch, src_slice_pitch, dst_row_pitch,
+                                                    dst_slice_pitch, num_events, wait_list, event);
     if (err == CL_SUCCESS)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, region_bytes(region), false,
                         "clEnqueueCopyBufferRect");
@@ -320,8 +317,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillImage(cl_command_queue queue, c
 TALLY_CL_EXPORT(clEnqueueFillImage);
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src,
-                                                               cl_mem dst,
-                                                               const size_t *src_origin,
+                                                               cl_mem dst, const size_t *src_origin,
                                                                const size_t *region,
                                                                size_t dst_offset, WAIT_ARGS)
 {
@@ -403,8 +399,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_e
 }
 TALLY_CL_EXPORT(clEnqueueMarker);
 
-SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarkerWithWaitList(cl_command_queue queue,
-                                                                WAIT_ARGS)
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarkerWithWaitList(cl_command_queue queue, WAIT_ARGS)
 {
     cl_int err = next_cl()->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
     if (err == CL_SUCCESS)

@@ -88,24 +88,12 @@ static cl_performance_counter_result_codeplay to_result(const tally_counter_info
     cl_performance_counter_result_codeplay result;
     memset(&result, 0, sizeof(result));
     switch (counter->storage) {
-    case TALLY_STORAGE_INT32:
-        result.int32 = (cl_int)value.i64;
-        break;
-    case TALLY_STORAGE_INT64:
-        result.int64 = value.i64;
-        break;
-    case TALLY_STORAGE_UINT32:
-        result.uint32 = (cl_uint)value.u64;
-        break;
-    case TALLY_STORAGE_UINT64:
-        result.uint64 = value.u64;
-        break;
-    case TALLY_STORAGE_FLOAT32:
-        result.float32 = (cl_float)value.f64;
-        break;
-    case TALLY_STORAGE_FLOAT64:
-        result.float64 = value.f64;
-        break;
+    case TALLY_STORAGE_INT32: result.int32 = (cl_int)value.i64; break;
+    case TALLY_STORAGE_INT64: result.int64 = value.i64; break;
+    case TALLY_STORAGE_UINT32: result.uint32 = (cl_uint)value.u64; break;
+    case TALLY_STORAGE_UINT64: result.uint64 = value.u64; break;
+    case TALLY_STORAGE_FLOAT32: result.float32 = (cl_float)value.f64; break;
+    case TALLY_STORAGE_FLOAT64: result.float64 = value.f64; break;
     }
     return result;
 }
@@ -130,8 +118,8 @@ static cl_int counter_results(cl_event event, size_t size, void *value, size_t *
     if ((size == 0) != (value == NULL))
         return CL_INVALID_VALUE;
     cl_int status;
-    cl_int err = next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                           sizeof(status), &status, NULL);
+    cl_int err = next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                           &status, NULL);
     if (err != CL_SUCCESS)
         return err; /* not an event */
     event_record *e = (event_record *)handle_map_find(event_map(), event);
@@ -153,9 +141,9 @@ static cl_int counter_results(cl_event event, size_t size, void *value, size_t *
     return CL_SUCCESS;
 }
 
-SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event,
-                                                            cl_profiling_info name, size_t size,
-                                                            void *value, size_t *size_ret)
+SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event, cl_profiling_info name,
+                                                            size_t size, void *value,
+                                                            size_t *size_ret)
 {
     if (name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY)
         return counter_results(event, size, value, size_ret);

@@ -9,7 +9,8 @@
 
 #include "shim.h"
 
-SHIM_HIDDEN __typeof__(clCreateCommandQueueWithPropertiesKHR) shim_clCreateCommandQueueWithPropertiesKHR;
+SHIM_HIDDEN __typeof__(clCreateCommandQueueWithPropertiesKHR)
+    shim_clCreateCommandQueueWithPropertiesKHR;
 
 static const char device_extension[] = "cl_codeplay_performance_counters";
 static const char platform_extension[] = "cl_khr_create_command_queue";
@@ -75,8 +76,7 @@ static cl_int driver_answer(info_query query, const void *object, cl_uint name, 
 
 /* The driver's extension string with `extra` appended unless named already. */
 static cl_int extension_string(info_query query, const void *object, cl_uint name,
-                               const char *extra, size_t value_size, void *value,
-                               size_t *size_ret)
+                               const char *extra, size_t value_size, void *value, size_t *size_ret)
 {
     void *data;
     size_t size;
@@ -167,14 +167,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetDeviceInfo(cl_device_id device, cl_devi
             return err;
         return device_performance_counters(size, value, size_ret);
     }
-    default:
-        return next_cl()->clGetDeviceInfo(device, name, size, value, size_ret);
+    default: return next_cl()->clGetDeviceInfo(device, name, size, value, size_ret);
     }
 }
 TALLY_CL_EXPORT(clGetDeviceInfo);
 
 SHIM_HIDDEN void *CL_API_CALL shim_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
-                                                                          const char *name)
+                                                                            const char *name)
 {
     if (name && strcmp(name, "clCreateCommandQueueWithPropertiesKHR") == 0)
         return (void *)shim_clCreateCommandQueueWithPropertiesKHR;

@@ -37,8 +37,10 @@ static cl_int copy_info(const void *data, size_t size, size_t value_size, void *
     return CL_SUCCESS;
 }
 
-LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name, size_t param_value_size,
-                                               void *param_value, size_t *param_value_size_ret)
+LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
+                                                            size_t param_value_size,
+                                                            void *param_value,
+                                                            size_t *param_value_size_ret)
 {
     static const cl_layer_api_version version = CL_LAYER_API_VERSION_100;
     switch (param_name) {
@@ -48,8 +50,7 @@ LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_
     case CL_LAYER_NAME:
         return copy_info(layer_name, sizeof(layer_name), param_value_size, param_value,
                          param_value_size_ret);
-    default:
-        return CL_INVALID_VALUE;
+    default: return CL_INVALID_VALUE;
     }
 }
 
@@ -76,9 +77,9 @@ static cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch *target_disp
 }
 
 LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
-                                            const cl_icd_dispatch *target_dispatch,
-                                            cl_uint *num_entries_ret,
-                                            const cl_icd_dispatch **layer_dispatch_ret)
+                                                         const cl_icd_dispatch *target_dispatch,
+                                                         cl_uint *num_entries_ret,
+                                                         const cl_icd_dispatch **layer_dispatch_ret)
 {
     return init_layer(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
 }
@@ -94,6 +95,4 @@ LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayerWithProperties(
 }
 
 /* Records are freed at exit (session.c); nothing is held for the loader. */
-LAYER_EXPORT CL_API_ENTRY void CL_API_CALL clDeinitLayer(void)
-{
-}
+LAYER_EXPORT CL_API_ENTRY void CL_API_CALL clDeinitLayer(void) {}

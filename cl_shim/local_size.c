@@ -109,7 +109,8 @@ void default_local_size(const device_limits *limits, size_t preferred_multiple,
     size_t max_group = limits->max_group_size ? limits->max_group_size : 1;
     size_t grain[3];
     for (int d = 0; d < 3; d++) {
-        size_t bound = limits->max_item_sizes[d] < global[d] ? limits->max_item_sizes[d] : global[d];
+        size_t bound =
+            limits->max_item_sizes[d] < global[d] ? limits->max_item_sizes[d] : global[d];
         grain[d] = gcd(multiple, global[d]);
         if (d > 0 && bound <= 1)
             local[d] = 1;

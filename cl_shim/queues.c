@@ -232,22 +232,39 @@ static cl_command_queue fail(cl_int *errcode_ret, cl_int err)
     return NULL;
 }
 
+/* Drivers older than OpenCL 2.0 have only clCreateCommandQueue: a list
+ * holding nothing but CL_QUEUE_PROPERTIES maps onto it. */
+static cl_command_queue create_on_driver(cl_context context, cl_device_id device,
+                                         const cl_queue_properties *properties, cl_int *err)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    if (cl->clCreateCommandQueueWithProperties)
+        return cl->clCreateCommandQueueWithProperties(context, device, properties, err);
+    cl_command_queue_properties flags = 0;
+    for (size_t i = 0; properties && properties[i] != 0; i += 2) {
+        if (properties[i] != CL_QUEUE_PROPERTIES) {
+            *err = CL_INVALID_VALUE;
+            return NULL;
+        }
+        flags = properties[i + 1];
+    }
+    return cl->clCreateCommandQueue(context, device, flags, err);
+}
+
 static cl_command_queue create_with_properties(cl_context context, cl_device_id device,
                                                const cl_queue_properties *properties,
                                                cl_int *errcode_ret)
 {
-    const struct _cl_icd_dispatch *cl = next_cl();
     queue_request request;
     cl_int err = read_request(properties, &request);
     if (err != CL_SUCCESS)
         return fail(errcode_ret, err);
     if (!request.names_counters) {
-        cl_command_queue queue =
-            cl->clCreateCommandQueueWithProperties(context, device, properties, &err);
+        cl_command_queue queue = create_on_driver(context, device, properties, &err);
         if (queue)
             track_queue(queue, device, NULL, 0, NULL, 0);
         set_error(errcode_ret, err);
-    return queue;
+        return queue;
     }
 
     /* The config is deep-copied: the program may free it after this call. */
@@ -265,7 +282,7 @@ static cl_command_queue create_with_properties(cl_context context, cl_device_id 
         return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
     }
     memcpy(app, properties, app_count * sizeof(*app));
-    cl_command_queue queue = cl->clCreateCommandQueueWithProperties(context, device, forwarded, &err);
+    cl_command_queue queue = create_on_driver(context, device, forwarded, &err);
     free(forwarded);
     if (!queue) {
         free(app);
@@ -277,9 +294,9 @@ static cl_command_queue create_with_properties(cl_context context, cl_device_id 
     return queue;
 }
 
-SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreateCommandQueueWithProperties(
-    cl_context context, cl_device_id device, const cl_queue_properties *properties,
-    cl_int *errcode_ret)
+SHIM_HIDDEN cl_command_queue CL_API_CALL
+shim_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
+                                        const cl_queue_properties *properties, cl_int *errcode_ret)
 {
     return create_with_properties(context, device, properties, errcode_ret);
 }
@@ -293,9 +310,9 @@ SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreateCommandQueueWithProperties
 }
 TALLY_CL_EXPORT(clCreateCommandQueueWithPropertiesKHR);
 
-SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreateCommandQueue(
-    cl_context context, cl_device_id device, cl_command_queue_properties properties,
-    cl_int *errcode_ret)
+SHIM_HIDDEN cl_command_queue CL_API_CALL
+shim_clCreateCommandQueue(cl_context context, cl_device_id device,
+                          cl_command_queue_properties properties, cl_int *errcode_ret)
 {
     cl_int err;
     cl_command_queue queue = next_cl()->clCreateCommandQueue(context, device, properties, &err);

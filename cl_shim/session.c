@@ -68,7 +68,7 @@ tally_program *session_kernel_program(void)
 /* For tests and tools: the side records alive now (queues the program has
  * not released, events of counter-enabled queues it still holds). */
 __attribute__((visibility("default"))) void tally_cl_shim_live_records(uint32_t *queues,
-                                                                        uint32_t *events)
+                                                                       uint32_t *events)
 {
     *queues = queues_live();
     *events = events_live();

@@ -65,10 +65,10 @@ typedef struct queue_record {
     cl_queue_properties *app_properties;
     size_t app_property_count;
 
-    pthread_mutex_t lock; /* recording: CL queues may be shared by threads */
+    pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
     tally_context *context; /* NULL: the engine is unavailable */
     tally_stream *stream;
-    bool program_bound;  /* since the last submission */
+    bool program_bound;   /* since the last submission */
     uint32_t unsubmitted; /* commands recorded since the last submission */
 } queue_record;
 
@@ -84,7 +84,7 @@ SHIM_HIDDEN uint32_t queues_live(void);
 
 /* The side record of an event of a counter-enabled queue. */
 typedef struct event_record {
-    handle_entry entry; /* key: the cl_event */
+    handle_entry entry;     /* key: the cl_event */
     tally_results *results; /* one slot: the command's marker pair */
 } event_record;
 

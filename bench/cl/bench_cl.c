@@ -7,8 +7,8 @@
  * loader). Both run in the same process, on the same context and kernel,
  * in alternating rounds. Each time shown is the best of its rounds; the
  * judged figure is the median over rounds of shimmed / plain within a round
- * (paired, so load from elsewhere on the machine cancels). Target: <= 1.05. A counter-enabled queue with an event per enqueue
- * is measured too (informative).
+ * (paired, so load from elsewhere on the machine cancels). Target: <= 1.05. A counter-enabled queue
+ * with an event per enqueue is measured too (informative).
  *
  * Usage: tally_bench_cl [--quick] [SHIM]   (SHIM: default ../lib/libtally_cl.so
  *        beside this program; --quick: 1,000 enqueues, 3 rounds)
@@ -33,9 +33,8 @@
 
 #define TARGET_RATIO 1.05
 
-typedef cl_int (*enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
-                             const size_t *, const size_t *, cl_uint, const cl_event *,
-                             cl_event *);
+typedef cl_int (*enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
+                             const size_t *, cl_uint, const cl_event *, cl_event *);
 typedef cl_int (*finish_fn)(cl_command_queue);
 typedef cl_int (*release_event_fn)(cl_event);
 
@@ -249,12 +248,11 @@ int main(int argc, char **argv)
     printf("device: %s\n", name);
     printf("%u enqueues of an empty kernel + clFinish, best of %u rounds\n", count, rounds);
     printf("%-44s %12s %10s\n", "configuration", "wall ms", "us/enqueue");
-    printf("%-44s %12.2f %10.2f\n", "without the shim", best_plain / 1e6,
-           best_plain / 1e3 / count);
+    printf("%-44s %12.2f %10.2f\n", "without the shim", best_plain / 1e6, best_plain / 1e3 / count);
     printf("%-44s %12.2f %10.2f\n", "with the shim (queue without counters)", best_shim / 1e6,
            best_shim / 1e3 / count);
-    printf("%-44s %12.2f %10.2f\n", "with the shim (2 counters, event each)",
-           best_counters / 1e6, best_counters / 1e3 / count);
+    printf("%-44s %12.2f %10.2f\n", "with the shim (2 counters, event each)", best_counters / 1e6,
+           best_counters / 1e3 / count);
     printf("calling thread's CPU time per enqueue (best): %.0f ns without, %.0f ns with "
            "the shim\n",
            (double)cpu_plain / count, (double)cpu_shim / count);

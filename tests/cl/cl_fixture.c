@@ -21,9 +21,9 @@ int cl_fixture_setup(void **state)
     }
     cl_int err;
     fx->context = clCreateContext(NULL, 1, &fx->device, NULL, NULL, &err);
-    fx->create_queue_khr = (clCreateCommandQueueWithPropertiesKHR_fn)
-        clGetExtensionFunctionAddressForPlatform(fx->platform,
-                                                 "clCreateCommandQueueWithPropertiesKHR");
+    fx->create_queue_khr =
+        (clCreateCommandQueueWithPropertiesKHR_fn)clGetExtensionFunctionAddressForPlatform(
+            fx->platform, "clCreateCommandQueueWithPropertiesKHR");
     *state = fx;
     return fx->context && fx->create_queue_khr ? 0 : -1;
 }
@@ -56,9 +56,9 @@ cl_uint uuid_of(struct cl_fixture *fx, const char *cl_name)
         CL_SUCCESS);
     cl_performance_counter_codeplay *counters = malloc(size);
     assert_non_null(counters);
-    assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size,
-                                     counters, NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size, counters, NULL),
+        CL_SUCCESS);
     cl_uint uuid = 0;
     bool found = false;
     for (size_t i = 0; i < size / sizeof(*counters); i++) {
@@ -91,11 +91,12 @@ cl_command_queue counter_queue(struct cl_fixture *fx, const cl_uint *uuids, cl_u
 void read_results(cl_event event, cl_performance_counter_result_codeplay *results, cl_uint count)
 {
     size_t size = 0;
-    assert_int_equal(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
-                                             0, NULL, &size),
+    assert_int_equal(clGetEventProfilingInfo(
+                         event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY, 0, NULL, &size),
                      CL_SUCCESS);
     assert_int_equal(size, count * sizeof(*results));
-    assert_int_equal(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
+    assert_int_equal(clGetEventProfilingInfo(event,
+                                             CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
                                              size, results, NULL),
                      CL_SUCCESS);
 }

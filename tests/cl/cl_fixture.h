@@ -32,8 +32,7 @@ cl_uint uuid_of(struct cl_fixture *fx, const char *cl_name);
 /* A queue with these counters enabled (uuids), through the KHR entry point. */
 cl_command_queue counter_queue(struct cl_fixture *fx, const cl_uint *uuids, cl_uint count);
 /* Reads an event's results; asserts success and the size. */
-void read_results(cl_event event, cl_performance_counter_result_codeplay *results,
-                  cl_uint count);
+void read_results(cl_event event, cl_performance_counter_result_codeplay *results, cl_uint count);
 /* The shim's side records now alive (tally_cl_shim_live_records). */
 void live_records(uint32_t *queues, uint32_t *events);
 

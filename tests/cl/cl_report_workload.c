@@ -4,6 +4,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdio.h>
+#include <time.h>
 
 int main(void)
 {
@@ -29,8 +30,19 @@ int main(void)
     err |= clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, 1024, host, 0, NULL, NULL);
     err |= clEnqueueCopyBuffer(queue, buffer, buffer, 0, 8192, 4096, 0, NULL, NULL);
     clFinish(queue);
-    /* Recorded but never flushed by the program. */
-    err |= clEnqueueNDRangeKernel(queue, kernel, 1, NULL, global, NULL, 0, NULL, NULL);
+    /* Never flushed by the program: it polls until the driver ran it (PoCL
+     * crashes in LLVM if a program exits while it still compiles a kernel),
+     * and polling is no submission point. */
+    cl_event last;
+    err |= clEnqueueNDRangeKernel(queue, kernel, 1, NULL, global, NULL, 0, NULL, &last);
+    cl_int status = CL_QUEUED;
+    for (int i = 0; i < 20000 && status != CL_COMPLETE && status >= 0; i++) {
+        clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+        if (status != CL_COMPLETE)
+            nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    if (status != CL_COMPLETE)
+        err |= clFinish(queue);
     printf("workload %s\n", err == CL_SUCCESS ? "done" : "failed");
     return err == CL_SUCCESS ? 0 : 1;
 }

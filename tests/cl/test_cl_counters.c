@@ -36,9 +36,9 @@ static void unitcl_default_flow_succeeds(void **state)
     assert_true(size > 0); /* tally always has counters; UnitCL would pass on 0 */
     size_t count = size / sizeof(cl_performance_counter_codeplay);
     cl_performance_counter_codeplay *counters = malloc(size);
-    assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size,
-                                     counters, NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size, counters, NULL),
+        CL_SUCCESS);
     assert_true(count > 0);
 
     cl_performance_counter_desc_codeplay desc = {.uuid = counters[0].uuid};
@@ -57,13 +57,14 @@ static void unitcl_default_flow_succeeds(void **state)
     assert_int_equal(clFinish(queue), CL_SUCCESS);
 
     size = 0;
-    assert_int_equal(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
-                                             0, NULL, &size),
+    assert_int_equal(clGetEventProfilingInfo(
+                         event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY, 0, NULL, &size),
                      CL_SUCCESS);
     assert_int_equal(size, sizeof(cl_performance_counter_result_codeplay));
     assert_int_equal(size, 8);
     cl_performance_counter_result_codeplay result;
-    assert_int_equal(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
+    assert_int_equal(clGetEventProfilingInfo(event,
+                                             CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY,
                                              size, &result, NULL),
                      CL_SUCCESS);
     assert_in_range(counters[0].storage, CL_PERFORMANCE_COUNTER_RESULT_TYPE_INT32_CODEPLAY,
@@ -88,9 +89,9 @@ static void device_lists_the_catalogue_as_codeplay_records(void **state)
     assert_int_equal(sizeof(cl_performance_counter_codeplay), 780);
     assert_int_equal(size, count * 780);
     cl_performance_counter_codeplay *records = malloc(size);
-    assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size,
-                                     records, NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, size, records, NULL),
+        CL_SUCCESS);
     for (uint32_t i = 0; i < count; i++) {
         const tally_counter_info *c = tally_catalogue_counter(cat, i);
         assert_string_equal(records[i].name, tally_counter_name_for(c, TALLY_API_CL));
@@ -144,8 +145,7 @@ static void extension_versions_list_both_extensions(void **state)
     free(list);
 
     /* A buffer one byte short of the longer string is refused. */
-    assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size),
-                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size), CL_SUCCESS);
     char *text = malloc(size);
     assert_int_equal(clGetDeviceInfo(fx->device, CL_DEVICE_EXTENSIONS, size - 1, text, NULL),
                      CL_INVALID_VALUE);
@@ -203,9 +203,9 @@ static void results_are_per_event(void **state)
             clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, &events[i]),
             CL_SUCCESS);
         /* Work without an event in between is not counted by anyone. */
-        assert_int_equal(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL,
-                                                NULL),
-                         CL_SUCCESS);
+        assert_int_equal(
+            clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+            CL_SUCCESS);
     }
     assert_int_equal(clFinish(queue), CL_SUCCESS);
     for (size_t i = 0; i < N; i++) {
@@ -231,9 +231,9 @@ static void default_local_size_is_the_one_the_driver_used(void **state)
 {
     struct cl_fixture *fx = *state;
     static const size_t shapes[][3] = {
-        {1, 1, 1},    {7, 1, 1},    {64, 1, 1},  {100, 1, 1},  {1000, 1, 1}, {4096, 1, 1},
-        {65536, 1, 1}, {97, 1, 1},  {24, 1, 1},  {16, 16, 1},  {30, 7, 1},   {512, 512, 1},
-        {3, 5, 7},    {64, 64, 64}, {1, 1024, 1}, {8, 8, 1000}, {6, 1, 1},    {4100, 3, 1},
+        {1, 1, 1},     {7, 1, 1},    {64, 1, 1},   {100, 1, 1},  {1000, 1, 1}, {4096, 1, 1},
+        {65536, 1, 1}, {97, 1, 1},   {24, 1, 1},   {16, 16, 1},  {30, 7, 1},   {512, 512, 1},
+        {3, 5, 7},     {64, 64, 64}, {1, 1024, 1}, {8, 8, 1000}, {6, 1, 1},    {4100, 3, 1},
     };
     cl_uint uuids[] = {uuid_of(fx, "Kernel work-groups"), uuid_of(fx, "Kernel work-items")};
     cl_command_queue queue = counter_queue(fx, uuids, 2);
@@ -245,17 +245,17 @@ static void default_local_size_is_the_one_the_driver_used(void **state)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         cl_uint dims = shapes[s][2] > 1 ? 3 : shapes[s][1] > 1 ? 2 : 1;
         cl_event event;
-        assert_int_equal(clEnqueueNDRangeKernel(queue, kernel, dims, NULL, shapes[s], NULL, 0, NULL,
-                                                &event),
-                         CL_SUCCESS);
+        assert_int_equal(
+            clEnqueueNDRangeKernel(queue, kernel, dims, NULL, shapes[s], NULL, 0, NULL, &event),
+            CL_SUCCESS);
         cl_uint used[3];
         assert_int_equal(
             clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof used, used, 0, NULL, NULL),
             CL_SUCCESS);
         cl_performance_counter_result_codeplay results[2];
         read_results(event, results, 2);
-        uint64_t groups = (shapes[s][0] / used[0]) * (shapes[s][1] / used[1]) *
-                          (shapes[s][2] / used[2]);
+        uint64_t groups =
+            (shapes[s][0] / used[0]) * (shapes[s][1] / used[1]) * (shapes[s][2] / used[2]);
         print_message("global %zux%zux%zu: driver local %ux%ux%u\n", shapes[s][0], shapes[s][1],
                       shapes[s][2], used[0], used[1], used[2]);
         assert_int_equal(results[0].uint64, groups);
@@ -274,17 +274,15 @@ static void other_properties_are_kept_and_profiling_is_enabled(void **state)
     struct cl_fixture *fx = *state;
     cl_performance_counter_desc_codeplay desc = {.uuid = uuid_of(fx, "Kernel enqueues")};
     cl_performance_counter_config_codeplay config = {.count = 1, .descs = &desc};
-    cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES,
-                                        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+    cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
                                         CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
                                         (cl_queue_properties)(uintptr_t)&config, 0};
     cl_int err;
     cl_command_queue queue = fx->create_queue_khr(fx->context, fx->device, properties, &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_command_queue_properties flags = 0;
-    assert_int_equal(
-        clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof flags, &flags, NULL),
-        CL_SUCCESS);
+    assert_int_equal(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof flags, &flags, NULL),
+                     CL_SUCCESS);
     assert_true(flags & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     assert_true(flags & CL_QUEUE_PROFILING_ENABLE);
     cl_queue_properties back[5];
@@ -304,9 +302,9 @@ static void other_properties_are_kept_and_profiling_is_enabled(void **state)
                      CL_SUCCESS);
     assert_int_equal(clFinish(queue), CL_SUCCESS);
     cl_ulong start = 0, end = 0;
-    assert_int_equal(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start,
-                                             &start, NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL),
+        CL_SUCCESS);
     assert_int_equal(
         clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL),
         CL_SUCCESS);
@@ -362,6 +360,5 @@ int main(int argc, char **argv)
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests_name("cl_counters", tests, cl_fixture_setup,
-                                       cl_fixture_teardown);
+    return cmocka_run_group_tests_name("cl_counters", tests, cl_fixture_setup, cl_fixture_teardown);
 }

@@ -35,9 +35,9 @@ static void engine_values(const char *const *symbols, uint32_t count, reference_
     uint32_t indices[MAX_COUNTERS];
     assert_int_equal(tally_device_open(&options, &device, NULL, 0), TALLY_OK);
     for (uint32_t i = 0; i < count; i++)
-        assert_int_equal(tally_catalogue_find(tally_device_catalogue(device), symbols[i],
-                                              &indices[i]),
-                         TALLY_OK);
+        assert_int_equal(
+            tally_catalogue_find(tally_device_catalogue(device), symbols[i], &indices[i]),
+            TALLY_OK);
     assert_int_equal(tally_context_create(device, "reference", &context), TALLY_OK);
     assert_int_equal(tally_stream_create(context, &stream), TALLY_OK);
     assert_int_equal(tally_results_create(device, indices, count, 1, &results), TALLY_OK);
@@ -76,8 +76,8 @@ static cl_command_queue queue_counting(struct cl_fixture *fx, const char *const 
     for (uint32_t i = 0; i < count; i++) {
         uint32_t index;
         assert_int_equal(tally_catalogue_find(cat, symbols[i], &index), TALLY_OK);
-        uuids[i] = uuid_of(fx, tally_counter_name_for(tally_catalogue_counter(cat, index),
-                                                      TALLY_API_CL));
+        uuids[i] =
+            uuid_of(fx, tally_counter_name_for(tally_catalogue_counter(cat, index), TALLY_API_CL));
     }
     return counter_queue(fx, uuids, count);
 }
@@ -113,9 +113,9 @@ static void kernels_count_what_the_engine_counts_for_their_dispatch(void **state
         size_t local[3]; /* all 0: none given */
         cl_uint dims;
     } launches[] = {
-        {{1, 1, 1}, {0, 0, 0}, 1},      {{64, 1, 1}, {8, 1, 1}, 1},   {{96, 1, 1}, {0, 0, 0}, 1},
-        {{1000, 1, 1}, {0, 0, 0}, 1},   {{32, 6, 1}, {4, 3, 1}, 2},   {{512, 512, 1}, {0, 0, 0}, 2},
-        {{12, 10, 14}, {2, 5, 7}, 3},   {{3, 5, 7}, {0, 0, 0}, 3},
+        {{1, 1, 1}, {0, 0, 0}, 1},    {{64, 1, 1}, {8, 1, 1}, 1}, {{96, 1, 1}, {0, 0, 0}, 1},
+        {{1000, 1, 1}, {0, 0, 0}, 1}, {{32, 6, 1}, {4, 3, 1}, 2}, {{512, 512, 1}, {0, 0, 0}, 2},
+        {{12, 10, 14}, {2, 5, 7}, 3}, {{3, 5, 7}, {0, 0, 0}, 3},
     };
     uint32_t count = sizeof kernel_counters / sizeof kernel_counters[0];
     cl_command_queue queue = queue_counting(fx, kernel_counters, count);
@@ -174,9 +174,8 @@ static void buffer_commands_count_as_transfers(void **state)
     assert_int_equal(clEnqueueCopyBuffer(queue, a, b, 0, 64, 20000, 0, NULL, &e), CL_SUCCESS);
     assert_transfer(e, TALLY_TRANSFER_COPY, 20000);
     cl_uint pattern = 7;
-    assert_int_equal(
-        clEnqueueFillBuffer(queue, b, &pattern, sizeof pattern, 0, 8192, 0, NULL, &e),
-        CL_SUCCESS);
+    assert_int_equal(clEnqueueFillBuffer(queue, b, &pattern, sizeof pattern, 0, 8192, 0, NULL, &e),
+                     CL_SUCCESS);
     assert_transfer(e, TALLY_TRANSFER_FILL, 8192);
     size_t origin[3] = {0, 0, 0}, region[3] = {64, 8, 2};
     assert_int_equal(clEnqueueReadBufferRect(queue, a, CL_TRUE, origin, origin, region, 128, 4096,
@@ -210,8 +209,8 @@ static void image_commands_count_as_transfers(void **state)
         skip();
     cl_command_queue queue = queue_counting(fx, transfer_counters, 3);
     cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
-    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 32,
-                          .image_height = 16};
+    cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 32, .image_height = 16};
     cl_int err;
     cl_mem image = clCreateImage(fx->context, CL_MEM_READ_WRITE, &format, &desc, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -220,9 +219,9 @@ static void image_commands_count_as_transfers(void **state)
     static unsigned char host[32 * 16 * 4];
     size_t origin[3] = {0, 0, 0}, region[3] = {32, 16, 1}, part[3] = {8, 4, 1};
     cl_event e;
-    assert_int_equal(clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, host, 0,
-                                         NULL, &e),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, host, 0, NULL, &e),
+        CL_SUCCESS);
     assert_transfer(e, TALLY_TRANSFER_WRITE, 32 * 16 * 4);
     assert_int_equal(
         clEnqueueReadImage(queue, image, CL_TRUE, origin, part, 0, 0, host, 0, NULL, &e),
@@ -239,9 +238,8 @@ static void image_commands_count_as_transfers(void **state)
         clEnqueueCopyImageToBuffer(queue, image, buffer, origin, region, 0, 0, NULL, &e),
         CL_SUCCESS);
     assert_transfer(e, TALLY_TRANSFER_COPY, 32 * 16 * 4);
-    assert_int_equal(
-        clEnqueueCopyBufferToImage(queue, buffer, other, 0, origin, part, 0, NULL, &e),
-        CL_SUCCESS);
+    assert_int_equal(clEnqueueCopyBufferToImage(queue, buffer, other, 0, origin, part, 0, NULL, &e),
+                     CL_SUCCESS);
     assert_transfer(e, TALLY_TRANSFER_COPY, 8 * 4 * 4);
     clReleaseMemObject(buffer);
     clReleaseMemObject(other);

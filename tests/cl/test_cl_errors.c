@@ -83,10 +83,9 @@ static void queue_creation_rejects_bad_configs(void **state)
 
     /* The key named twice. */
     cl_performance_counter_config_codeplay good = {.count = 1, .descs = &desc};
-    cl_queue_properties twice[] = {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
-                                   (cl_queue_properties)(uintptr_t)&good,
-                                   CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
-                                   (cl_queue_properties)(uintptr_t)&good, 0};
+    cl_queue_properties twice[] = {
+        CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY, (cl_queue_properties)(uintptr_t)&good,
+        CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY, (cl_queue_properties)(uintptr_t)&good, 0};
     assert_int_equal(create_with(fx, twice), CL_INVALID_VALUE);
     /* And the driver still judges the rest: an unknown key. */
     cl_queue_properties unknown_key[] = {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
@@ -135,7 +134,8 @@ static void results_refuse_user_events_and_queues_without_counters(void **state)
     assert_int_equal(counter_info(user, sizeof result, &result, NULL), CL_INVALID_VALUE);
     clReleaseEvent(user);
 
-    cl_command_queue plain = clCreateCommandQueueWithProperties(fx->context, fx->device, NULL, &err);
+    cl_command_queue plain =
+        clCreateCommandQueueWithProperties(fx->context, fx->device, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_event marker;
     assert_int_equal(clEnqueueMarkerWithWaitList(plain, 0, NULL, &marker), CL_SUCCESS);

@@ -67,7 +67,8 @@ static void releasing_a_whole_context_leaves_no_record(void **state)
     cl_uint uuid = uuid_of(fx, "Kernel enqueues");
     for (int i = 0; i < 3; i++) {
         cl_command_queue queue = counter_queue(&own, &uuid, 1);
-        cl_command_queue plain = clCreateCommandQueueWithProperties(context, fx->device, NULL, &err);
+        cl_command_queue plain =
+            clCreateCommandQueueWithProperties(context, fx->device, NULL, &err);
         cl_event marker;
         assert_int_equal(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker), CL_SUCCESS);
         assert_int_equal(clFinish(queue), CL_SUCCESS);
@@ -146,6 +147,5 @@ int main(int argc, char **argv)
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests_name("cl_lifetime", tests, cl_fixture_setup,
-                                       cl_fixture_teardown);
+    return cmocka_run_group_tests_name("cl_lifetime", tests, cl_fixture_setup, cl_fixture_teardown);
 }
