@@ -3,7 +3,9 @@
 TALLY_OUTPUT set, and checks the per-command report lists its commands with
 the values their shapes and sizes determine.
 
-usage: report_check.py MODE SHIM WORKLOAD REPORT [SANITIZER_RUNTIME]"""
+usage: report_check.py MODE SHIM WORKLOAD REPORT [SANITIZER_RUNTIME [TALLY]]
+MODE: preload, layer, or tally-run (`TALLY run --output REPORT -- WORKLOAD`,
+which preloads the shim beside it)."""
 import csv
 import os
 import subprocess
@@ -15,14 +17,18 @@ env = dict(os.environ, TALLY_OUTPUT=report,
            TALLY_COUNTERS="Dispatches,TransferCommands,CsInvocations,CsWorkgroups")
 env.pop("OPENCL_LAYERS", None)
 preload = [runtime] if runtime else []
+command = [workload]
 if mode == "preload":
     preload.append(shim)
-else:
+elif mode == "layer":
     env["OPENCL_LAYERS"] = shim
+else:
+    env.pop("TALLY_OUTPUT")
+    command = [sys.argv[6], "run", "--output", report, "--", workload]
 env["LD_PRELOAD"] = ":".join(preload)
 if os.path.exists(report):
     os.remove(report)
-done = subprocess.run([workload], env=env, capture_output=True, text=True, timeout=240)
+done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
 if done.returncode != 0:
     sys.exit(f"workload failed: {done.stdout}{done.stderr}")
 with open(report, newline="") as f:
