@@ -6,6 +6,7 @@
  * context, so a counter-enabled event counts its own command and never the
  * work of another queue that ran in between.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,16 @@
 
 static handle_map queues;
 static pthread_once_t queues_once = PTHREAD_ONCE_INIT;
+
+/* Every enqueue looks its queue up. Each thread remembers its last answer,
+ * valid while no queue record has been created or destroyed since: those
+ * are rare, and bump the generation. */
+static atomic_uint_fast64_t queue_generation;
+static _Thread_local struct {
+    cl_command_queue queue;
+    queue_record *record;
+    uint64_t generation;
+} last_lookup;
 
 static void init_queues(void)
 {
@@ -27,7 +38,14 @@ static handle_map *queue_map(void)
 
 queue_record *queue_find(cl_command_queue queue)
 {
-    return (queue_record *)handle_map_find(queue_map(), queue);
+    uint64_t generation = atomic_load_explicit(&queue_generation, memory_order_acquire);
+    if (queue && last_lookup.queue == queue && last_lookup.generation == generation)
+        return last_lookup.record;
+    queue_record *q = (queue_record *)handle_map_find(queue_map(), queue);
+    last_lookup.queue = queue;
+    last_lookup.record = q;
+    last_lookup.generation = generation;
+    return q;
 }
 
 void queue_submit_locked(queue_record *q, const char *api_name)
@@ -56,6 +74,7 @@ void queue_submit(queue_record *q, const char *api_name)
 static void destroy_record(handle_entry *entry)
 {
     queue_record *q = (queue_record *)entry;
+    atomic_fetch_add_explicit(&queue_generation, 1, memory_order_acq_rel);
     queue_submit(q, "clReleaseCommandQueue");
     if (q->stream)
         tally_stream_destroy(q->stream);
@@ -135,6 +154,7 @@ static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *c
     query_limits(device, &q->limits);
     attach_engine(q);
     handle_entry *stale = handle_map_insert(queue_map(), &q->entry);
+    atomic_fetch_add_explicit(&queue_generation, 1, memory_order_acq_rel);
     if (stale)
         destroy_record(stale);
 }
