@@ -21,6 +21,7 @@ typedef enum work_kind { WORK_NONE, WORK_DISPATCH, WORK_TRANSFER } work_kind;
 
 typedef struct work {
     work_kind kind;
+    tally_program *program; /* a dispatch's kernel profile */
     tally_dispatch dispatch;
     tally_transfer transfer;
 } work;
@@ -28,9 +29,9 @@ typedef struct work {
 static void record_work_locked(queue_record *q, const work *w)
 {
     if (w->kind == WORK_DISPATCH) {
-        if (!q->program_bound) {
-            tally_stream_bind_program(q->stream, session_kernel_program());
-            q->program_bound = true;
+        if (w->program && q->bound_program != w->program) {
+            tally_stream_bind_program(q->stream, w->program);
+            q->bound_program = w->program;
         }
         tally_stream_dispatch(q->stream, &w->dispatch);
     } else if (w->kind == WORK_TRANSFER) {
@@ -104,6 +105,7 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
         } else {
             chosen_local_size(q, kernel, global, local);
         }
+        w.program = kernel_program(tally_context_device(q->context), kernel);
         w.dispatch.api_name = api_name;
         for (int d = 0; d < 3; d++) {
             w.dispatch.local_size[d] = clamp_u32(local[d]);

@@ -2,6 +2,8 @@
  * dispatch table and the preload exports are generated from it. */
 #define TALLY_CL_INTERCEPTED(X)                                                                    \
     X(clGetPlatformInfo)                                                                           \
+    X(clBuildProgram)                                                                              \
+    X(clCompileProgram)                                                                            \
     X(clGetDeviceInfo)                                                                             \
     X(clGetExtensionFunctionAddress)                                                               \
     X(clGetExtensionFunctionAddressForPlatform)                                                    \
@@ -39,5 +41,7 @@
 /* Entry points the shim calls but does not intercept. */
 #define TALLY_CL_CALLED(X)                                                                         \
     X(clGetEventInfo)                                                                              \
+    X(clGetKernelInfo)                                                                             \
+    X(clGetKernelArgInfo)                                                                          \
     X(clGetKernelWorkGroupInfo)                                                                    \
     X(clGetImageInfo)

@@ -61,7 +61,7 @@ void queue_submit_locked(queue_record *q, const char *api_name)
     if (tally_submit(tally_context_device(q->context), &submission, NULL) != TALLY_OK)
         tally_stream_reset(q->stream);
     q->unsubmitted = 0;
-    q->program_bound = false;
+    q->bound_program = NULL;
 }
 
 void queue_submit(queue_record *q, const char *api_name)

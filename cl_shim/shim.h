@@ -39,8 +39,14 @@ SHIM_HIDDEN cl_int device_performance_counters(size_t size, void *value, size_t 
 /* The shared device, opened on first use; NULL if it cannot be (the shim
  * then passes everything through and logs why once). */
 SHIM_HIDDEN tally_device *session_device(void);
-/* The program bound for kernels (see docs/opencl.md: kernel profile). */
-SHIM_HIDDEN tally_program *session_kernel_program(void);
+/* --- kernel_profile.c, programs.c --------------------------------------- */
+
+/* The engine program of a kernel's static profile (docs/opencl.md), shared
+ * by kernels of the same profile; NULL if none can be created. */
+SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
+SHIM_HIDDEN void kernel_programs_release(void);
+/* options + " -cl-kernel-arg-info", malloc'ed; NULL when out of memory. */
+SHIM_HIDDEN char *options_with_arg_info(const char *options);
 
 /* --- queues.c ---------------------------------------------------------------- */
 
@@ -68,8 +74,8 @@ typedef struct queue_record {
     pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
     tally_context *context; /* NULL: the engine is unavailable */
     tally_stream *stream;
-    bool program_bound;   /* since the last submission */
-    uint32_t unsubmitted; /* commands recorded since the last submission */
+    tally_program *bound_program; /* since the last submission */
+    uint32_t unsubmitted;         /* commands recorded since the last submission */
 } queue_record;
 
 /* The record of a queue, or NULL for a queue the shim did not see created. */

@@ -247,12 +247,85 @@ static void image_commands_count_as_transfers(void **state)
     clReleaseCommandQueue(queue);
 }
 
+/* The kernel profile classified from the arguments (docs/opencl.md): per
+ * work-item 1 ALU, a load per read-only pointer, a store per writable one,
+ * a texture read per readable image, a store per writable image. */
+static void kernel_profile_follows_its_arguments(void **state)
+{
+    struct cl_fixture *fx = *state;
+    static const char *const symbols[] = {"ShaderAluInstructions", "ShaderLoadInstructions",
+                                          "ShaderStoreInstructions", "ShaderTexInstructions"};
+    cl_command_queue queue = queue_counting(fx, symbols, 4);
+    cl_kernel kernel = build_kernel(fx,
+                                    "kernel void k(global const float *a, constant float *b,\n"
+                                    "              global float *c, local int *l, int n) {\n"
+                                    "  c[get_global_id(0)] = a[0] + b[0] + n;\n"
+                                    "}\n",
+                                    "k");
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(fx->context, CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &err);
+    cl_int n = 3;
+    assert_int_equal(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 1, sizeof buffer, &buffer), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 2, sizeof buffer, &buffer), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 3, 16 * sizeof(int), NULL), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(kernel, 4, sizeof n, &n), CL_SUCCESS);
+    size_t global = 64, local = 8;
+    cl_event event;
+    assert_int_equal(
+        clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, &event),
+        CL_SUCCESS);
+    cl_performance_counter_result_codeplay r[4];
+    assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+    read_results(event, r, 4);
+    assert_int_equal(r[0].uint64, 64 * 1);
+    assert_int_equal(r[1].uint64, 64 * 2);
+    assert_int_equal(r[2].uint64, 64 * 1);
+    assert_int_equal(r[3].uint64, 0);
+    clReleaseEvent(event);
+    clReleaseKernel(kernel);
+
+    cl_bool images = CL_FALSE;
+    clGetDeviceInfo(fx->device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+    if (images) {
+        kernel = build_kernel(fx,
+                              "kernel void m(read_only image2d_t i, write_only image2d_t o) {\n"
+                              "  int2 p = (int2)(get_global_id(0), 0);\n"
+                              "  write_imagef(o, p, read_imagef(i, p));\n"
+                              "}\n",
+                              "m");
+        cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+        cl_image_desc desc = {
+            .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 64, .image_height = 1};
+        cl_mem in = clCreateImage(fx->context, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
+        cl_mem out = clCreateImage(fx->context, CL_MEM_WRITE_ONLY, &format, &desc, NULL, &err);
+        assert_int_equal(clSetKernelArg(kernel, 0, sizeof in, &in), CL_SUCCESS);
+        assert_int_equal(clSetKernelArg(kernel, 1, sizeof out, &out), CL_SUCCESS);
+        assert_int_equal(
+            clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, &event),
+            CL_SUCCESS);
+        assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+        read_results(event, r, 4);
+        assert_int_equal(r[0].uint64, 64);
+        assert_int_equal(r[1].uint64, 0);
+        assert_int_equal(r[2].uint64, 64);
+        assert_int_equal(r[3].uint64, 64);
+        clReleaseEvent(event);
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        clReleaseKernel(kernel);
+    }
+    clReleaseMemObject(buffer);
+    clReleaseCommandQueue(queue);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_count_what_the_engine_counts_for_their_dispatch),
         cmocka_unit_test(buffer_commands_count_as_transfers),
         cmocka_unit_test(image_commands_count_as_transfers),
+        cmocka_unit_test(kernel_profile_follows_its_arguments),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
