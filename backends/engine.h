@@ -148,7 +148,9 @@ struct tally_executor {
     uint64_t *snapshot;    /* scratch for markers */
     uint64_t command_sequence;
     uint32_t last_context_id;
-    uint64_t submission; /* seqno being executed */
+    uint64_t submission;          /* seqno being executed */
+    uint32_t submission_event_id; /* its begin and end events share it */
+    uint64_t submission_commands; /* commands it holds */
     uint32_t pass_index;
     tally_render_state render;
     const tally_program_desc *program;
@@ -230,6 +232,7 @@ struct tally_subscription {
     tally_event *ring;
     uint32_t capacity, head, count;
     bool lost;
+    bool paused; /* under the device's listeners_lock */
 };
 
 struct tally_sampler {
@@ -244,6 +247,7 @@ struct tally_sampler {
     uint64_t *raw; /* capacity x raw_count */
     uint32_t capacity, head, count;
     bool lost;
+    bool paused; /* under the device's listeners_lock */
 };
 
 /* --- functions shared between engine files ------------------------------------------ */

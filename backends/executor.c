@@ -270,13 +270,16 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
         tally_executor_idle_until(d, p->submit_gpu_ns);
     e->submission = p->seqno;
     e->pass_index = p->pass_index;
-    uint64_t fields[3] = {p->seqno, p->stream_count, 0};
+    e->submission_commands = 0;
     for (uint32_t i = 0; i < p->stream_count; i++)
-        fields[2] += p->streams[i].count;
+        e->submission_commands += p->streams[i].count;
+    /* From the commands' counter, so no two spans of a track share an id. */
+    e->submission_event_id = atomic_fetch_add(&d->next_event_id, 1) + 1;
+    uint64_t fields[3] = {p->seqno, p->stream_count, e->submission_commands};
     uint64_t submitted = d->info.clock == TALLY_CLOCK_REALTIME ? p->submit_gpu_ns : e->gpu_ns;
     push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT,
                submitted, fields, 3);
-    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+    push_event(d, TALLY_TRACK_QUEUE, e->submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_BEGIN, e->gpu_ns, fields, 3);
 }
 
@@ -288,8 +291,8 @@ void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
         if (s->recording)
             run_recording(d, s->recording, s->count, s->context, s->stream_id, 0);
     }
-    uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.command_sequence};
-    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+    uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.submission_commands};
+    push_event(d, TALLY_TRACK_QUEUE, d->exec.submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_END, d->exec.gpu_ns, fields, 3);
     publish_clock(d);
     tally_timeline_flush(d);
