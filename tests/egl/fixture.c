@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -151,4 +152,82 @@ size_t egl_records_read_all(const struct brcm *brcm, struct egl_record *records,
     size_t n = egl_records_decode(brcm, data, (size_t)written, records, max_records);
     free(data);
     return n;
+}
+
+extern char **environ;
+
+/* This process's environment, plus LD_PRELOAD of the shim (behind the
+ * sanitizer runtime in sanitizer builds, which must come first) and extra. */
+static char **probe_environment(const char *const *extra)
+{
+    size_t n = 0, extras = 0;
+    while (environ[n])
+        n++;
+    while (extra && extra[extras])
+        extras++;
+    char **env = calloc(n + extras + 2, sizeof *env);
+    assert_non_null(env);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+            env[at++] = environ[i];
+    for (size_t i = 0; i < extras; i++)
+        env[at++] = (char *)extra[i];
+    static char preload[4096];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", TALLY_SANITIZER_PRELOAD,
+             TALLY_SANITIZER_PRELOAD[0] ? ":" : "", TALLY_EGL_SHIM);
+    env[at++] = preload;
+    return env;
+}
+
+pid_t egl_probe_start(const char *const *args, const char *const *extra_env, int *to_probe,
+                      int *from_probe)
+{
+    int in[2] = {-1, -1}, out[2] = {-1, -1};
+    if (to_probe)
+        assert_int_equal(pipe(in), 0);
+    if (from_probe)
+        assert_int_equal(pipe(out), 0);
+    char *argv[8] = {TALLY_EGL_PROBE};
+    for (size_t i = 0; args[i] && i < 6; i++)
+        argv[i + 1] = (char *)args[i];
+    char **env = probe_environment(extra_env);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (to_probe) {
+            dup2(in[0], STDIN_FILENO);
+            close(in[0]);
+            close(in[1]);
+        }
+        if (from_probe) {
+            dup2(out[1], STDOUT_FILENO);
+            close(out[0]);
+            close(out[1]);
+        }
+        execve(argv[0], argv, env);
+        _exit(127);
+    }
+    free(env);
+    if (to_probe) {
+        close(in[0]);
+        *to_probe = in[1];
+    }
+    if (from_probe) {
+        close(out[1]);
+        *from_probe = out[0];
+    }
+    return pid;
+}
+
+int egl_probe_wait(pid_t pid)
+{
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int egl_probe_run(const char *const *args, const char *const *extra_env)
+{
+    return egl_probe_wait(egl_probe_start(args, extra_env, NULL, NULL));
 }

@@ -5,6 +5,7 @@
 #define TALLY_TEST_EGL_FIXTURE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "tally/egl_event_monitor.h"
 #include "tally/tally.h"
@@ -54,3 +55,14 @@ size_t egl_records_read_all(const struct brcm *brcm, struct egl_record *records,
                             EGLBoolean *lost);
 
 #endif
+
+/* egl_probe (see egl_probe.c) in a process of its own, with libtally_egl.so
+ * preloaded and `extra_env` ("NAME=value", NULL-terminated; may be NULL) added
+ * to this process's environment. With pipes given, *to_probe writes its stdin
+ * and *from_probe reads its stdout. */
+pid_t egl_probe_start(const char *const *args, const char *const *extra_env, int *to_probe,
+                      int *from_probe);
+/* Its exit status, or 128 + the signal that ended it. */
+int egl_probe_wait(pid_t pid);
+/* Runs it to the end. */
+int egl_probe_run(const char *const *args, const char *const *extra_env);
