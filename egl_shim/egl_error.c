@@ -16,7 +16,7 @@ static _Thread_local EGLint shim_outcome;
 
 static EGLint take_driver_error(void)
 {
-    get_error_fn driver = (get_error_fn)real_egl_function("eglGetError");
+    get_error_fn driver = (get_error_fn)TALLY_PRELOAD_NEXT(real_eglGetError, "eglGetError");
     return driver ? driver() : EGL_SUCCESS;
 }
 

@@ -2,18 +2,22 @@
  * What the files of libtally_egl.so share. The shim adds EGL_BRCM_event_monitor
  * to any EGL driver: it answers the extension's six functions from the engine's
  * timeline and wraps eglQueryString (to list the extension), eglGetError (to
- * report its own errors) and eglGetProcAddress (to hand out its functions).
+ * report its own errors); preload/ hands all of them out to lookups
+ * (registration.c).
  */
 #ifndef TALLY_EGL_SHIM_H
 #define TALLY_EGL_SHIM_H
 
 #define EGL_EGLEXT_PROTOTYPES
 #include "tally/egl_event_monitor.h"
+#include "tally_preload.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
-/* The driver's function `name` (libEGL's), or NULL when no libEGL is loaded. */
-void *real_egl_function(const char *name);
+/* The driver's functions the wrappers call down to (NULL until libEGL is
+ * loaded), through TALLY_PRELOAD_NEXT. */
+extern _Atomic(void *) real_eglQueryString;
+extern _Atomic(void *) real_eglGetError;
 
 /* Errors. EGL keeps one error per thread, the outcome of the thread's last EGL
  * call. A shim function ends with egl_error_set (EGL_SUCCESS included); a
@@ -21,10 +25,6 @@ void *real_egl_function(const char *name);
  * first, so the driver's outcome is the one eglGetError reports. */
 EGLBoolean egl_error_set(EGLint error);
 void egl_error_pass_down(void);
-
-/* The shim's exported functions by name (NULL for any other name): what
- * eglGetProcAddress returns for them. */
-void (*shim_function(const char *name))(void);
 
 /* The extension string of a display with EGL_BRCM_event_monitor appended;
  * `driver` when it lists it already. The result lives until exit. */

@@ -81,7 +81,8 @@ typedef const char *(EGLAPIENTRYP query_string_fn)(EGLDisplay, EGLint);
 SHIM_EXPORT const char *EGLAPIENTRY eglQueryString(EGLDisplay display, EGLint name)
 {
     egl_error_pass_down();
-    query_string_fn driver = (query_string_fn)real_egl_function("eglQueryString");
+    query_string_fn driver =
+        (query_string_fn)TALLY_PRELOAD_NEXT(real_eglQueryString, "eglQueryString");
     if (!driver) {
         egl_error_set(EGL_NOT_INITIALIZED); /* no EGL in this process */
         return NULL;
