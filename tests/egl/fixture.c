@@ -183,12 +183,18 @@ static char **probe_environment(const char *const *extra)
 pid_t egl_probe_start(const char *const *args, const char *const *extra_env, int *to_probe,
                       int *from_probe)
 {
+    return egl_program_start(TALLY_EGL_PROBE, args, extra_env, to_probe, from_probe);
+}
+
+pid_t egl_program_start(const char *program, const char *const *args, const char *const *extra_env,
+                        int *to_probe, int *from_probe)
+{
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     if (to_probe)
         assert_int_equal(pipe(in), 0);
     if (from_probe)
         assert_int_equal(pipe(out), 0);
-    char *argv[8] = {TALLY_EGL_PROBE};
+    char *argv[8] = {(char *)program};
     for (size_t i = 0; args[i] && i < 6; i++)
         argv[i + 1] = (char *)args[i];
     char **env = probe_environment(extra_env);

@@ -62,6 +62,9 @@ size_t egl_records_read_all(const struct brcm *brcm, struct egl_record *records,
  * and *from_probe reads its stdout. */
 pid_t egl_probe_start(const char *const *args, const char *const *extra_env, int *to_probe,
                       int *from_probe);
+/* The same for any program: program is its path, args follow it. */
+pid_t egl_program_start(const char *program, const char *const *args, const char *const *extra_env,
+                        int *to_probe, int *from_probe);
 /* Its exit status, or 128 + the signal that ended it. */
 int egl_probe_wait(pid_t pid);
 /* Runs it to the end. */
