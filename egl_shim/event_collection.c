@@ -152,10 +152,12 @@ static uint32_t take_records(unsigned char *out, uint32_t size, bool *lost)
         bool batch_lost = false;
         tally_timeline_peek(monitor.ring, 0, monitor.batch, BATCH_EVENTS, &count, &batch_lost);
         uint32_t fit = 0;
-        while (fit < count && event_record_bytes(&monitor.batch[fit]) <= size - written) {
+        for (; fit < count; fit++) {
+            uint32_t bytes = event_record_bytes(&monitor.batch[fit]);
+            if (bytes > size - written)
+                break;
             event_record_write(&monitor.batch[fit], out + written);
-            written += event_record_bytes(&monitor.batch[fit]);
-            fit++;
+            written += bytes;
         }
         if (fit) /* the loss is reported with the events taken */
             tally_timeline_read(monitor.ring, monitor.batch, fit, &count, &batch_lost);

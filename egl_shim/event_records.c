@@ -4,6 +4,7 @@
  * the event's data fields, each as wide as eglGetEventDataFieldInfoBRCM says,
  * packed, in native byte order.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "event_records.h"
@@ -17,9 +18,21 @@ uint32_t event_data_bytes(uint32_t kind)
     return bytes;
 }
 
+/* Record sizes by kind, computed once: the reader asks for every event. */
+static uint32_t record_bytes[TALLY_EVENT_KIND_COUNT];
+
+static void size_records(void)
+{
+    for (uint32_t kind = 0; kind < TALLY_EVENT_KIND_COUNT; kind++)
+        record_bytes[kind] = TALLY_EGL_RECORD_HEADER_BYTES + event_data_bytes(kind);
+}
+
 uint32_t event_record_bytes(const tally_event *event)
 {
-    return TALLY_EGL_RECORD_HEADER_BYTES + event_data_bytes(event->kind);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, size_records);
+    return event->kind < TALLY_EVENT_KIND_COUNT ? record_bytes[event->kind]
+                                                : TALLY_EGL_RECORD_HEADER_BYTES;
 }
 
 static unsigned char *put(unsigned char *out, const void *value, size_t bytes)
