@@ -10,11 +10,17 @@ typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*get_proc_address_fn)(const char *);
 
 static _Atomic(void *) libc_dlsym;
+/* Set by the constructor: before it, sanitizer runtimes may still be setting
+ * up (they look up their interceptors with dlsym), so dlsym stays on code
+ * that is not instrumented and touches nothing but libc. */
+static _Atomic(bool) initialized;
+
+#define NOT_INSTRUMENTED __attribute__((no_sanitize("address,undefined,thread")))
 
 /* The exported dlsym of a preloaded shim shadows libc's; dlvsym asks for
  * libc's own versioned definition, which an unversioned interposer never
  * matches. glibc 2.34 moved dlsym into libc under a new version. */
-void *tally_preload_libc_dlsym_address(void)
+NOT_INSTRUMENTED void *tally_preload_libc_dlsym_address(void)
 {
     void *found = atomic_load_explicit(&libc_dlsym, memory_order_acquire);
     if (found)
@@ -132,13 +138,21 @@ void *tally_preload_substitute(const char *name, void *real, bool keep_real)
     return symbol->wrapper;
 }
 
-void *tally_preload_dlsym(void *handle, const char *name)
+static void *dlsym_after_init(void *handle, const char *name, void *real)
 {
-    void *real = tally_preload_libc_dlsym(handle, name);
     if (!name || !tally_preload_is_api_handle(handle))
         return real;
     /* A global lookup finds the shims' own exports: never a real function. */
     return tally_preload_substitute(name, real, handle != RTLD_DEFAULT);
+}
+
+NOT_INSTRUMENTED void *tally_preload_dlsym(void *handle, const char *name)
+{
+    dlsym_fn libc = (dlsym_fn)tally_preload_libc_dlsym_address();
+    void *real = libc ? libc(handle, name) : NULL;
+    if (!atomic_load_explicit(&initialized, memory_order_acquire))
+        return real;
+    return dlsym_after_init(handle, name, real);
 }
 
 static _Atomic(void *) real_glx_get_proc_address;
@@ -171,6 +185,7 @@ static tally_preload_symbol get_proc_address_symbols[] = {
 __attribute__((constructor)) static void register_get_proc_address(void)
 {
     tally_preload_libc_dlsym_address();
+    atomic_store_explicit(&initialized, true, memory_order_release);
     tally_preload_register("preload", get_proc_address_symbols,
                            sizeof(get_proc_address_symbols) / sizeof(get_proc_address_symbols[0]));
 }
