@@ -157,7 +157,8 @@ size_t egl_records_read_all(const struct brcm *brcm, struct egl_record *records,
 extern char **environ;
 
 /* This process's environment, plus LD_PRELOAD of the shim (behind the
- * sanitizer runtime in sanitizer builds, which must come first) and extra. */
+ * sanitizer runtime in sanitizer builds, which must come first), no leak
+ * checking, and extra. */
 static char **probe_environment(const char *const *extra)
 {
     size_t n = 0, extras = 0;
@@ -165,12 +166,16 @@ static char **probe_environment(const char *const *extra)
         n++;
     while (extra && extra[extras])
         extras++;
-    char **env = calloc(n + extras + 2, sizeof *env);
+    char **env = calloc(n + extras + 3, sizeof *env);
     assert_non_null(env);
     size_t at = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+            strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
             env[at++] = environ[i];
+    /* The drivers' own leaks are not ours to report (the in-process tests
+     * keep leak checking for the shim). */
+    env[at++] = "ASAN_OPTIONS=detect_leaks=0";
     for (size_t i = 0; i < extras; i++)
         env[at++] = (char *)extra[i];
     static char preload[4096];
