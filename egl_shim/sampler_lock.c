@@ -1,8 +1,8 @@
 /*
  * The event sampler is one per user: a process holds it by holding an
  * exclusive flock on a file in the user's runtime directory
- * ($XDG_RUNTIME_DIR/tally, else /tmp/tally-UID). The kernel drops the lock
- * when the holder exits, however it exits.
+ * ($XDG_RUNTIME_DIR/tally, or /tmp/tally-UID when that is unset or unusable). The kernel drops the
+ * lock when the holder exits, however it exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,18 +23,24 @@ static const char lock_name[] = "egl_event_monitor.lock";
 /* Under the monitor's lock (event_monitor.c serializes every caller). */
 static int held_fd = -1;
 
+/* A directory of ours: made if missing, and refused if someone else owns it
+ * (or it is a link to one), so it cannot hold a lock for us. */
+static bool own_directory(const char *path)
+{
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+}
+
 static bool runtime_directory(char *path, size_t size)
 {
     const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
-    int n = xdg && *xdg ? snprintf(path, size, "%s/tally", xdg)
-                        : snprintf(path, size, "/tmp/tally-%u", (unsigned)getuid());
-    if (n < 0 || (size_t)n >= size)
-        return false;
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
-        return false;
-    /* Someone else's directory (or a link to one) must not hold our lock. */
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+    int n = xdg && *xdg ? snprintf(path, size, "%s/tally", xdg) : -1;
+    if (n > 0 && (size_t)n < size && own_directory(path))
+        return true;
+    n = snprintf(path, size, "/tmp/tally-%u", (unsigned)getuid());
+    return n > 0 && (size_t)n < size && own_directory(path);
 }
 
 static int open_lock_file(void)
