@@ -117,6 +117,10 @@ struct timing {
     uint64_t events;
 };
 
+/* Frames are executed in groups that fit the ring (5 frames of 2000 draws
+ * make about 60,000 events), and each group's records are read in one go. */
+#define FRAMES_PER_READ 5
+
 static struct timing run_frames(uint32_t frames, uint32_t draws, bool collecting)
 {
     check(eglSetEventCollectionBRCM(collecting ? EGL_START_EVENTS_BRCM : EGL_STOP_EVENTS_BRCM),
@@ -130,9 +134,11 @@ static struct timing run_frames(uint32_t frames, uint32_t draws, bool collecting
         submit_frame();
         tally_device_wait_idle(bench.device);
         uint64_t executed = now_ns();
+        t.execute_ns += (double)(executed - start);
+        if ((f + 1) % FRAMES_PER_READ && f + 1 < frames)
+            continue;
         t.events += drain(&lost);
         t.read_ns += (double)(now_ns() - executed);
-        t.execute_ns += (double)(executed - start);
         check(!lost, "collecting without loss");
     }
     return t;
@@ -216,8 +222,8 @@ static double sustain(double rate, uint32_t draws, uint64_t frame_events, uint64
     uint64_t start = now_ns(), produced = 0;
     for (uint64_t f = 0;; f++) {
         uint64_t due = start + (uint64_t)(frame_period_ns * (double)f);
-        while (now_ns() < due)
-            ;
+        struct timespec at = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL); /* leaves the core free */
         if (now_ns() - start >= duration_ns)
             break;
         record_frame(draws);
@@ -226,36 +232,42 @@ static double sustain(double rate, uint32_t draws, uint64_t frame_events, uint64
     }
     tally_device_wait_idle(bench.device);
     uint64_t elapsed = now_ns() - start;
-    struct timespec settle = {0, 5000000};
-    nanosleep(&settle, NULL); /* the reader's last polls */
     atomic_store(&reader.stop, true);
     pthread_join(thread, NULL);
-    *lost = atomic_load(&reader.lost) || atomic_load(&reader.records) != produced;
+    EGLBoolean lost_at_end = EGL_FALSE;
+    uint64_t read = atomic_load(&reader.records) + drain(&lost_at_end);
+    *lost = atomic_load(&reader.lost) || lost_at_end || read != produced;
     return (double)produced / ((double)elapsed / 1e9);
 }
 
+/* Each rate gets two tries: on a shared machine the reader thread can be
+ * descheduled for longer than the ring lasts, which says nothing of the ring. */
 static void sustained_rate(bool quick)
 {
     uint32_t draws = 100;
     uint64_t frame_events = events_per_frame(draws);
     uint64_t duration = quick ? 200000000u : 1000000000u;
-    printf("  frames of %u draws, %llu events each; reader polls every 1 ms\n", draws,
-           (unsigned long long)frame_events);
+    printf("  frames of %u draws, %llu events each; reader polls every 1 ms; ring of 65536\n",
+           draws, (unsigned long long)frame_events);
     printf("  %14s %14s %s\n", "target ev/s", "reached ev/s", "lost");
     double best = 0;
-    for (double rate = 1e6;; rate *= 2) {
-        bool lost = false;
-        double reached = sustain(rate, draws, frame_events, duration, &lost);
-        printf("  %14.0f %14.0f %s\n", rate, reached, lost ? "yes" : "no");
+    bool producer_limited = false;
+    for (double rate = 1e6; !producer_limited; rate *= 2) {
+        bool lost = true;
+        double reached = 0;
+        for (int attempt = 0; attempt < 2 && lost; attempt++) {
+            reached = sustain(rate, draws, frame_events, duration, &lost);
+            printf("  %14.0f %14.0f %s\n", rate, reached, lost ? "yes" : "no");
+        }
         if (lost)
             break;
         best = reached;
-        if (reached < rate * 0.9) {
-            printf("  the producer cannot go faster: no loss at its maximum\n");
-            break;
-        }
+        producer_limited = reached < rate * 0.9;
     }
-    printf("largest rate without loss: %.2f M events/s\n", best / 1e6);
+    if (producer_limited)
+        printf("  the producer (the simulated GPU executing the frames) cannot go faster\n");
+    printf("largest rate without loss: %.2f M events/s%s\n", best / 1e6,
+           producer_limited ? " (the producer's maximum: the ring was not the limit)" : "");
 }
 
 int main(int argc, char **argv)
