@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LAYER_NAME "VK_LAYER_TALLY_counters"
-
 static VkLayerDeviceCreateInfo *find_device_link(const VkDeviceCreateInfo *info,
                                                  VkLayerFunction function)
 {
@@ -62,6 +60,7 @@ static layer_device *device_record_create(void)
     object_map_init(&device->shader_modules);
     object_map_init(&device->pipelines);
     object_map_init(&device->render_passes);
+    object_map_init(&device->query_pools);
     return device;
 }
 
@@ -72,8 +71,18 @@ static void device_record_free(layer_device *device)
     object_map_destroy(&device->shader_modules);
     object_map_destroy(&device->pipelines);
     object_map_destroy(&device->render_passes);
+    object_map_destroy(&device->query_pools);
     pthread_mutex_destroy(&device->queue_lock);
     free(device);
+}
+
+static bool performance_feature_enabled(const VkDeviceCreateInfo *info)
+{
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
+            return ((const VkPhysicalDevicePerformanceQueryFeaturesKHR *)s)
+                ->performanceCounterQueryPools;
+    return false;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevice,
@@ -96,7 +105,19 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     if (!device)
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-    VkResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+    /* Where the layer provides VK_KHR_performance_query, the driver must not see it. */
+    device->performance_query_emulated = !layer_performance_query_native(instance, physicalDevice);
+    layer_device_create_copy copy;
+    bool requested = false;
+    const VkDeviceCreateInfo *down = pCreateInfo;
+    if (device->performance_query_emulated) {
+        device->performance_query_enabled = performance_feature_enabled(pCreateInfo);
+        down = layer_strip_performance_query(pCreateInfo, &copy, &requested);
+        device->performance_query_enabled &= requested;
+    }
+    VkResult result = next_create(physicalDevice, down, pAllocator, pDevice);
+    if (device->performance_query_emulated)
+        layer_device_create_copy_free(&copy);
     if (result != VK_SUCCESS) {
         device_record_free(device);
         return result;
@@ -126,6 +147,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyDevice(VkDevice handle,
     device->dispatch.DestroyDevice(handle, pAllocator);
     layer_command_buffers_destroy_all(device);
     layer_pipelines_destroy_all(device);
+    layer_query_pools_destroy_all(device);
     close_engine(device);
     device_record_free(device);
 }
@@ -136,6 +158,15 @@ static bool entry_enabled(const layer_device *device, const layer_entry_point *e
         return true;
     for (uint16_t i = 0; i < entry->extension_count; i++)
         if (layer_extension_enabled(&device->extensions, entry->extensions[i]))
+            return true;
+    return false;
+}
+
+/* Commands of the extension the layer provides exist whatever the driver has. */
+static bool provided_by_layer(const layer_entry_point *entry)
+{
+    for (uint16_t i = 0; i < entry->extension_count; i++)
+        if (entry->extensions[i] == LAYER_EXT_KHR_performance_query)
             return true;
     return false;
 }
@@ -155,20 +186,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL hook_vkGetDeviceProcAddr(VkDevice handl
         /* Commands of versions and extensions the device did not enable are not handed out. */
         if (!entry_enabled(device, entry))
             return NULL;
+        if (device->performance_query_emulated && provided_by_layer(entry))
+            return entry->function;
         return device->next_gdpa(handle, pName) ? entry->function : NULL;
     }
     return device->next_gdpa(handle, pName);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL hook_vkEnumerateDeviceExtensionProperties(
-    VkPhysicalDevice physicalDevice, const char *pLayerName, uint32_t *pPropertyCount,
-    VkExtensionProperties *pProperties)
-{
-    if (pLayerName && strcmp(pLayerName, LAYER_NAME) == 0) {
-        *pPropertyCount = 0;
-        return VK_SUCCESS;
-    }
-    layer_instance *instance = layer_instance_of(physicalDevice);
-    return instance->dispatch.EnumerateDeviceExtensionProperties(physicalDevice, pLayerName,
-                                                                 pPropertyCount, pProperties);
 }

@@ -45,7 +45,20 @@ typedef struct layer_device {
     object_map shader_modules;  /* VkShaderModule -> layer_shader_module */
     object_map pipelines;       /* VkPipeline -> layer_pipeline */
     object_map render_passes;   /* VkRenderPass -> layer_render_pass */
+    object_map query_pools;     /* VkQueryPool -> layer_query_pool (the layer's own) */
+    /* VK_KHR_performance_query: the layer provides it (the driver has none),
+     * and the application enabled it with performanceCounterQueryPools. */
+    bool performance_query_emulated;
+    bool performance_query_enabled;
+    _Atomic uint64_t last_seqno; /* of the latest engine submission */
 } layer_device;
+
+/* Attached to a performance query pool the layer made; the driver never sees it. */
+typedef struct layer_query_pool {
+    tally_results *results; /* one slot per query */
+    uint32_t counter_count;
+    const tally_catalogue *catalogue;
+} layer_query_pool;
 
 /* Attached to a VkCommandPool: the command buffers allocated from it. */
 typedef struct layer_command_pool {
@@ -121,6 +134,23 @@ const layer_entry_point *layer_entry_point_find(const char *name);
 layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle);
 /* Drops every record of the device's command buffers and pools. */
 void layer_command_buffers_destroy_all(layer_device *device);
+
+/* VK_KHR_performance_query (performance_query.c). */
+/* Whether the driver below has the extension itself. */
+bool layer_performance_query_native(layer_instance *instance, VkPhysicalDevice physical);
+/* The application's device create info without the extension's name and
+ * feature structure, in storage owned by `copy`; returns what to pass down. */
+typedef struct layer_device_create_copy {
+    VkDeviceCreateInfo info;
+    const char **extension_names;
+    void *chain; /* the copied pNext structures, one allocation */
+} layer_device_create_copy;
+const VkDeviceCreateInfo *layer_strip_performance_query(const VkDeviceCreateInfo *info,
+                                                        layer_device_create_copy *copy,
+                                                        bool *requested);
+void layer_device_create_copy_free(layer_device_create_copy *copy);
+layer_query_pool *layer_query_pool_find(layer_device *device, VkQueryPool pool);
+void layer_query_pools_destroy_all(layer_device *device);
 
 /* Pipelines and shader modules (pipelines.c). */
 void layer_pipelines_destroy_all(layer_device *device);

@@ -8,6 +8,14 @@
 
 enum { STACK_STREAMS = 32 };
 
+/* Queues may submit from several threads: the latest sequence number only grows. */
+static void note_submitted(layer_device *device, uint64_t seqno)
+{
+    uint64_t seen = atomic_load(&device->last_seqno);
+    while (seen < seqno && !atomic_compare_exchange_weak(&device->last_seqno, &seen, seqno))
+        ;
+}
+
 static uint32_t pass_index_of(const void *pNext)
 {
     for (const VkBaseInStructure *s = pNext; s; s = s->pNext)
@@ -38,7 +46,9 @@ static void submit_batch(layer_device *device, const char *api_name, uint32_t pa
         .pass_index = pass_index,
         .api_name = api_name,
     };
-    tally_submit(device->engine, &submission, NULL);
+    uint64_t seqno = 0;
+    if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK)
+        note_submitted(device, seqno);
     if (streams != stack)
         free(streams);
 }
@@ -107,7 +117,9 @@ static void queue_event_submit(layer_device *device, const char *api_name, queue
             .flags = TALLY_SUBMIT_CONSUME,
             .api_name = api_name,
         };
-        tally_submit(device->engine, &submission, NULL);
+        uint64_t seqno = 0;
+        if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK)
+            note_submitted(device, seqno);
     }
     pthread_mutex_unlock(&device->queue_lock);
 }
