@@ -58,6 +58,7 @@ run_result run_under_layer(const char *const *argv, activation how, const char *
     pid_t pid = fork();
     if (pid == 0) {
         dup2(output_fd, STDOUT_FILENO);
+        dup2(output_fd, STDERR_FILENO);
         unsetenv("DISPLAY");
         unsetenv("VK_INSTANCE_LAYERS");
         unsetenv("VK_ADD_LAYER_PATH");

@@ -17,7 +17,7 @@ typedef enum activation {
 
 typedef struct run_result {
     int exit_code;
-    char *output;        /* the program's stdout, NUL-terminated */
+    char *output;        /* the program's stdout and stderr, NUL-terminated */
     json_object *report; /* TALLY_OUTPUT's JSON, or NULL if none was written */
 } run_result;
 

@@ -40,8 +40,22 @@ static bool create_device(vk_context *c, const vk_context_options *o)
 {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                              .apiVersion = VK_API_VERSION_1_3};
+    VkDebugUtilsMessengerCreateInfoEXT messenger = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = o->messenger,
+        .pUserData = o->messenger_data,
+    };
+    const char *debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     VkInstanceCreateInfo instance_info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                                          .pApplicationInfo = &app};
+                                          .pNext = o->messenger ? &messenger : NULL,
+                                          .pApplicationInfo = &app,
+                                          .enabledExtensionCount = o->messenger ? 1 : 0,
+                                          .ppEnabledExtensionNames = &debug_utils};
     if (vkCreateInstance(&instance_info, NULL, &c->instance) != VK_SUCCESS)
         return false;
     uint32_t count = 1;

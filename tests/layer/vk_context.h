@@ -38,6 +38,9 @@ typedef struct vk_context_options {
     bool performance_query_extension; /* enable VK_KHR_performance_query */
     bool performance_query_feature;   /* and performanceCounterQueryPools */
     const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
+    /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
+    PFN_vkDebugUtilsMessengerCallbackEXT messenger;
+    void *messenger_data;
 } vk_context_options;
 
 /* Sets the environment for the layer (first call only) and creates everything. */

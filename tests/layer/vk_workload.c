@@ -357,6 +357,7 @@ static void create_pipelines(app *a, const char *shader_dir)
     VkSpecializationInfo specialization = {1, &entry, sizeof(local_size_x), &local_size_x};
     VkComputePipelineCreateInfo compute_info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
         .stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
                   VK_SHADER_STAGE_COMPUTE_BIT, a->comp, "main", &specialization},
         .layout = a->compute_layout,
