@@ -311,6 +311,43 @@ static void spans_of_a_track_have_ids_of_their_own(void **state)
     tally_timeline_unsubscribe(sub);
 }
 
+/* A dispatch that names no local size ran with its program's (or 1s): the
+ * event says what applied. */
+static void dispatch_events_carry_the_local_size_that_applied(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_program_desc desc = {.name = "cs"};
+    desc.stages[TALLY_STAGE_COMPUTE] =
+        (tally_stage_profile){.present = true, .local_size = {4, 2, 1}};
+    tally_program *program = NULL;
+    assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    tally_dispatch dispatch = {.api_name = "dispatch", .groups = {5, 6, 7}};
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    dispatch.local_size[0] = 16;
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    engine_fixture_submit(fx);
+    tally_program_release(program);
+    tally_event events[4096];
+    uint32_t count = 0;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, NULL), TALLY_OK);
+    static const uint64_t expected[3][6] = {
+        {5, 6, 7, 1, 1, 1}, {5, 6, 7, 4, 2, 1}, {5, 6, 7, 16, 2, 1}};
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (events[i].kind != TALLY_EVENT_KIND_DISPATCH || events[i].type != TALLY_EVENT_BEGIN)
+            continue;
+        assert_true(seen < 3);
+        assert_memory_equal(events[i].fields, expected[seen], sizeof expected[seen]);
+        seen++;
+    }
+    assert_int_equal(seen, 3);
+    tally_timeline_unsubscribe(sub);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +364,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(
             a_paused_subscription_keeps_its_events_and_takes_no_new_ones, engine_fixture_setup,
             engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(dispatch_events_carry_the_local_size_that_applied,
+                                        engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(spans_of_a_track_have_ids_of_their_own,
                                         engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(
