@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "egl_fixture.h"
 
 int egl_fixture_setup(void **state)
 {

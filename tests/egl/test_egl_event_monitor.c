@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define EGL_EGLEXT_PROTOTYPES
-#include "fixture.h"
+#include "egl_fixture.h"
 
 static bool lists_extension(const char *extensions, const char *name)
 {

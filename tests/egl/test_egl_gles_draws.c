@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "egl_fixture.h"
 
 #define SIZE 64
 

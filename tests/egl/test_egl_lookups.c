@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "egl_fixture.h"
 
 static void a_program_that_opens_libegl_itself_finds_the_extension(void **state)
 {

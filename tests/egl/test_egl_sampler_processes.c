@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #define EGL_EGLEXT_PROTOTYPES
-#include "fixture.h"
+#include "egl_fixture.h"
 
 #define PROBE_GOT_IT 0
 #define PROBE_REFUSED 3

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "egl_fixture.h"
 
 #define MAX_RECORDS 4096
 
