@@ -7,6 +7,7 @@
  * serializes the callers.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdbool.h>
 
 #include "event_records.h"
@@ -24,12 +25,29 @@ static struct monitor {
     tally_event batch[BATCH_EVENTS];
 } monitor = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Callers hold monitor.lock. The reference is kept until exit, where the
- * engine finishes the device's reports. */
+/* At exit the engine closes the shared device and frees its subscriptions.
+ * Registered after the device was acquired, this runs first: it lets go of
+ * the ring and the device, so a call from a later exit handler finds no
+ * device (EGL_NOT_INITIALIZED) instead of freed memory. */
+static void finish_at_exit(void)
+{
+    pthread_mutex_lock(&monitor.lock);
+    tally_timeline_unsubscribe(monitor.ring);
+    monitor.ring = NULL;
+    tally_device_release_shared(monitor.device);
+    monitor.device = NULL;
+    monitor.device_failed = true;
+    pthread_mutex_unlock(&monitor.lock);
+}
+
+/* Callers hold monitor.lock. The reference is kept until exit. */
 static tally_device *device_locked(void)
 {
-    if (!monitor.device && !monitor.device_failed)
-        monitor.device_failed = tally_device_acquire_shared(&monitor.device) != TALLY_OK;
+    if (monitor.device || monitor.device_failed)
+        return monitor.device;
+    monitor.device_failed = tally_device_acquire_shared(&monitor.device) != TALLY_OK;
+    if (!monitor.device_failed)
+        atexit(finish_at_exit);
     return monitor.device;
 }
 
@@ -178,13 +196,17 @@ SHIM_EXPORT EGLBoolean EGLAPIENTRY eglGetEventDataBRCM(EGLint dataBufferBytes, v
         pthread_mutex_unlock(&monitor.lock);
         return egl_error_set(EGL_BAD_ACCESS);
     }
+    tally_device *device = device_locked();
+    if (!device) { /* it could not be opened, or the process is exiting */
+        pthread_mutex_unlock(&monitor.lock);
+        return egl_error_set(EGL_NOT_INITIALIZED);
+    }
     bool lost = false;
     uint32_t bytes = !data || !dataBufferBytes
                          ? pending_bytes(&lost)
                          : take_records(data, (uint32_t)dataBufferBytes, &lost);
     /* After the events were taken, so none lies after it. */
-    tally_device *device = device_locked();
-    uint64_t now_us = device ? tally_device_gpu_time_ns(device) / 1000u : 0;
+    uint64_t now_us = tally_device_gpu_time_ns(device) / 1000u;
     pthread_mutex_unlock(&monitor.lock);
     *bytesWritten = (EGLint)bytes;
     if (lostData)

@@ -4,11 +4,15 @@
  *   egl_probe acquire        exit 0 when it got the sampler, 3 on EGL_BAD_ACCESS
  *   egl_probe hold           acquires, says "held" on stdout, keeps the sampler
  *                            until stdin closes, then exits without releasing
+ *   egl_probe late           collects, and reads again from an exit handler that
+ *                            runs after the engine closed its device: exit 0
+ *                            when that call fails cleanly (EGL_NOT_INITIALIZED)
  *   egl_probe timeline FILE  records two frames of six draws and a dispatch on the shared
  *                            device while collecting, and writes every record
  *                            eglGetEventDataBRCM returns into FILE
  * Any other failure exits 1; a missing extension exits 2.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +105,21 @@ static int timeline(const char *path)
     return 0;
 }
 
+static void read_after_the_engine_closed(void)
+{
+    EGLint written = -1;
+    bool clean = !get_data(0, NULL, &written, NULL, NULL) && eglGetError() == EGL_NOT_INITIALIZED;
+    _exit(clean ? 0 : 4);
+}
+
+static int late(void)
+{
+    atexit(read_after_the_engine_closed); /* before the engine's: runs after it */
+    if (acquire() || !set_collection(EGL_START_EVENTS_BRCM) || record_work())
+        return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     set_collection =
@@ -110,10 +129,12 @@ int main(int argc, char **argv)
         return 2;
     if (argc == 2 && strcmp(argv[1], "acquire") == 0)
         return acquire();
+    if (argc == 2 && strcmp(argv[1], "late") == 0)
+        return late();
     if (argc == 2 && strcmp(argv[1], "hold") == 0)
         return hold();
     if (argc == 3 && strcmp(argv[1], "timeline") == 0)
         return timeline(argv[2]);
-    fprintf(stderr, "usage: egl_probe acquire | hold | timeline FILE\n");
+    fprintf(stderr, "usage: egl_probe acquire | hold | late | timeline FILE\n");
     return 1;
 }

@@ -39,6 +39,15 @@ static void a_program_without_egl_opens_no_device(void **state)
     unlink(trace_path);
 }
 
+/* An exit handler of the program may run after the engine closed the
+ * shared device; the extension then fails cleanly. */
+static void a_call_after_the_engine_closed_fails_cleanly(void **state)
+{
+    (void)state;
+    const char *const args[] = {"late", NULL};
+    assert_int_equal(egl_probe_run(args, NULL), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -46,6 +55,8 @@ int main(int argc, char **argv)
                                         egl_fixture_setup, egl_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_program_without_egl_opens_no_device, egl_fixture_setup,
                                         egl_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_call_after_the_engine_closed_fails_cleanly,
+                                        egl_fixture_setup, egl_fixture_teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
