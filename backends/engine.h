@@ -148,8 +148,10 @@ struct tally_executor {
     uint64_t *snapshot;    /* scratch for markers */
     uint64_t command_sequence;
     uint32_t last_context_id;
-    uint64_t context_switches; /* commands whose context differs from the last one's */
-    uint64_t submission; /* seqno being executed */
+    uint64_t context_switches;    /* commands whose context differs from the last one's */
+    uint64_t submission;          /* seqno being executed */
+    uint32_t submission_event_id; /* its begin and end events share it */
+    uint64_t submission_commands; /* commands it holds */
     uint32_t pass_index;
     tally_render_state render;
     const tally_program_desc *program;
@@ -231,6 +233,7 @@ struct tally_subscription {
     tally_event *ring;
     uint32_t capacity, head, count;
     bool lost;
+    bool paused; /* under the device's listeners_lock */
 };
 
 struct tally_sampler {

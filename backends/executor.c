@@ -90,7 +90,19 @@ static void push_event(struct tally_device *d, uint32_t track, uint32_t id, uint
     tally_timeline_push(d, &ev);
 }
 
-static uint32_t command_fields(const struct tally_command *c, uint64_t *fields)
+/* The local size a dispatch ran with: its own, else the bound program's
+ * compute stage's, else 1 (as the backends count it). */
+static uint32_t applied_local_size(const tally_dispatch *dispatch,
+                                   const tally_program_desc *program, int axis)
+{
+    if (dispatch->local_size[axis])
+        return dispatch->local_size[axis];
+    const tally_stage_profile *cs = program ? &program->stages[TALLY_STAGE_COMPUTE] : NULL;
+    return cs && cs->present && cs->local_size[axis] ? cs->local_size[axis] : 1;
+}
+
+static uint32_t command_fields(const struct tally_command *c, const tally_program_desc *program,
+                               uint64_t *fields)
 {
     switch (c->type) {
     case TALLY_CMD_DRAW: {
@@ -107,7 +119,7 @@ static uint32_t command_fields(const struct tally_command *c, uint64_t *fields)
     case TALLY_CMD_DISPATCH:
         for (int i = 0; i < 3; i++) {
             fields[i] = c->u.dispatch.groups[i];
-            fields[3 + i] = c->u.dispatch.local_size[i];
+            fields[3 + i] = applied_local_size(&c->u.dispatch, program, i);
         }
         return 6;
     default:
@@ -124,7 +136,7 @@ static void timeline_command(struct tally_device *d, const struct tally_command 
                                      [TALLY_CMD_DISPATCH] = TALLY_EVENT_KIND_DISPATCH,
                                      [TALLY_CMD_TRANSFER] = TALLY_EVENT_KIND_TRANSFER};
     uint64_t fields[TALLY_EVENT_MAX_FIELDS] = {0};
-    uint32_t n = command_fields(c, fields);
+    uint32_t n = command_fields(c, d->exec.program, fields);
     uint32_t id = atomic_fetch_add(&d->next_event_id, 1) + 1;
     push_event(d, TALLY_TRACK_QUEUE, id, kinds[c->type], TALLY_EVENT_BEGIN, begin, fields, n);
     push_event(d, TALLY_TRACK_QUEUE, id, kinds[c->type], TALLY_EVENT_END, end, fields, n);
@@ -272,13 +284,16 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
         tally_executor_idle_until(d, p->submit_gpu_ns);
     e->submission = p->seqno;
     e->pass_index = p->pass_index;
-    uint64_t fields[3] = {p->seqno, p->stream_count, 0};
+    e->submission_commands = 0;
     for (uint32_t i = 0; i < p->stream_count; i++)
-        fields[2] += p->streams[i].count;
+        e->submission_commands += p->streams[i].count;
+    /* From the commands' counter, so no two spans of a track share an id. */
+    e->submission_event_id = atomic_fetch_add(&d->next_event_id, 1) + 1;
+    uint64_t fields[3] = {p->seqno, p->stream_count, e->submission_commands};
     uint64_t submitted = d->info.clock == TALLY_CLOCK_REALTIME ? p->submit_gpu_ns : e->gpu_ns;
     push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT,
                submitted, fields, 3);
-    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+    push_event(d, TALLY_TRACK_QUEUE, e->submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_BEGIN, e->gpu_ns, fields, 3);
 }
 
@@ -290,8 +305,8 @@ void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
         if (s->recording)
             run_recording(d, s->recording, s->count, s->context, s->stream_id, 0);
     }
-    uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.command_sequence};
-    push_event(d, TALLY_TRACK_QUEUE, (uint32_t)p->seqno, TALLY_EVENT_KIND_SUBMISSION,
+    uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.submission_commands};
+    push_event(d, TALLY_TRACK_QUEUE, d->exec.submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_END, d->exec.gpu_ns, fields, 3);
     publish_clock(d);
     tally_timeline_flush(d);

@@ -65,9 +65,13 @@ const char *tally_timeline_track_name(const tally_device *device, uint32_t track
     return device->catalogue->units[track - TALLY_TRACK_FIRST_UNIT].symbol;
 }
 
+/* Callers hold listeners_lock. */
 void tally_timeline_update_active(struct tally_device *d)
 {
-    atomic_store(&d->timeline_active, d->subscriptions != NULL || d->trace != NULL);
+    bool listening = d->trace != NULL;
+    for (struct tally_subscription *s = d->subscriptions; s && !listening; s = s->next)
+        listening = !s->paused;
+    atomic_store(&d->timeline_active, listening);
 }
 
 /* --- trace file --------------------------------------------------------------- */
@@ -119,6 +123,8 @@ static void ring_push(struct tally_subscription *s, const tally_event *ev)
 static void publish(struct tally_device *d, const tally_event *events, uint32_t n)
 {
     for (struct tally_subscription *s = d->subscriptions; s; s = s->next) {
+        if (s->paused)
+            continue;
         pthread_mutex_lock(&s->lock);
         for (uint32_t i = 0; i < n; i++)
             ring_push(s, &events[i]);
@@ -240,4 +246,32 @@ uint32_t tally_timeline_pending(tally_subscription *s)
     uint32_t n = s->count;
     pthread_mutex_unlock(&s->lock);
     return n;
+}
+
+tally_status tally_timeline_peek(tally_subscription *s, uint32_t first, tally_event *events,
+                                 uint32_t max_events, uint32_t *count, bool *lost)
+{
+    if (!s || !count || (max_events && !events))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&s->lock);
+    uint32_t available = first < s->count ? s->count - first : 0;
+    uint32_t n = available < max_events ? available : max_events;
+    for (uint32_t i = 0; i < n; i++)
+        events[i] = s->ring[(s->head + first + i) % s->capacity];
+    if (lost)
+        *lost = s->lost;
+    pthread_mutex_unlock(&s->lock);
+    *count = n;
+    return TALLY_OK;
+}
+
+void tally_timeline_set_paused(tally_subscription *s, bool paused)
+{
+    if (!s)
+        return;
+    struct tally_device *d = s->device;
+    pthread_mutex_lock(&d->listeners_lock);
+    s->paused = paused;
+    tally_timeline_update_active(d);
+    pthread_mutex_unlock(&d->listeners_lock);
 }

@@ -215,20 +215,164 @@ static void a_full_sampler_drops_new_samples_and_reports_the_loss(void **state)
     tally_sampler_close(sampler);
 }
 
+static void record_draws(struct engine_fixture *fx, int n)
+{
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    for (int i = 0; i < n; i++)
+        assert_int_equal(tally_stream_draw(fx->stream, &draw), TALLY_OK);
+}
+
+static void peeking_copies_events_without_taking_them(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4, &sub), TALLY_OK);
+    record_draws(fx, 3);
+    engine_fixture_submit(fx);
+    tally_event peeked[4], read[4];
+    uint32_t count = 0;
+    bool lost = false;
+    assert_int_equal(tally_timeline_peek(sub, 1, peeked, 4, &count, &lost), TALLY_OK);
+    assert_int_equal(count, 3); /* 4 kept, the first skipped */
+    assert_true(lost);
+    assert_int_equal(tally_timeline_pending(sub), 4);
+    assert_int_equal(tally_timeline_read(sub, read, 4, &count, &lost), TALLY_OK);
+    assert_int_equal(count, 4);
+    assert_true(lost); /* peeking left it set */
+    assert_memory_equal(&read[1], &peeked[0], 3 * sizeof(tally_event));
+    assert_int_equal(tally_timeline_peek(sub, 0, peeked, 4, &count, NULL), TALLY_OK);
+    assert_int_equal(count, 0);
+    tally_timeline_unsubscribe(sub);
+}
+
+static void a_paused_subscription_keeps_its_events_and_takes_no_new_ones(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    record_draws(fx, 1);
+    engine_fixture_submit(fx);
+    uint32_t before = tally_timeline_pending(sub);
+    assert_true(before > 0);
+    tally_timeline_set_paused(sub, true);
+    record_draws(fx, 5);
+    engine_fixture_submit(fx);
+    assert_int_equal(tally_timeline_pending(sub), before);
+    tally_timeline_set_paused(sub, false);
+    record_draws(fx, 1);
+    engine_fixture_submit(fx);
+    tally_event events[4096];
+    uint32_t count = 0;
+    bool lost = true;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    assert_int_equal(count, 2 * before);
+    tally_timeline_unsubscribe(sub);
+}
+
+/* A client matching begins to ends by id alone (EGL_BRCM_event_monitor's
+ * rule) must find exactly one partner; a submission carries its own count of
+ * commands on both ends. */
+static void spans_of_a_track_have_ids_of_their_own(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    for (int s = 0; s < 3; s++) {
+        record_draws(fx, 2);
+        engine_fixture_submit(fx);
+    }
+    tally_event events[4096];
+    uint32_t count = 0;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, NULL), TALLY_OK);
+    uint32_t submissions = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (events[i].track != TALLY_TRACK_QUEUE || events[i].type != TALLY_EVENT_BEGIN)
+            continue;
+        uint32_t ends = 0;
+        for (uint32_t j = i + 1; j < count; j++) {
+            if (events[j].track != TALLY_TRACK_QUEUE || events[j].id != events[i].id)
+                continue;
+            assert_int_equal(events[j].type, TALLY_EVENT_END);
+            assert_int_equal(events[j].kind, events[i].kind);
+            assert_memory_equal(events[j].fields, events[i].fields, sizeof(events[i].fields));
+            ends++;
+        }
+        assert_int_equal(ends, 1);
+        if (events[i].kind == TALLY_EVENT_KIND_SUBMISSION) {
+            assert_int_equal(events[i].fields[2], 2);
+            submissions++;
+        }
+    }
+    assert_int_equal(submissions, 3);
+    tally_timeline_unsubscribe(sub);
+}
+
+/* A dispatch that names no local size ran with its program's (or 1s): the
+ * event says what applied. */
+static void dispatch_events_carry_the_local_size_that_applied(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_program_desc desc = {.name = "cs"};
+    desc.stages[TALLY_STAGE_COMPUTE] =
+        (tally_stage_profile){.present = true, .local_size = {4, 2, 1}};
+    tally_program *program = NULL;
+    assert_int_equal(tally_program_create(fx->device, &desc, &program), TALLY_OK);
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    tally_dispatch dispatch = {.api_name = "dispatch", .groups = {5, 6, 7}};
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    assert_int_equal(tally_stream_bind_program(fx->stream, program), TALLY_OK);
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    dispatch.local_size[0] = 16;
+    assert_int_equal(tally_stream_dispatch(fx->stream, &dispatch), TALLY_OK);
+    engine_fixture_submit(fx);
+    tally_program_release(program);
+    tally_event events[4096];
+    uint32_t count = 0;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, NULL), TALLY_OK);
+    static const uint64_t expected[3][6] = {
+        {5, 6, 7, 1, 1, 1}, {5, 6, 7, 4, 2, 1}, {5, 6, 7, 16, 2, 1}};
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (events[i].kind != TALLY_EVENT_KIND_DISPATCH || events[i].type != TALLY_EVENT_BEGIN)
+            continue;
+        assert_true(seen < 3);
+        assert_memory_equal(events[i].fields, expected[seen], sizeof expected[seen]);
+        seen++;
+    }
+    assert_int_equal(seen, 3);
+    tally_timeline_unsubscribe(sub);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
-            a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, engine_fixture_setup, engine_fixture_teardown),
+            a_full_subscription_keeps_the_oldest_events_and_reports_the_loss, engine_fixture_setup,
+            engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(draw_events_pair_begin_and_end_with_fields_of_the_draw,
                                         engine_fixture_setup, engine_fixture_teardown),
-        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit, engine_fixture_setup,
-                                        engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(tracks_are_the_driver_the_queue_then_each_unit,
+                                        engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test(the_draw_kind_describes_its_fields),
+        cmocka_unit_test_setup_teardown(peeking_copies_events_without_taking_them,
+                                        engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(
-            samples_fall_on_interval_boundaries_and_account_for_all_work, engine_fixture_setup, engine_fixture_teardown),
-        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid, engine_fixture_setup,
-                                        engine_fixture_teardown),
+            a_paused_subscription_keeps_its_events_and_takes_no_new_ones, engine_fixture_setup,
+            engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(dispatch_events_carry_the_local_size_that_applied,
+                                        engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(spans_of_a_track_have_ids_of_their_own,
+                                        engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(
+            samples_fall_on_interval_boundaries_and_account_for_all_work, engine_fixture_setup,
+            engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_sampler_interval_below_the_minimum_is_invalid,
+                                        engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_full_sampler_drops_new_samples_and_reports_the_loss,
                                         engine_fixture_setup, engine_fixture_teardown),
     };

@@ -76,6 +76,18 @@ TALLY_API void tally_timeline_unsubscribe(tally_subscription *subscription);
 TALLY_API tally_status tally_timeline_read(tally_subscription *subscription, tally_event *events,
                                            uint32_t max_events, uint32_t *count, bool *lost);
 TALLY_API uint32_t tally_timeline_pending(tally_subscription *subscription);
+/* Copies up to max_events unread events, starting `first` events after the
+ * oldest, without taking them; *lost (may be NULL) says whether events were
+ * dropped since the previous read, and is left set. A reader that must know
+ * what a batch holds before taking it (EGL_BRCM_event_monitor copies whole
+ * records into a caller's buffer) peeks, then reads what it used. */
+TALLY_API tally_status tally_timeline_peek(tally_subscription *subscription, uint32_t first,
+                                           tally_event *events, uint32_t max_events,
+                                           uint32_t *count, bool *lost);
+/* A paused subscription keeps what it holds and takes no new events (they
+ * are not counted as lost); while every subscription is paused and no trace
+ * is written, the queue thread records nothing. */
+TALLY_API void tally_timeline_set_paused(tally_subscription *subscription, bool paused);
 
 /* Front ends report driver-side happenings (a flush) on the driver track at
  * the current GPU time. */

@@ -1,0 +1,286 @@
+/* GL contexts: attaching shim state to EGL/GLX contexts as they become
+ * current, freeing it when they are destroyed, and submitting their work. */
+#include "gl_shim.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static tally_gl_context *contexts; /* every attached context; touched at MakeCurrent/destroy */
+static _Thread_local tally_gl_context *current_context;
+
+static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+static tally_device *shared_device;
+
+static void open_device(void)
+{
+    if (tally_device_acquire_shared(&shared_device) != TALLY_OK) {
+        shared_device = NULL;
+        tally_log(TALLY_LOG_WARN, "GL shim: no counter device; GL calls pass through unmeasured");
+    }
+}
+
+tally_device *tally_gl_device(void)
+{
+    pthread_once(&device_once, open_device);
+    return shared_device;
+}
+
+const tally_catalogue *tally_gl_catalogue(void)
+{
+    tally_device *device = tally_gl_device();
+    if (device)
+        return tally_device_catalogue(device);
+    const tally_catalogue *cat = NULL;
+    if (tally_backend_catalogue(NULL, &cat) != TALLY_OK)
+        tally_backend_catalogue("simgpu", &cat);
+    return cat;
+}
+
+tally_gl_context *tally_gl_current(void)
+{
+    return current_context;
+}
+
+static tally_gl_context *create_context(tally_gl_window_api window_api, void *handle)
+{
+    tally_gl_context *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return NULL;
+    ctx->window_api = window_api;
+    ctx->handle = handle;
+    ctx->real_extension_count = -1;
+    tally_device *device = tally_gl_device();
+    if (device && tally_context_create(device, "gl", &ctx->engine) == TALLY_OK &&
+        tally_stream_create(ctx->engine, &ctx->stream) != TALLY_OK) {
+        tally_context_destroy(ctx->engine);
+        ctx->engine = NULL;
+    }
+    return ctx;
+}
+
+static void free_context(tally_gl_context *ctx)
+{
+    tally_gl_amd_destroy_all(ctx);
+    tally_gl_intel_destroy_all(ctx);
+    tally_gl_programs_destroy_all(ctx);
+    if (ctx->stream)
+        tally_stream_destroy(ctx->stream);
+    if (ctx->engine)
+        tally_context_destroy(ctx->engine);
+    free(ctx->extensions);
+    free(ctx);
+}
+
+/* The state of a context, attached on first sight; NULL if out of memory. */
+static tally_gl_context *find_or_attach_locked(tally_gl_window_api window_api, void *handle)
+{
+    for (tally_gl_context *ctx = contexts; ctx; ctx = ctx->next) {
+        if (ctx->window_api == window_api && ctx->handle == handle && !ctx->destroyed)
+            return ctx;
+    }
+    tally_gl_context *ctx = create_context(window_api, handle);
+    if (ctx) {
+        ctx->next = contexts;
+        contexts = ctx;
+    }
+    return ctx;
+}
+
+static void unlink_locked(tally_gl_context *gone)
+{
+    for (tally_gl_context **link = &contexts; *link; link = &(*link)->next) {
+        if (*link == gone) {
+            *link = gone->next;
+            return;
+        }
+    }
+}
+
+/* After a successful MakeCurrent of handle (NULL: none) on this thread. */
+static void make_current(tally_gl_window_api window_api, void *handle)
+{
+    tally_gl_context *previous = current_context;
+    if (previous && previous->window_api == window_api && previous->handle == handle)
+        return;
+    pthread_mutex_lock(&contexts_lock);
+    tally_gl_context *next = handle ? find_or_attach_locked(window_api, handle) : NULL;
+    bool free_previous = false;
+    if (previous) {
+        previous->current = false;
+        if (previous->destroyed) {
+            unlink_locked(previous);
+            free_previous = true;
+        }
+    }
+    if (next)
+        next->current = true;
+    current_context = next;
+    pthread_mutex_unlock(&contexts_lock);
+    if (free_previous)
+        free_context(previous);
+}
+
+/* After a context was destroyed; a context still current somewhere lives on
+ * until it is released (EGL's and GLX's rule). */
+static void destroy_context(tally_gl_window_api window_api, void *handle)
+{
+    tally_gl_context *gone = NULL;
+    pthread_mutex_lock(&contexts_lock);
+    for (tally_gl_context *ctx = contexts; ctx; ctx = ctx->next) {
+        if (ctx->window_api == window_api && ctx->handle == handle && !ctx->destroyed) {
+            if (ctx->current) {
+                ctx->destroyed = true;
+            } else {
+                unlink_locked(ctx);
+                gone = ctx;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    if (gone)
+        free_context(gone);
+}
+
+void tally_gl_error(tally_gl_context *ctx, GLenum error)
+{
+    if (!ctx)
+        return;
+    for (uint32_t i = 0; i < ctx->pending_error_count; i++) {
+        if (ctx->pending_errors[i] == error)
+            return;
+    }
+    if (ctx->pending_error_count < TALLY_GL_MAX_PENDING_ERRORS)
+        ctx->pending_errors[ctx->pending_error_count++] = error;
+}
+
+void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait)
+{
+    if (!ctx || !ctx->stream)
+        return;
+    tally_device *device = tally_context_device(ctx->engine);
+    if (ctx->stream_has_work) {
+        tally_stream *streams[1] = {ctx->stream};
+        tally_submission submission = {streams, 1, 0, TALLY_SUBMIT_CONSUME, api_name};
+        uint64_t seqno = 0;
+        if (tally_submit(device, &submission, &seqno) == TALLY_OK)
+            ctx->last_seqno = seqno;
+        ctx->stream_has_work = false;
+        ctx->state_bound = false;
+    }
+    if (wait && ctx->last_seqno)
+        tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);
+}
+
+/* ---- EGL and GLX entry points that make, destroy and swap contexts ---- */
+
+typedef unsigned int egl_boolean;
+typedef egl_boolean (*PFN_eglMakeCurrent)(void *, void *, void *, void *);
+typedef egl_boolean (*PFN_eglDestroyContext)(void *, void *);
+typedef egl_boolean (*PFN_eglSwapBuffers)(void *, void *);
+typedef int (*PFN_glXMakeCurrent)(void *, unsigned long, void *);
+typedef int (*PFN_glXMakeContextCurrent)(void *, unsigned long, unsigned long, void *);
+typedef void (*PFN_glXDestroyContext)(void *, void *);
+typedef void (*PFN_glXSwapBuffers)(void *, unsigned long);
+
+static _Atomic(void *) real_eglMakeCurrent, real_eglDestroyContext, real_eglSwapBuffers;
+static _Atomic(void *) real_glXMakeCurrent, real_glXMakeContextCurrent, real_glXDestroyContext,
+    real_glXSwapBuffers;
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT egl_boolean eglMakeCurrent(void *display, void *draw, void *read, void *context)
+{
+    PFN_eglMakeCurrent real =
+        (PFN_eglMakeCurrent)TALLY_PRELOAD_NEXT(real_eglMakeCurrent, "eglMakeCurrent");
+    egl_boolean ok = real ? real(display, draw, read, context) : 0;
+    if (ok)
+        make_current(TALLY_GL_EGL, context);
+    return ok;
+}
+
+EXPORT egl_boolean eglDestroyContext(void *display, void *context)
+{
+    PFN_eglDestroyContext real =
+        (PFN_eglDestroyContext)TALLY_PRELOAD_NEXT(real_eglDestroyContext, "eglDestroyContext");
+    egl_boolean ok = real ? real(display, context) : 0;
+    if (ok)
+        destroy_context(TALLY_GL_EGL, context);
+    return ok;
+}
+
+static void frame_end(const char *api_name)
+{
+    tally_gl_context *ctx = current_context;
+    if (ctx && ctx->stream) {
+        if (tally_stream_frame_boundary(ctx->stream) == TALLY_OK)
+            tally_gl_recorded(ctx);
+        tally_gl_submit(ctx, api_name, false);
+    }
+}
+
+EXPORT egl_boolean eglSwapBuffers(void *display, void *surface)
+{
+    frame_end("eglSwapBuffers");
+    PFN_eglSwapBuffers real =
+        (PFN_eglSwapBuffers)TALLY_PRELOAD_NEXT(real_eglSwapBuffers, "eglSwapBuffers");
+    return real ? real(display, surface) : 0;
+}
+
+EXPORT int glXMakeCurrent(void *display, unsigned long drawable, void *context)
+{
+    PFN_glXMakeCurrent real =
+        (PFN_glXMakeCurrent)TALLY_PRELOAD_NEXT(real_glXMakeCurrent, "glXMakeCurrent");
+    int ok = real ? real(display, drawable, context) : 0;
+    if (ok)
+        make_current(TALLY_GL_GLX, context);
+    return ok;
+}
+
+EXPORT int glXMakeContextCurrent(void *display, unsigned long draw, unsigned long read,
+                                 void *context)
+{
+    PFN_glXMakeContextCurrent real = (PFN_glXMakeContextCurrent)TALLY_PRELOAD_NEXT(
+        real_glXMakeContextCurrent, "glXMakeContextCurrent");
+    int ok = real ? real(display, draw, read, context) : 0;
+    if (ok)
+        make_current(TALLY_GL_GLX, context);
+    return ok;
+}
+
+EXPORT void glXDestroyContext(void *display, void *context)
+{
+    PFN_glXDestroyContext real =
+        (PFN_glXDestroyContext)TALLY_PRELOAD_NEXT(real_glXDestroyContext, "glXDestroyContext");
+    if (real)
+        real(display, context);
+    destroy_context(TALLY_GL_GLX, context);
+}
+
+EXPORT void glXSwapBuffers(void *display, unsigned long drawable)
+{
+    frame_end("glXSwapBuffers");
+    PFN_glXSwapBuffers real =
+        (PFN_glXSwapBuffers)TALLY_PRELOAD_NEXT(real_glXSwapBuffers, "glXSwapBuffers");
+    if (real)
+        real(display, drawable);
+}
+
+static tally_preload_symbol window_symbols[] = {
+    {"eglMakeCurrent", (void *)eglMakeCurrent, &real_eglMakeCurrent, false},
+    {"eglDestroyContext", (void *)eglDestroyContext, &real_eglDestroyContext, false},
+    {"eglSwapBuffers", (void *)eglSwapBuffers, &real_eglSwapBuffers, false},
+    {"glXMakeCurrent", (void *)glXMakeCurrent, &real_glXMakeCurrent, false},
+    {"glXMakeContextCurrent", (void *)glXMakeContextCurrent, &real_glXMakeContextCurrent, false},
+    {"glXDestroyContext", (void *)glXDestroyContext, &real_glXDestroyContext, false},
+    {"glXSwapBuffers", (void *)glXSwapBuffers, &real_glXSwapBuffers, false},
+};
+
+__attribute__((constructor)) static void register_gl_shim(void)
+{
+    tally_preload_register("gl", tally_gl_symbols, tally_gl_symbol_count);
+    tally_preload_register("gl", window_symbols,
+                           sizeof(window_symbols) / sizeof(window_symbols[0]));
+}

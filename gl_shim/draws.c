@@ -1,0 +1,405 @@
+/* Draws and dispatches, recorded into the current context's stream after the
+ * driver took them. Indirect parameters are read back from the bound
+ * indirect buffer (one small synchronous read per indirect call): without
+ * them the counts, and so every exact counter, would be unknown. */
+#include "gl_shim.h"
+
+#include <string.h>
+
+static bool topology_of(GLenum mode, uint8_t *topology)
+{
+    static const uint8_t by_mode[] = {
+        [GL_POINTS] = TALLY_TOPOLOGY_POINT_LIST,
+        [GL_LINES] = TALLY_TOPOLOGY_LINE_LIST,
+        [GL_LINE_LOOP] = TALLY_TOPOLOGY_LINE_LOOP,
+        [GL_LINE_STRIP] = TALLY_TOPOLOGY_LINE_STRIP,
+        [GL_TRIANGLES] = TALLY_TOPOLOGY_TRIANGLE_LIST,
+        [GL_TRIANGLE_STRIP] = TALLY_TOPOLOGY_TRIANGLE_STRIP,
+        [GL_TRIANGLE_FAN] = TALLY_TOPOLOGY_TRIANGLE_FAN,
+        [GL_QUADS] = TALLY_TOPOLOGY_QUAD_LIST,
+        [GL_QUAD_STRIP] = TALLY_TOPOLOGY_QUAD_STRIP,
+        [GL_POLYGON] = TALLY_TOPOLOGY_POLYGON,
+        [GL_LINES_ADJACENCY] = TALLY_TOPOLOGY_LINE_LIST_WITH_ADJACENCY,
+        [GL_LINE_STRIP_ADJACENCY] = TALLY_TOPOLOGY_LINE_STRIP_WITH_ADJACENCY,
+        [GL_TRIANGLES_ADJACENCY] = TALLY_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY,
+        [GL_TRIANGLE_STRIP_ADJACENCY] = TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY,
+        [GL_PATCHES] = TALLY_TOPOLOGY_PATCH_LIST,
+    };
+    if (mode >= sizeof(by_mode))
+        return false;
+    *topology = by_mode[mode];
+    return true;
+}
+
+static uint8_t index_size_of(GLenum type)
+{
+    switch (type) {
+    case GL_UNSIGNED_BYTE: return 1;
+    case GL_UNSIGNED_SHORT: return 2;
+    case GL_UNSIGNED_INT: return 4;
+    default: return 0;
+    }
+}
+
+/* Each submission starts the stream over with nothing bound: the render
+ * area and the program in use are bound again before the next draw. */
+static void bind_state(tally_gl_context *ctx)
+{
+    if (ctx->state_bound)
+        return;
+    ctx->state_bound = true;
+    if (ctx->viewport_width <= 0 || ctx->viewport_height <= 0) {
+        GLint viewport[4] = {0, 0, 0, 0};
+        REAL_glGetIntegerv(GL_VIEWPORT, viewport);
+        ctx->viewport_width = viewport[2];
+        ctx->viewport_height = viewport[3];
+    }
+    tally_render_state state = {
+        .width = (uint32_t)(ctx->viewport_width > 0 ? ctx->viewport_width : 1),
+        .height = (uint32_t)(ctx->viewport_height > 0 ? ctx->viewport_height : 1),
+        .layers = 1,
+        .samples = 1,
+        .color_bytes_per_pixel = 4,
+        .depth_bytes_per_sample = 4,
+    };
+    tally_stream_set_render_state(ctx->stream, &state);
+    tally_program *program = tally_gl_program_for(ctx, ctx->used_program);
+    if (program)
+        tally_stream_bind_program(ctx->stream, program);
+}
+
+/* The context to record into, with its per-stream state bound; NULL when
+ * nothing is recorded. */
+static tally_gl_context *recording_context(void)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx || !ctx->stream)
+        return NULL;
+    bind_state(ctx);
+    return ctx;
+}
+
+static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_t instances,
+                        uint32_t first, uint32_t first_instance, int32_t vertex_offset,
+                        GLenum index_type, uint32_t flags)
+{
+    tally_draw draw = {.api_name = api_name, .flags = flags};
+    if (count < 0 || instances < 0 || !topology_of(mode, &draw.topology))
+        return;
+    if (flags & TALLY_DRAW_INDEXED) {
+        draw.index_size = index_size_of(index_type);
+        if (!draw.index_size)
+            return;
+    }
+    tally_gl_context *ctx = recording_context();
+    if (!ctx)
+        return;
+    draw.count = (uint32_t)count;
+    draw.instance_count = (uint32_t)instances;
+    draw.first = first;
+    draw.first_instance = first_instance;
+    draw.vertex_offset = vertex_offset;
+    draw.patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3);
+    if (tally_stream_draw(ctx->stream, &draw) == TALLY_OK)
+        tally_gl_recorded(ctx);
+}
+
+static uint32_t element_offset(const void *indices, GLenum type)
+{
+    uint8_t size = index_size_of(type);
+    return size ? (uint32_t)((uintptr_t)indices / size) : 0;
+}
+
+void tally_gl_after_glDrawArrays(GLenum mode, GLint first, GLsizei count)
+{
+    record_draw("glDrawArrays", mode, count, 1, (uint32_t)first, 0, 0, 0, 0);
+}
+
+void tally_gl_after_glDrawArraysInstanced(GLenum mode, GLint first, GLsizei count,
+                                          GLsizei instancecount)
+{
+    record_draw("glDrawArraysInstanced", mode, count, instancecount, (uint32_t)first, 0, 0, 0, 0);
+}
+
+void tally_gl_after_glDrawArraysInstancedBaseInstance(GLenum mode, GLint first, GLsizei count,
+                                                      GLsizei instancecount, GLuint baseinstance)
+{
+    record_draw("glDrawArraysInstancedBaseInstance", mode, count, instancecount, (uint32_t)first,
+                baseinstance, 0, 0, 0);
+}
+
+void tally_gl_after_glDrawElements(GLenum mode, GLsizei count, GLenum type, const void *indices)
+{
+    record_draw("glDrawElements", mode, count, 1, element_offset(indices, type), 0, 0, type,
+                TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawElementsInstanced(GLenum mode, GLsizei count, GLenum type,
+                                            const void *indices, GLsizei instancecount)
+{
+    record_draw("glDrawElementsInstanced", mode, count, instancecount,
+                element_offset(indices, type), 0, 0, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawElementsBaseVertex(GLenum mode, GLsizei count, GLenum type,
+                                             const void *indices, GLint basevertex)
+{
+    record_draw("glDrawElementsBaseVertex", mode, count, 1, element_offset(indices, type), 0,
+                basevertex, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawElementsInstancedBaseVertex(GLenum mode, GLsizei count, GLenum type,
+                                                      const void *indices, GLsizei instancecount,
+                                                      GLint basevertex)
+{
+    record_draw("glDrawElementsInstancedBaseVertex", mode, count, instancecount,
+                element_offset(indices, type), 0, basevertex, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawElementsInstancedBaseInstance(GLenum mode, GLsizei count, GLenum type,
+                                                        const void *indices, GLsizei instancecount,
+                                                        GLuint baseinstance)
+{
+    record_draw("glDrawElementsInstancedBaseInstance", mode, count, instancecount,
+                element_offset(indices, type), baseinstance, 0, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawElementsInstancedBaseVertexBaseInstance(GLenum mode, GLsizei count,
+                                                                  GLenum type, const void *indices,
+                                                                  GLsizei instancecount,
+                                                                  GLint basevertex,
+                                                                  GLuint baseinstance)
+{
+    record_draw("glDrawElementsInstancedBaseVertexBaseInstance", mode, count, instancecount,
+                element_offset(indices, type), baseinstance, basevertex, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawRangeElements(GLenum mode, GLuint start, GLuint end, GLsizei count,
+                                        GLenum type, const void *indices)
+{
+    (void)start, (void)end;
+    record_draw("glDrawRangeElements", mode, count, 1, element_offset(indices, type), 0, 0, type,
+                TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glDrawRangeElementsBaseVertex(GLenum mode, GLuint start, GLuint end,
+                                                  GLsizei count, GLenum type, const void *indices,
+                                                  GLint basevertex)
+{
+    (void)start, (void)end;
+    record_draw("glDrawRangeElementsBaseVertex", mode, count, 1, element_offset(indices, type), 0,
+                basevertex, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glMultiDrawArrays(GLenum mode, const GLint *first, const GLsizei *count,
+                                      GLsizei drawcount)
+{
+    for (GLsizei i = 0; first && count && i < drawcount; i++)
+        record_draw("glMultiDrawArrays", mode, count[i], 1, (uint32_t)first[i], 0, 0, 0, 0);
+}
+
+void tally_gl_after_glMultiDrawElements(GLenum mode, const GLsizei *count, GLenum type,
+                                        const void *const *indices, GLsizei drawcount)
+{
+    for (GLsizei i = 0; count && indices && i < drawcount; i++)
+        record_draw("glMultiDrawElements", mode, count[i], 1, element_offset(indices[i], type), 0,
+                    0, type, TALLY_DRAW_INDEXED);
+}
+
+void tally_gl_after_glMultiDrawElementsBaseVertex(GLenum mode, const GLsizei *count, GLenum type,
+                                                  const void *const *indices, GLsizei drawcount,
+                                                  const GLint *basevertex)
+{
+    for (GLsizei i = 0; count && indices && basevertex && i < drawcount; i++)
+        record_draw("glMultiDrawElementsBaseVertex", mode, count[i], 1,
+                    element_offset(indices[i], type), 0, basevertex[i], type, TALLY_DRAW_INDEXED);
+}
+
+/* Reads size bytes of the indirect buffer bound to target (binding is its
+ * binding query) at offset, or of client memory when none is bound. */
+static bool read_indirect(GLenum target, GLenum binding, const void *offset, void *out, size_t size)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx)
+        return false;
+    GLint buffer = 0;
+    REAL_glGetIntegerv(binding, &buffer);
+    if (buffer == 0) {
+        if (!offset || ctx->gles)
+            return false;
+        memcpy(out, offset, size); /* compatibility profile: client memory */
+        return true;
+    }
+    if (!ctx->gles) {
+        PFN_glGetBufferSubData get = REAL_glGetBufferSubData;
+        if (!get)
+            return false;
+        get(target, (GLintptr)offset, (GLsizeiptr)size, out);
+        return true;
+    }
+    PFN_glMapBufferRange map = REAL_glMapBufferRange;
+    PFN_glUnmapBuffer unmap = REAL_glUnmapBuffer;
+    void *mapped =
+        map && unmap ? map(target, (GLintptr)offset, (GLsizeiptr)size, GL_MAP_READ_BIT) : NULL;
+    if (!mapped)
+        return false;
+    memcpy(out, mapped, size);
+    unmap(target);
+    return true;
+}
+
+typedef struct arrays_indirect {
+    GLuint count, instance_count, first, base_instance;
+} arrays_indirect;
+
+typedef struct elements_indirect {
+    GLuint count, instance_count, first_index;
+    GLint base_vertex;
+    GLuint base_instance;
+} elements_indirect;
+
+static void record_arrays_indirect(const char *api_name, GLenum mode, const void *indirect,
+                                   GLsizei drawcount, GLsizei stride)
+{
+    size_t step = stride ? (size_t)stride : sizeof(arrays_indirect);
+    for (GLsizei i = 0; i < drawcount; i++) {
+        arrays_indirect params;
+        const char *at = (const char *)indirect + (size_t)i * step;
+        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, &params,
+                           sizeof(params)))
+            return;
+        record_draw(api_name, mode, params.count, params.instance_count, params.first,
+                    params.base_instance, 0, 0, TALLY_DRAW_INDIRECT);
+    }
+}
+
+static void record_elements_indirect(const char *api_name, GLenum mode, GLenum type,
+                                     const void *indirect, GLsizei drawcount, GLsizei stride)
+{
+    size_t step = stride ? (size_t)stride : sizeof(elements_indirect);
+    for (GLsizei i = 0; i < drawcount; i++) {
+        elements_indirect params;
+        const char *at = (const char *)indirect + (size_t)i * step;
+        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, &params,
+                           sizeof(params)))
+            return;
+        record_draw(api_name, mode, params.count, params.instance_count, params.first_index,
+                    params.base_instance, params.base_vertex, type,
+                    TALLY_DRAW_INDEXED | TALLY_DRAW_INDIRECT);
+    }
+}
+
+void tally_gl_after_glDrawArraysIndirect(GLenum mode, const void *indirect)
+{
+    record_arrays_indirect("glDrawArraysIndirect", mode, indirect, 1, 0);
+}
+
+void tally_gl_after_glDrawElementsIndirect(GLenum mode, GLenum type, const void *indirect)
+{
+    record_elements_indirect("glDrawElementsIndirect", mode, type, indirect, 1, 0);
+}
+
+void tally_gl_after_glMultiDrawArraysIndirect(GLenum mode, const void *indirect, GLsizei drawcount,
+                                              GLsizei stride)
+{
+    record_arrays_indirect("glMultiDrawArraysIndirect", mode, indirect, drawcount, stride);
+}
+
+void tally_gl_after_glMultiDrawElementsIndirect(GLenum mode, GLenum type, const void *indirect,
+                                                GLsizei drawcount, GLsizei stride)
+{
+    record_elements_indirect("glMultiDrawElementsIndirect", mode, type, indirect, drawcount,
+                             stride);
+}
+
+static void record_dispatch(const char *api_name, const GLuint groups[3], uint32_t flags)
+{
+    tally_gl_context *ctx = recording_context();
+    if (!ctx)
+        return;
+    tally_dispatch dispatch = {.api_name = api_name, .flags = flags};
+    memcpy(dispatch.groups, groups, sizeof(dispatch.groups));
+    if (tally_stream_dispatch(ctx->stream, &dispatch) == TALLY_OK)
+        tally_gl_recorded(ctx);
+}
+
+void tally_gl_after_glDispatchCompute(GLuint num_groups_x, GLuint num_groups_y, GLuint num_groups_z)
+{
+    GLuint groups[3] = {num_groups_x, num_groups_y, num_groups_z};
+    record_dispatch("glDispatchCompute", groups, 0);
+}
+
+void tally_gl_after_glDispatchComputeIndirect(GLintptr indirect)
+{
+    GLuint groups[3];
+    if (read_indirect(GL_DISPATCH_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER_BINDING,
+                      (const void *)indirect, groups, sizeof(groups)))
+        record_dispatch("glDispatchComputeIndirect", groups, TALLY_DISPATCH_INDIRECT);
+}
+
+/* Immediate mode: the vertices between glBegin and glEnd make one draw. */
+void tally_gl_after_glBegin(GLenum mode)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx)
+        return;
+    ctx->in_begin = true;
+    ctx->begin_mode = mode;
+    ctx->begin_vertices = 0;
+}
+
+void tally_gl_after_vertex(void)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (ctx && ctx->in_begin)
+        ctx->begin_vertices++;
+}
+
+void tally_gl_after_glEnd(void)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx || !ctx->in_begin)
+        return;
+    ctx->in_begin = false;
+    record_draw("glBegin", ctx->begin_mode, ctx->begin_vertices, 1, 0, 0, 0, 0, 0);
+}
+
+void tally_gl_after_glViewport(GLint x, GLint y, GLsizei width, GLsizei height)
+{
+    (void)x, (void)y;
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx || width < 0 || height < 0)
+        return;
+    ctx->viewport_width = width;
+    ctx->viewport_height = height;
+    if (ctx->state_bound) {
+        tally_render_state state = {
+            (uint32_t)(width ? width : 1), (uint32_t)(height ? height : 1), 1, 1, 4, 4, 0};
+        tally_stream_set_render_state(ctx->stream, &state);
+    }
+}
+
+void tally_gl_after_glPatchParameteri(GLenum pname, GLint value)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (ctx && pname == GL_PATCH_VERTICES && value > 0 && value < 256)
+        ctx->patch_vertices = value;
+}
+
+/* Submission points: what the program waits for has to be executed. */
+void tally_gl_after_glFlush(void)
+{
+    tally_gl_submit(tally_gl_current(), "glFlush", false);
+}
+
+void tally_gl_after_glFinish(void)
+{
+    tally_gl_submit(tally_gl_current(), "glFinish", true);
+}
+
+void tally_gl_after_glReadPixels(GLint x, GLint y, GLsizei width, GLsizei height, GLenum format,
+                                 GLenum type, void *pixels)
+{
+    (void)x, (void)y, (void)width, (void)height, (void)format, (void)type, (void)pixels;
+    tally_gl_submit(tally_gl_current(), "glReadPixels", true);
+}

@@ -1,0 +1,116 @@
+/*
+ * libtally_gl.so internals: the per-context state every part of the shim
+ * shares, and the functions that create, find and feed it.
+ */
+#ifndef TALLY_GL_SHIM_H
+#define TALLY_GL_SHIM_H
+
+#include "gl_api.h"
+#include "tally/tally.h"
+#include "tally_preload.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TALLY_GL_HIDDEN __attribute__((visibility("hidden")))
+
+typedef struct amd_monitor amd_monitor;
+typedef struct intel_query intel_query;
+typedef struct gl_program gl_program;
+
+enum { TALLY_GL_MAX_PENDING_ERRORS = 4 };
+
+typedef enum tally_gl_window_api {
+    TALLY_GL_EGL = 0,
+    TALLY_GL_GLX = 1,
+} tally_gl_window_api;
+
+/* One GL context of the program (an EGLContext or GLXContext), attached on
+ * its first MakeCurrent. Used by the thread it is current on only, so nothing
+ * in it is locked. */
+typedef struct tally_gl_context {
+    tally_gl_window_api window_api;
+    void *handle; /* the EGLContext / GLXContext */
+    struct tally_gl_context *next;
+
+    tally_context *engine; /* NULL when no device could be opened */
+    tally_stream *stream;  /* the context's commands since its last submission */
+    bool stream_has_work;
+    bool state_bound;    /* render area and program bound since the last submission */
+    uint64_t last_seqno; /* of the context's last submission */
+    bool current;        /* current on some thread */
+    bool destroyed;      /* destroyed while current: freed when released */
+
+    /* Errors the extensions raised, oldest first, each code at most once. */
+    GLenum pending_errors[TALLY_GL_MAX_PENDING_ERRORS];
+    uint32_t pending_error_count;
+
+    /* Extension advertisement, computed once per context. */
+    bool version_known;
+    bool gles;
+    int version;                     /* major * 10 + minor */
+    const GLubyte *real_extensions;  /* what the driver returned last */
+    char *extensions;                /* real + the shim's, cached */
+    GLint real_extension_count;      /* -1: not asked yet */
+    const char *added_extensions[2]; /* the shim's names the driver lacks */
+    GLint added_extension_count;
+
+    /* Immediate mode between glBegin and glEnd. */
+    bool in_begin;
+    GLenum begin_mode;
+    uint32_t begin_vertices;
+
+    /* Render area last set with glViewport. */
+    GLint viewport_width, viewport_height;
+    GLint patch_vertices; /* 0: GL's default, 3 */
+
+    /* GL_AMD_performance_monitor: monitor id = index + 1. */
+    amd_monitor **monitors;
+    uint32_t monitor_count, monitor_capacity;
+
+    /* GL_INTEL_performance_query: handle = index + 1. */
+    intel_query **queries;
+    uint32_t query_count, query_capacity;
+
+    /* Program objects with a static profile, and the one in use. */
+    gl_program *programs;
+    GLuint used_program;
+} tally_gl_context;
+
+/* The calling thread's current context, or NULL. */
+TALLY_GL_HIDDEN tally_gl_context *tally_gl_current(void);
+/* The shared engine device, or NULL if it cannot be opened. */
+TALLY_GL_HIDDEN tally_device *tally_gl_device(void);
+/* The catalogue the extensions expose (works without a device). */
+TALLY_GL_HIDDEN const tally_catalogue *tally_gl_catalogue(void);
+
+/* Raises a GL error of the shim's on the current context. */
+TALLY_GL_HIDDEN void tally_gl_error(tally_gl_context *ctx, GLenum error);
+
+/* Submits what the context recorded; waits for it when wait is true. */
+TALLY_GL_HIDDEN void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait);
+/* Marks that the stream holds commands to submit. */
+static inline void tally_gl_recorded(tally_gl_context *ctx)
+{
+    ctx->stream_has_work = true;
+}
+
+/* Cleanup of the extensions' objects when a context goes away. */
+TALLY_GL_HIDDEN void tally_gl_amd_destroy_all(tally_gl_context *ctx);
+TALLY_GL_HIDDEN void tally_gl_intel_destroy_all(tally_gl_context *ctx);
+TALLY_GL_HIDDEN void tally_gl_programs_destroy_all(tally_gl_context *ctx);
+/* The program bound for draws of the context (NULL: none known). */
+TALLY_GL_HIDDEN tally_program *tally_gl_program_for(tally_gl_context *ctx, GLuint name);
+
+/* The catalogue's view for each extension. */
+TALLY_GL_HIDDEN const char *tally_gl_counter_name(const tally_counter_info *counter);
+
+/* Copies a string the way the AMD extension does: min(strlen, bufSize)
+ * bytes, a terminator only if it fits. */
+TALLY_GL_HIDDEN void tally_gl_copy_string_amd(const char *text, GLsizei buf_size, GLsizei *length,
+                                              GLchar *buf);
+
+extern tally_preload_symbol tally_gl_symbols[];
+extern const size_t tally_gl_symbol_count;
+
+#endif

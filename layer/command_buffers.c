@@ -1,0 +1,233 @@
+/*
+ * Command buffers: one engine stream each, their pools, their lifecycle
+ * (allocate, begin, reset, free, pool reset and destroy), secondaries and
+ * debug labels.
+ */
+#include "layer_state.h"
+
+#include <stdlib.h>
+
+layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle)
+{
+    return object_map_get(&device->command_buffers, (uint64_t)(uintptr_t)handle);
+}
+
+static void command_buffer_free(layer_command_buffer *cb)
+{
+    if (cb->stream)
+        tally_stream_destroy(cb->stream);
+    free(cb);
+}
+
+static layer_command_pool *pool_get(layer_device *device, VkCommandPool handle)
+{
+    layer_command_pool *pool = object_map_get(&device->command_pools, (uint64_t)handle);
+    if (pool)
+        return pool;
+    pool = calloc(1, sizeof(*pool));
+    if (!pool)
+        return NULL;
+    pool->handle = handle;
+    if (!object_map_put(&device->command_pools, (uint64_t)handle, pool)) {
+        free(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+static bool pool_add(layer_command_pool *pool, VkCommandBuffer cb)
+{
+    if (pool->count == pool->capacity) {
+        uint32_t capacity = pool->capacity ? pool->capacity * 2 : 8;
+        VkCommandBuffer *grown = realloc(pool->command_buffers, capacity * sizeof(*grown));
+        if (!grown)
+            return false;
+        pool->command_buffers = grown;
+        pool->capacity = capacity;
+    }
+    pool->command_buffers[pool->count++] = cb;
+    return true;
+}
+
+static void pool_remove(layer_command_pool *pool, VkCommandBuffer cb)
+{
+    for (uint32_t i = 0; i < pool->count; i++) {
+        if (pool->command_buffers[i] == cb) {
+            pool->command_buffers[i] = pool->command_buffers[--pool->count];
+            return;
+        }
+    }
+}
+
+/* Removes the record before the free goes down: another thread may be given
+ * the same handle value by a concurrent allocation right after. */
+static void forget_command_buffer(layer_device *device, VkCommandBuffer handle)
+{
+    layer_command_buffer *cb =
+        object_map_remove(&device->command_buffers, (uint64_t)(uintptr_t)handle);
+    if (cb)
+        command_buffer_free(cb);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo *pAllocateInfo,
+                              VkCommandBuffer *pCommandBuffers)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result =
+        device->dispatch.AllocateCommandBuffers(handle, pAllocateInfo, pCommandBuffers);
+    if (result != VK_SUCCESS)
+        return result;
+    layer_command_pool *pool = pool_get(device, pAllocateInfo->commandPool);
+    for (uint32_t i = 0; i < pAllocateInfo->commandBufferCount; i++) {
+        layer_command_buffer *cb = calloc(1, sizeof(*cb));
+        if (!cb)
+            continue; /* the command buffer works, it is just not counted */
+        cb->handle = pCommandBuffers[i];
+        cb->device = device;
+        cb->pool = pAllocateInfo->commandPool;
+        cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
+        if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
+            cb->stream = NULL;
+        if (!pool || !pool_add(pool, cb->handle) ||
+            !object_map_put(&device->command_buffers, (uint64_t)(uintptr_t)cb->handle, cb)) {
+            if (pool)
+                pool_remove(pool, cb->handle);
+            command_buffer_free(cb);
+        }
+    }
+    return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkFreeCommandBuffers(VkDevice handle, VkCommandPool commandPool,
+                                                     uint32_t commandBufferCount,
+                                                     const VkCommandBuffer *pCommandBuffers)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_command_pool *pool = object_map_get(&device->command_pools, (uint64_t)commandPool);
+    for (uint32_t i = 0; i < commandBufferCount; i++) {
+        if (!pCommandBuffers[i])
+            continue;
+        if (pool)
+            pool_remove(pool, pCommandBuffers[i]);
+        forget_command_buffer(device, pCommandBuffers[i]);
+    }
+    device->dispatch.FreeCommandBuffers(handle, commandPool, commandBufferCount, pCommandBuffers);
+}
+
+static void reset_recording(layer_command_buffer *cb)
+{
+    if (cb->stream)
+        tally_stream_reset(cb->stream);
+    cb->graphics_program = NULL;
+    cb->compute_program = NULL;
+    cb->stream_program = NULL;
+    cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
+    cb->patch_control_points = 0;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandPool(VkDevice handle, VkCommandPool commandPool,
+                                                       VkCommandPoolResetFlags flags)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_command_pool *pool = object_map_get(&device->command_pools, (uint64_t)commandPool);
+    for (uint32_t i = 0; pool && i < pool->count; i++) {
+        layer_command_buffer *cb = layer_command_buffer_find(device, pool->command_buffers[i]);
+        if (cb)
+            reset_recording(cb);
+    }
+    return device->dispatch.ResetCommandPool(handle, commandPool, flags);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkDestroyCommandPool(VkDevice handle, VkCommandPool commandPool,
+                                                     const VkAllocationCallbacks *pAllocator)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_command_pool *pool =
+        commandPool ? object_map_remove(&device->command_pools, (uint64_t)commandPool) : NULL;
+    if (pool) {
+        for (uint32_t i = 0; i < pool->count; i++)
+            forget_command_buffer(device, pool->command_buffers[i]);
+        free(pool->command_buffers);
+        free(pool);
+    }
+    device->dispatch.DestroyCommandPool(handle, commandPool, pAllocator);
+}
+
+static void free_pool_record(void *value, void *user)
+{
+    (void)user;
+    layer_command_pool *pool = value;
+    free(pool->command_buffers);
+    free(pool);
+}
+
+static void free_command_buffer_record(void *value, void *user)
+{
+    (void)user;
+    command_buffer_free(value);
+}
+
+void layer_command_buffers_destroy_all(layer_device *device)
+{
+    object_map_for_each(&device->command_buffers, free_command_buffer_record, NULL);
+    object_map_for_each(&device->command_pools, free_pool_record, NULL);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer commandBuffer,
+                                                         const VkCommandBufferBeginInfo *pBeginInfo)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb)
+        reset_recording(cb);
+    return device->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandBuffer(VkCommandBuffer commandBuffer,
+                                                         VkCommandBufferResetFlags flags)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb)
+        reset_recording(cb);
+    return device->dispatch.ResetCommandBuffer(commandBuffer, flags);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuffer,
+                                                     uint32_t commandBufferCount,
+                                                     const VkCommandBuffer *pCommandBuffers)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (!cb || !cb->stream)
+        return;
+    for (uint32_t i = 0; i < commandBufferCount; i++) {
+        layer_command_buffer *secondary = layer_command_buffer_find(device, pCommandBuffers[i]);
+        if (secondary && secondary->stream)
+            tally_stream_execute(cb->stream, secondary->stream);
+    }
+    /* Vulkan leaves the primary's bindings undefined after secondaries ran:
+     * the next command binds again. */
+    cb->stream_program = NULL;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginDebugUtilsLabelEXT(VkCommandBuffer commandBuffer,
+                                                             const VkDebugUtilsLabelEXT *pLabelInfo)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdBeginDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->stream && pLabelInfo && pLabelInfo->pLabelName)
+        tally_stream_label_push(cb->stream, pLabelInfo->pLabelName);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdEndDebugUtilsLabelEXT(commandBuffer);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->stream)
+        tally_stream_label_pop(cb->stream);
+}

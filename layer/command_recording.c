@@ -1,0 +1,72 @@
+/* Draws and dispatches as canonical commands of the command buffer's stream. */
+#include "command_recording.h"
+
+/* The stream binds one program at a time; a command buffer has a graphics
+ * and a compute binding, so the right one is bound before each command. */
+static void bind_for(layer_command_buffer *cb, tally_program *program)
+{
+    if (cb->stream_program == program)
+        return;
+    if (tally_stream_bind_program(cb->stream, program) == TALLY_OK)
+        cb->stream_program = program;
+}
+
+void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
+                       uint32_t instance_count, uint32_t first, uint32_t first_instance,
+                       int32_t vertex_offset, uint32_t flags)
+{
+    bind_for(cb, cb->graphics_program);
+    tally_draw draw = {
+        .api_name = api_name,
+        .count = count,
+        .instance_count = instance_count,
+        .first = first,
+        .first_instance = first_instance,
+        .vertex_offset = vertex_offset,
+        .flags = flags,
+        .topology = cb->topology,
+        .patch_control_points = cb->patch_control_points,
+        .index_size = 4,
+    };
+    tally_stream_draw(cb->stream, &draw);
+}
+
+void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
+                             const VkMultiDrawInfoEXT *draws, uint32_t instance_count,
+                             uint32_t first_instance, uint32_t stride)
+{
+    const char *at = (const char *)draws;
+    for (uint32_t i = 0; i < draw_count; i++, at += stride) {
+        const VkMultiDrawInfoEXT *d = (const VkMultiDrawInfoEXT *)at;
+        layer_record_draw(cb, api_name, d->vertexCount, instance_count, d->firstVertex,
+                          first_instance, 0, 0);
+    }
+}
+
+void layer_record_multi_draw_indexed(layer_command_buffer *cb, const char *api_name,
+                                     uint32_t draw_count, const VkMultiDrawIndexedInfoEXT *draws,
+                                     uint32_t instance_count, uint32_t first_instance,
+                                     uint32_t stride, const int32_t *vertex_offset)
+{
+    const char *at = (const char *)draws;
+    for (uint32_t i = 0; i < draw_count; i++, at += stride) {
+        const VkMultiDrawIndexedInfoEXT *d = (const VkMultiDrawIndexedInfoEXT *)at;
+        layer_record_draw(cb, api_name, d->indexCount, instance_count, d->firstIndex,
+                          first_instance, vertex_offset ? *vertex_offset : d->vertexOffset,
+                          TALLY_DRAW_INDEXED);
+    }
+}
+
+void layer_record_dispatch(layer_command_buffer *cb, const char *api_name, uint32_t x, uint32_t y,
+                           uint32_t z, uint32_t base_x, uint32_t base_y, uint32_t base_z,
+                           uint32_t flags)
+{
+    bind_for(cb, cb->compute_program);
+    tally_dispatch dispatch = {
+        .api_name = api_name,
+        .groups = {x, y, z},
+        .base_group = {base_x, base_y, base_z},
+        .flags = flags,
+    };
+    tally_stream_dispatch(cb->stream, &dispatch);
+}

@@ -1,0 +1,21 @@
+/* Appending the canonical commands of draws and dispatches to a command buffer's stream. */
+#ifndef TALLY_LAYER_COMMAND_RECORDING_H
+#define TALLY_LAYER_COMMAND_RECORDING_H
+
+#include "layer_state.h"
+
+void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
+                       uint32_t instance_count, uint32_t first, uint32_t first_instance,
+                       int32_t vertex_offset, uint32_t flags);
+void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
+                             const VkMultiDrawInfoEXT *draws, uint32_t instance_count,
+                             uint32_t first_instance, uint32_t stride);
+void layer_record_multi_draw_indexed(layer_command_buffer *cb, const char *api_name,
+                                     uint32_t draw_count, const VkMultiDrawIndexedInfoEXT *draws,
+                                     uint32_t instance_count, uint32_t first_instance,
+                                     uint32_t stride, const int32_t *vertex_offset);
+void layer_record_dispatch(layer_command_buffer *cb, const char *api_name, uint32_t x, uint32_t y,
+                           uint32_t z, uint32_t base_x, uint32_t base_y, uint32_t base_z,
+                           uint32_t flags);
+
+#endif

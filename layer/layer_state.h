@@ -1,0 +1,158 @@
+/*
+ * The layer's records of Vulkan objects. Dispatchable objects are found by
+ * their dispatch key (the first pointer of the handle, shared by a device and
+ * its queues and command buffers, or by an instance and its physical
+ * devices); command buffers and non-dispatchable objects by handle value in
+ * their device's maps. Records are removed before a destroy or free goes down.
+ */
+#ifndef TALLY_LAYER_STATE_H
+#define TALLY_LAYER_STATE_H
+
+#include "object_map.h"
+#include "vk_tables.h"
+
+#include <tally/tally.h>
+#include <vulkan/vk_layer.h>
+
+/* Attached to a VkInstance (and its physical devices). */
+typedef struct layer_instance {
+    VkInstance handle;
+    struct layer_instance_dispatch dispatch;
+    PFN_vkGetInstanceProcAddr next_gipa;
+    uint32_t api_version; /* what the application asked for */
+    layer_extension_set extensions;
+} layer_instance;
+
+/* Attached to a VkDevice (and its queues and command buffers). */
+typedef struct layer_device {
+    VkDevice handle;
+    VkPhysicalDevice physical_device;
+    layer_instance *instance;
+    struct layer_device_dispatch dispatch;
+    PFN_vkGetDeviceProcAddr next_gdpa;
+    PFN_vkSetDeviceLoaderData set_loader_data;
+    uint32_t api_version;           /* effective: min(application, physical device) */
+    layer_extension_set extensions; /* the instance's and the device's */
+    tally_device *engine;           /* the process's shared engine device; NULL: not counting */
+    tally_context *context;
+    /* Queue-level events (presents, queue labels) go through this stream,
+     * under queue_lock; queue submission is externally synchronized per
+     * queue but a device may have several queues. */
+    tally_stream *queue_stream;
+    pthread_mutex_t queue_lock;
+    object_map command_buffers; /* VkCommandBuffer -> layer_command_buffer */
+    object_map command_pools;   /* VkCommandPool -> layer_command_pool */
+    object_map shader_modules;  /* VkShaderModule -> layer_shader_module */
+    object_map pipelines;       /* VkPipeline -> layer_pipeline */
+    object_map render_passes;   /* VkRenderPass -> layer_render_pass */
+    object_map query_pools;     /* VkQueryPool -> layer_query_pool (the layer's own) */
+    /* VK_KHR_performance_query: the layer provides it (the driver has none),
+     * and the application enabled it with performanceCounterQueryPools. */
+    bool performance_query_emulated;
+    bool performance_query_enabled;
+    _Atomic uint64_t last_seqno; /* of the latest engine submission */
+} layer_device;
+
+/* Attached to a performance query pool the layer made; the driver never sees it. */
+typedef struct layer_query_pool {
+    tally_results *results; /* one slot per query */
+    uint32_t counter_count;
+    const tally_catalogue *catalogue;
+} layer_query_pool;
+
+/* Attached to a VkCommandPool: the command buffers allocated from it. */
+typedef struct layer_command_pool {
+    VkCommandPool handle;
+    uint32_t count, capacity;
+    VkCommandBuffer *command_buffers;
+} layer_command_pool;
+
+/* Attached to a VkCommandBuffer: its engine stream and the state draws need. */
+typedef struct layer_command_buffer {
+    VkCommandBuffer handle;
+    layer_device *device;
+    VkCommandPool pool;
+    tally_stream *stream;            /* NULL when not counting */
+    tally_program *graphics_program; /* bound by the application */
+    tally_program *compute_program;
+    tally_program *stream_program; /* what the stream has bound now */
+    uint8_t topology;
+    uint8_t patch_control_points;
+} layer_command_buffer;
+
+/* Attached to a VkShaderModule: a copy of its SPIR-V. */
+typedef struct layer_shader_module {
+    size_t word_count;
+    uint32_t words[];
+} layer_shader_module;
+
+/* Attached to a VkPipeline. */
+typedef struct layer_pipeline {
+    VkPipelineBindPoint bind_point;
+    tally_program *program;
+    bool dynamic_topology;
+    uint8_t topology;
+    uint8_t patch_control_points;
+} layer_pipeline;
+
+/* Attached to a VkRenderPass: what render state needs of its attachments. */
+typedef struct layer_render_pass {
+    uint32_t samples;
+    uint32_t color_bytes_per_pixel;
+    uint32_t depth_bytes_per_sample;
+} layer_render_pass;
+
+/* The dispatch key of a dispatchable handle. */
+static inline uint64_t layer_dispatch_key(const void *handle)
+{
+    return (uint64_t)(uintptr_t)(*(void *const *)handle);
+}
+
+layer_instance *layer_instance_of(const void *dispatchable);
+layer_device *layer_device_of(const void *dispatchable);
+void layer_instance_register(layer_instance *instance);
+void layer_instance_unregister(layer_instance *instance);
+void layer_device_register(layer_device *device);
+void layer_device_unregister(layer_device *device);
+
+static inline bool layer_extension_enabled(const layer_extension_set *set, uint32_t index)
+{
+    return index < LAYER_EXTENSION_COUNT && (set->bits[index / 64] >> (index % 64)) & 1;
+}
+
+static inline void layer_extension_enable(layer_extension_set *set, const char *name)
+{
+    uint32_t index = layer_extension_index(name);
+    if (index < LAYER_EXTENSION_COUNT)
+        set->bits[index / 64] |= 1ull << (index % 64);
+}
+
+/* The entry point of that name the layer intercepts, or NULL. */
+const layer_entry_point *layer_entry_point_find(const char *name);
+
+/* Command buffer records (command_buffers.c). */
+layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle);
+/* Drops every record of the device's command buffers and pools. */
+void layer_command_buffers_destroy_all(layer_device *device);
+
+/* VK_KHR_performance_query (performance_query.c). */
+/* Whether the driver below has the extension itself. */
+bool layer_performance_query_native(layer_instance *instance, VkPhysicalDevice physical);
+/* The application's device create info without the extension's name and
+ * feature structure, in storage owned by `copy`; returns what to pass down. */
+typedef struct layer_device_create_copy {
+    VkDeviceCreateInfo info;
+    const char **extension_names;
+    void *chain; /* the copied pNext structures, one allocation */
+} layer_device_create_copy;
+const VkDeviceCreateInfo *layer_strip_performance_query(const VkDeviceCreateInfo *info,
+                                                        layer_device_create_copy *copy,
+                                                        bool *requested);
+void layer_device_create_copy_free(layer_device_create_copy *copy);
+layer_query_pool *layer_query_pool_find(layer_device *device, VkQueryPool pool);
+void layer_query_pools_destroy_all(layer_device *device);
+
+/* Pipelines and shader modules (pipelines.c). */
+void layer_pipelines_destroy_all(layer_device *device);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * Shader modules, pipelines and render passes: each pipeline becomes an
+ * engine program (the static profile of every stage), and binding it or
+ * beginning a render pass sets the command buffer's stream state.
+ */
+#include "layer_state.h"
+#include "spirv_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkCreateShaderModule(VkDevice handle, const VkShaderModuleCreateInfo *pCreateInfo,
+                          const VkAllocationCallbacks *pAllocator, VkShaderModule *pShaderModule)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result =
+        device->dispatch.CreateShaderModule(handle, pCreateInfo, pAllocator, pShaderModule);
+    if (result != VK_SUCCESS)
+        return result;
+    size_t words = pCreateInfo->codeSize / 4;
+    layer_shader_module *module = malloc(sizeof(*module) + words * 4);
+    if (!module)
+        return result; /* pipelines of this module go uncounted by stage */
+    module->word_count = words;
+    memcpy(module->words, pCreateInfo->pCode, words * 4);
+    if (!object_map_put(&device->shader_modules, (uint64_t)*pShaderModule, module))
+        free(module);
+    return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkDestroyShaderModule(VkDevice handle, VkShaderModule shaderModule,
+                                                      const VkAllocationCallbacks *pAllocator)
+{
+    layer_device *device = layer_device_of(handle);
+    if (shaderModule)
+        free(object_map_remove(&device->shader_modules, (uint64_t)shaderModule));
+    device->dispatch.DestroyShaderModule(handle, shaderModule, pAllocator);
+}
+
+static int stage_index(VkShaderStageFlagBits stage)
+{
+    switch (stage) {
+    case VK_SHADER_STAGE_VERTEX_BIT: return TALLY_STAGE_VERTEX;
+    case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return TALLY_STAGE_TESS_CONTROL;
+    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return TALLY_STAGE_TESS_EVAL;
+    case VK_SHADER_STAGE_GEOMETRY_BIT: return TALLY_STAGE_GEOMETRY;
+    case VK_SHADER_STAGE_FRAGMENT_BIT: return TALLY_STAGE_FRAGMENT;
+    case VK_SHADER_STAGE_COMPUTE_BIT: return TALLY_STAGE_COMPUTE;
+    default: return -1;
+    }
+}
+
+/* The stage's SPIR-V: its module's, or a module create info chained to the stage. */
+static void stage_profile(layer_device *device, const VkPipelineShaderStageCreateInfo *stage,
+                          tally_program_desc *desc)
+{
+    int index = stage_index(stage->stage);
+    if (index < 0)
+        return;
+    const uint32_t *words = NULL;
+    size_t count = 0;
+    layer_shader_module *module =
+        stage->module ? object_map_get(&device->shader_modules, (uint64_t)stage->module) : NULL;
+    if (module) {
+        words = module->words;
+        count = module->word_count;
+    }
+    for (const VkBaseInStructure *s = stage->pNext; s && !words; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
+            const VkShaderModuleCreateInfo *info = (const VkShaderModuleCreateInfo *)s;
+            words = info->pCode;
+            count = info->codeSize / 4;
+        }
+    }
+    tally_stage_profile *profile = &desc->stages[index];
+    if (!words ||
+        !layer_spirv_profile(words, count, stage->pName, stage->pSpecializationInfo, profile))
+        profile->present = true; /* the stage runs; its mix is unknown */
+}
+
+static layer_pipeline *pipeline_record(layer_device *device, VkPipelineBindPoint bind_point,
+                                       const tally_program_desc *desc)
+{
+    layer_pipeline *pipeline = calloc(1, sizeof(*pipeline));
+    if (!pipeline)
+        return NULL;
+    pipeline->bind_point = bind_point;
+    pipeline->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
+    if (device->engine &&
+        tally_program_create(device->engine, desc, &pipeline->program) != TALLY_OK)
+        pipeline->program = NULL;
+    return pipeline;
+}
+
+static void pipeline_store(layer_device *device, VkPipeline handle, layer_pipeline *pipeline)
+{
+    if (!pipeline)
+        return;
+    if (!object_map_put(&device->pipelines, (uint64_t)handle, pipeline)) {
+        if (pipeline->program)
+            tally_program_release(pipeline->program);
+        free(pipeline);
+    }
+}
+
+static uint32_t vertex_input_bytes(const VkPipelineVertexInputStateCreateInfo *input)
+{
+    uint32_t bytes = 0;
+    for (uint32_t i = 0; input && i < input->vertexAttributeDescriptionCount; i++)
+        bytes += layer_format_block_size(input->pVertexAttributeDescriptions[i].format);
+    return bytes;
+}
+
+static bool has_dynamic_state(const VkPipelineDynamicStateCreateInfo *dynamic, VkDynamicState state)
+{
+    for (uint32_t i = 0; dynamic && i < dynamic->dynamicStateCount; i++)
+        if (dynamic->pDynamicStates[i] == state)
+            return true;
+    return false;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
+    VkDevice handle, VkPipelineCache pipelineCache, uint32_t createInfoCount,
+    const VkGraphicsPipelineCreateInfo *pCreateInfos, const VkAllocationCallbacks *pAllocator,
+    VkPipeline *pPipelines)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result = device->dispatch.CreateGraphicsPipelines(
+        handle, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
+    if (result < 0 && result != VK_PIPELINE_COMPILE_REQUIRED)
+        return result;
+    for (uint32_t i = 0; i < createInfoCount; i++) {
+        if (!pPipelines[i])
+            continue;
+        const VkGraphicsPipelineCreateInfo *info = &pCreateInfos[i];
+        tally_program_desc desc = {0};
+        for (uint32_t s = 0; s < info->stageCount; s++)
+            stage_profile(device, &info->pStages[s], &desc);
+        desc.stages[TALLY_STAGE_VERTEX].input_bytes = vertex_input_bytes(info->pVertexInputState);
+        layer_pipeline *pipeline = pipeline_record(device, VK_PIPELINE_BIND_POINT_GRAPHICS, &desc);
+        if (pipeline) {
+            if (info->pInputAssemblyState)
+                pipeline->topology = (uint8_t)info->pInputAssemblyState->topology;
+            if (info->pTessellationState)
+                pipeline->patch_control_points =
+                    (uint8_t)info->pTessellationState->patchControlPoints;
+            pipeline->dynamic_topology =
+                has_dynamic_state(info->pDynamicState, VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY);
+        }
+        pipeline_store(device, pPipelines[i], pipeline);
+    }
+    return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateComputePipelines(
+    VkDevice handle, VkPipelineCache pipelineCache, uint32_t createInfoCount,
+    const VkComputePipelineCreateInfo *pCreateInfos, const VkAllocationCallbacks *pAllocator,
+    VkPipeline *pPipelines)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result = device->dispatch.CreateComputePipelines(
+        handle, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
+    if (result < 0 && result != VK_PIPELINE_COMPILE_REQUIRED)
+        return result;
+    for (uint32_t i = 0; i < createInfoCount; i++) {
+        if (!pPipelines[i])
+            continue;
+        tally_program_desc desc = {0};
+        stage_profile(device, &pCreateInfos[i].stage, &desc);
+        pipeline_store(device, pPipelines[i],
+                       pipeline_record(device, VK_PIPELINE_BIND_POINT_COMPUTE, &desc));
+    }
+    return result;
+}
+
+static void pipeline_free(layer_pipeline *pipeline)
+{
+    if (pipeline->program)
+        tally_program_release(pipeline->program);
+    free(pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkDestroyPipeline(VkDevice handle, VkPipeline pipeline,
+                                                  const VkAllocationCallbacks *pAllocator)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_pipeline *record =
+        pipeline ? object_map_remove(&device->pipelines, (uint64_t)pipeline) : NULL;
+    if (record)
+        pipeline_free(record);
+    device->dispatch.DestroyPipeline(handle, pipeline, pAllocator);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
+                                                  VkPipelineBindPoint pipelineBindPoint,
+                                                  VkPipeline pipeline)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    layer_pipeline *record = object_map_get(&device->pipelines, (uint64_t)pipeline);
+    if (!cb)
+        return;
+    tally_program *program = record ? record->program : NULL;
+    if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS) {
+        cb->graphics_program = program;
+        if (record && !record->dynamic_topology)
+            cb->topology = record->topology;
+        if (record)
+            cb->patch_control_points = record->patch_control_points;
+    } else if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE) {
+        cb->compute_program = program;
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer,
+                                                          VkPrimitiveTopology primitiveTopology)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb)
+        cb->topology = (uint8_t)primitiveTopology;
+}
+
+static bool is_depth_format(VkFormat format)
+{
+    return (format >= VK_FORMAT_D16_UNORM && format <= VK_FORMAT_D32_SFLOAT_S8_UINT);
+}
+
+static void render_pass_add(layer_render_pass *pass, VkFormat format, VkSampleCountFlagBits samples)
+{
+    if ((uint32_t)samples > pass->samples)
+        pass->samples = samples;
+    if (is_depth_format(format))
+        pass->depth_bytes_per_sample += layer_format_block_size(format);
+    else
+        pass->color_bytes_per_pixel += layer_format_block_size(format);
+}
+
+static void render_pass_store(layer_device *device, VkRenderPass handle, layer_render_pass *pass)
+{
+    if (pass && !object_map_put(&device->render_passes, (uint64_t)handle, pass))
+        free(pass);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateRenderPass(VkDevice handle,
+                                                       const VkRenderPassCreateInfo *pCreateInfo,
+                                                       const VkAllocationCallbacks *pAllocator,
+                                                       VkRenderPass *pRenderPass)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result =
+        device->dispatch.CreateRenderPass(handle, pCreateInfo, pAllocator, pRenderPass);
+    if (result != VK_SUCCESS)
+        return result;
+    layer_render_pass *pass = calloc(1, sizeof(*pass));
+    for (uint32_t i = 0; pass && i < pCreateInfo->attachmentCount; i++)
+        render_pass_add(pass, pCreateInfo->pAttachments[i].format,
+                        pCreateInfo->pAttachments[i].samples);
+    render_pass_store(device, *pRenderPass, pass);
+    return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateRenderPass2(VkDevice handle,
+                                                        const VkRenderPassCreateInfo2 *pCreateInfo,
+                                                        const VkAllocationCallbacks *pAllocator,
+                                                        VkRenderPass *pRenderPass)
+{
+    layer_device *device = layer_device_of(handle);
+    VkResult result =
+        device->dispatch.CreateRenderPass2(handle, pCreateInfo, pAllocator, pRenderPass);
+    if (result != VK_SUCCESS)
+        return result;
+    layer_render_pass *pass = calloc(1, sizeof(*pass));
+    for (uint32_t i = 0; pass && i < pCreateInfo->attachmentCount; i++)
+        render_pass_add(pass, pCreateInfo->pAttachments[i].format,
+                        pCreateInfo->pAttachments[i].samples);
+    render_pass_store(device, *pRenderPass, pass);
+    return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkDestroyRenderPass(VkDevice handle, VkRenderPass renderPass,
+                                                    const VkAllocationCallbacks *pAllocator)
+{
+    layer_device *device = layer_device_of(handle);
+    if (renderPass)
+        free(object_map_remove(&device->render_passes, (uint64_t)renderPass));
+    device->dispatch.DestroyRenderPass(handle, renderPass, pAllocator);
+}
+
+static void set_render_state(layer_command_buffer *cb, const VkRect2D *area, uint32_t layers,
+                             const layer_render_pass *pass)
+{
+    if (!cb || !cb->stream)
+        return;
+    tally_render_state state = {
+        .width = area->extent.width,
+        .height = area->extent.height,
+        .layers = layers ? layers : 1,
+        .samples = pass && pass->samples ? pass->samples : 1,
+        .color_bytes_per_pixel = pass ? pass->color_bytes_per_pixel : 0,
+        .depth_bytes_per_sample = pass ? pass->depth_bytes_per_sample : 0,
+    };
+    tally_stream_set_render_state(cb->stream, &state);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass(VkCommandBuffer commandBuffer,
+                                                     const VkRenderPassBeginInfo *pRenderPassBegin,
+                                                     VkSubpassContents contents)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
+    set_render_state(
+        layer_command_buffer_find(device, commandBuffer), &pRenderPassBegin->renderArea, 1,
+        object_map_get(&device->render_passes, (uint64_t)pRenderPassBegin->renderPass));
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass2(VkCommandBuffer commandBuffer,
+                                                      const VkRenderPassBeginInfo *pRenderPassBegin,
+                                                      const VkSubpassBeginInfo *pSubpassBeginInfo)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
+    set_render_state(
+        layer_command_buffer_find(device, commandBuffer), &pRenderPassBegin->renderArea, 1,
+        object_map_get(&device->render_passes, (uint64_t)pRenderPassBegin->renderPass));
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRendering(VkCommandBuffer commandBuffer,
+                                                    const VkRenderingInfo *pRenderingInfo)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    device->dispatch.CmdBeginRendering(commandBuffer, pRenderingInfo);
+    /* Attachment formats live in image views the layer does not track. */
+    set_render_state(layer_command_buffer_find(device, commandBuffer), &pRenderingInfo->renderArea,
+                     pRenderingInfo->layerCount, NULL);
+}
+
+static void free_value(void *value, void *user)
+{
+    (void)user;
+    free(value);
+}
+
+static void free_pipeline_value(void *value, void *user)
+{
+    (void)user;
+    pipeline_free(value);
+}
+
+void layer_pipelines_destroy_all(layer_device *device)
+{
+    object_map_for_each(&device->shader_modules, free_value, NULL);
+    object_map_for_each(&device->render_passes, free_value, NULL);
+    object_map_for_each(&device->pipelines, free_pipeline_value, NULL);
+}

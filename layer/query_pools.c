@@ -1,0 +1,264 @@
+/*
+ * Performance query pools of VK_KHR_performance_query, owned entirely by the
+ * layer: the handle is the layer's record, the driver never sees the pool or
+ * its commands, and each query is a slot of an engine results object that
+ * begin/end markers in the command buffer's stream fill. Other query pools
+ * pass through.
+ */
+#include "layer_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+layer_query_pool *layer_query_pool_find(layer_device *device, VkQueryPool pool)
+{
+    return pool ? object_map_get(&device->query_pools, (uint64_t)pool) : NULL;
+}
+
+static const VkQueryPoolPerformanceCreateInfoKHR *
+performance_info(const VkQueryPoolCreateInfo *info)
+{
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
+        if (s->sType == VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR)
+            return (const VkQueryPoolPerformanceCreateInfoKHR *)s;
+    return NULL;
+}
+
+static VkResult create_performance_pool(layer_device *device, const VkQueryPoolCreateInfo *info,
+                                        VkQueryPool *pool_out)
+{
+    const VkQueryPoolPerformanceCreateInfoKHR *performance = performance_info(info);
+    /* Without the extension and its feature enabled there are no performance
+     * pools, as on a driver that lacks them. */
+    if (!device->performance_query_enabled || !device->engine || !performance ||
+        info->queryCount == 0) {
+        tally_log(TALLY_LOG_WARN, "vkCreateQueryPool: performance query pool refused (%s)",
+                  !device->performance_query_enabled ? "feature not enabled" : "bad create info");
+        return VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+    layer_query_pool *pool = calloc(1, sizeof(*pool));
+    if (!pool)
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    pool->catalogue = tally_device_catalogue(device->engine);
+    pool->counter_count = performance->counterIndexCount;
+    tally_status status =
+        tally_results_create(device->engine, performance->pCounterIndices,
+                             performance->counterIndexCount, info->queryCount, &pool->results);
+    if (status != TALLY_OK) {
+        free(pool);
+        return status == TALLY_ERROR_OUT_OF_MEMORY ? VK_ERROR_OUT_OF_HOST_MEMORY
+                                                   : VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+    VkQueryPool handle = (VkQueryPool)(uintptr_t)pool;
+    if (!object_map_put(&device->query_pools, (uint64_t)handle, pool)) {
+        tally_results_release(pool->results);
+        free(pool);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    *pool_out = handle;
+    return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateQueryPool(VkDevice handle,
+                                                      const VkQueryPoolCreateInfo *pCreateInfo,
+                                                      const VkAllocationCallbacks *pAllocator,
+                                                      VkQueryPool *pQueryPool)
+{
+    layer_device *device = layer_device_of(handle);
+    if (pCreateInfo->queryType == VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR &&
+        device->performance_query_emulated)
+        return create_performance_pool(device, pCreateInfo, pQueryPool);
+    return device->dispatch.CreateQueryPool(handle, pCreateInfo, pAllocator, pQueryPool);
+}
+
+static void pool_free(layer_query_pool *pool)
+{
+    /* Streams that still mark into the results keep them alive. */
+    tally_results_release(pool->results);
+    free(pool);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkDestroyQueryPool(VkDevice handle, VkQueryPool queryPool,
+                                                   const VkAllocationCallbacks *pAllocator)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_query_pool *pool =
+        queryPool ? object_map_remove(&device->query_pools, (uint64_t)queryPool) : NULL;
+    if (pool) {
+        pool_free(pool);
+        return;
+    }
+    device->dispatch.DestroyQueryPool(handle, queryPool, pAllocator);
+}
+
+static void free_pool_value(void *value, void *user)
+{
+    (void)user;
+    pool_free(value);
+}
+
+void layer_query_pools_destroy_all(layer_device *device)
+{
+    object_map_for_each(&device->query_pools, free_pool_value, NULL);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
+                                                VkQueryPool queryPool, uint32_t query,
+                                                VkQueryControlFlags flags)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (!pool) {
+        device->dispatch.CmdBeginQuery(commandBuffer, queryPool, query, flags);
+        return;
+    }
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->stream)
+        tally_stream_marker_begin(cb->stream, pool->results, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool,
+                                              uint32_t query)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (!pool) {
+        device->dispatch.CmdEndQuery(commandBuffer, queryPool, query);
+        return;
+    }
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->stream)
+        tally_stream_marker_end(cb->stream, pool->results, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdResetQueryPool(VkCommandBuffer commandBuffer,
+                                                    VkQueryPool queryPool, uint32_t firstQuery,
+                                                    uint32_t queryCount)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (!pool) {
+        device->dispatch.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
+        return;
+    }
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->stream)
+        tally_stream_reset_results(cb->stream, pool->results, firstQuery, queryCount);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkResetQueryPool(VkDevice handle, VkQueryPool queryPool,
+                                                 uint32_t firstQuery, uint32_t queryCount)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (!pool) {
+        device->dispatch.ResetQueryPool(handle, queryPool, firstQuery, queryCount);
+        return;
+    }
+    tally_results_reset(pool->results, firstQuery, queryCount);
+}
+
+/* Copies are not offered (allowCommandBufferQueryCopies is VK_FALSE): a copy
+ * from a performance pool records nothing. */
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdCopyQueryPoolResults(
+    VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount,
+    VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    if (layer_query_pool_find(device, queryPool))
+        return;
+    device->dispatch.CmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount,
+                                             dstBuffer, dstOffset, stride, flags);
+}
+
+static void store_result(const tally_counter_info *counter, tally_value value,
+                         VkPerformanceCounterResultKHR *out)
+{
+    switch (counter->storage) {
+    case TALLY_STORAGE_INT32: out->int32 = (int32_t)value.i64; break;
+    case TALLY_STORAGE_INT64: out->int64 = value.i64; break;
+    case TALLY_STORAGE_UINT32: out->uint32 = (uint32_t)value.u64; break;
+    case TALLY_STORAGE_UINT64: out->uint64 = value.u64; break;
+    case TALLY_STORAGE_FLOAT32: out->float32 = (float)value.f64; break;
+    case TALLY_STORAGE_FLOAT64: out->float64 = value.f64; break;
+    }
+}
+
+/* Waits for a slot, but never for one that nothing submitted will fill: once
+ * the engine has finished everything submitted, waiting longer cannot help. */
+static tally_status wait_slot(layer_device *device, layer_query_pool *pool, uint32_t slot)
+{
+    for (;;) {
+        if (tally_results_wait(pool->results, slot, 10 * 1000 * 1000) == TALLY_OK)
+            return TALLY_OK;
+        uint64_t submitted = atomic_load(&device->last_seqno);
+        if (tally_completed_seqno(device->engine) >= submitted &&
+            tally_results_get(pool->results, slot, NULL, 0, NULL) == TALLY_NOT_READY)
+            return TALLY_NOT_READY;
+    }
+}
+
+static VkResult read_pool(layer_device *device, layer_query_pool *pool, uint32_t first,
+                          uint32_t count, size_t size, void *data, VkDeviceSize stride,
+                          VkQueryResultFlags flags)
+{
+    uint32_t n = pool->counter_count;
+    const uint32_t *counters = tally_results_counters(pool->results);
+    tally_value *values = calloc(n ? n : 1, sizeof(*values));
+    if (!values)
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    VkResult result = VK_SUCCESS;
+    for (uint32_t q = 0; q < count; q++) {
+        char *at = (char *)data + (size_t)q * stride;
+        if ((size_t)q * stride + n * sizeof(VkPerformanceCounterResultKHR) > size)
+            break;
+        if (flags & VK_QUERY_RESULT_WAIT_BIT)
+            wait_slot(device, pool, first + q);
+        if (tally_results_get(pool->results, first + q, values, n, NULL) != TALLY_OK) {
+            result = VK_NOT_READY;
+            continue;
+        }
+        VkPerformanceCounterResultKHR *out = (VkPerformanceCounterResultKHR *)at;
+        for (uint32_t c = 0; c < n; c++) {
+            VkPerformanceCounterResultKHR r;
+            memset(&r, 0, sizeof(r));
+            store_result(tally_catalogue_counter(pool->catalogue, counters[c]), values[c], &r);
+            memcpy(&out[c], &r, sizeof(r));
+        }
+    }
+    free(values);
+    return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkGetQueryPoolResults(VkDevice handle, VkQueryPool queryPool,
+                                                          uint32_t firstQuery, uint32_t queryCount,
+                                                          size_t dataSize, void *pData,
+                                                          VkDeviceSize stride,
+                                                          VkQueryResultFlags flags)
+{
+    layer_device *device = layer_device_of(handle);
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (!pool)
+        return device->dispatch.GetQueryPoolResults(handle, queryPool, firstQuery, queryCount,
+                                                    dataSize, pData, stride, flags);
+    if (firstQuery + (uint64_t)queryCount > tally_results_slot_count(pool->results))
+        return VK_ERROR_UNKNOWN;
+    return read_pool(device, pool, firstQuery, queryCount, dataSize, pData, stride, flags);
+}
+
+/* The simulated GPU needs no exclusive access: the lock is always granted. */
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkAcquireProfilingLockKHR(VkDevice handle, const VkAcquireProfilingLockInfoKHR *pInfo)
+{
+    layer_device *device = layer_device_of(handle);
+    if (!device->performance_query_emulated)
+        return device->dispatch.AcquireProfilingLockKHR(handle, pInfo);
+    return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkReleaseProfilingLockKHR(VkDevice handle)
+{
+    layer_device *device = layer_device_of(handle);
+    if (!device->performance_query_emulated)
+        device->dispatch.ReleaseProfilingLockKHR(handle);
+}

@@ -1,0 +1,164 @@
+/* The events read through EGL_BRCM_event_monitor and the Chrome trace the
+ * engine writes for the same run (TALLY_TRACE) describe the same commands at
+ * the same times: every span and instant of the trace is a begin/end pair or
+ * an instant of the records, in the same order, on the same track, with the
+ * same name and fields, at the same microsecond. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "egl_fixture.h"
+
+#define MAX_RECORDS 4096
+
+struct happening {
+    char phase; /* 'X' span, 'i' instant */
+    uint32_t track;
+    char name[64];
+    uint64_t begin_us, end_us;
+    uint32_t field_count;
+    char field_names[8][64];
+    uint64_t fields[8];
+};
+
+/* The spans and instants the records describe, in the order the ends and
+ * instants arrive (the trace writes a span when it ends). */
+static size_t happenings_of_records(const struct brcm *brcm, const struct egl_record *records,
+                                    size_t n, struct happening *out)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct egl_record *r = &records[i];
+        if (r->type == 0)
+            continue;
+        struct happening *h = &out[count++];
+        memset(h, 0, sizeof *h);
+        h->phase = r->type == 1 ? 'X' : 'i';
+        h->track = r->track;
+        h->begin_us = h->end_us = r->timestamp_us;
+        if (r->type == 1) {
+            const struct egl_record *begin = NULL;
+            for (size_t j = i; j-- > 0 && !begin;)
+                if (records[j].type == 0 && records[j].id == r->id && records[j].track == r->track)
+                    begin = &records[j];
+            assert_non_null(begin);
+            assert_int_equal(begin->event, r->event);
+            h->begin_us = begin->timestamp_us;
+        }
+        assert_true(brcm->event_info((EGLint)r->event, sizeof h->name, h->name, NULL, NULL));
+        h->field_count = r->field_count;
+        for (uint32_t f = 0; f < r->field_count; f++) {
+            assert_true(brcm->field_info((EGLint)r->event, (EGLint)f, sizeof h->field_names[f],
+                                         h->field_names[f], NULL, NULL));
+            h->fields[f] = r->fields[f];
+        }
+    }
+    return count;
+}
+
+/* "12.345" microseconds as integer nanoseconds. */
+static uint64_t trace_ns(json_object *event, const char *key)
+{
+    json_object *value = NULL;
+    assert_true(json_object_object_get_ex(event, key, &value));
+    return (uint64_t)llround(json_object_get_double(value) * 1000.0);
+}
+
+static void assert_same(const struct happening *h, json_object *event)
+{
+    json_object *value = NULL;
+    assert_true(json_object_object_get_ex(event, "tid", &value));
+    assert_int_equal(json_object_get_int64(value), (int64_t)h->track + 1);
+    assert_true(json_object_object_get_ex(event, "name", &value));
+    assert_string_equal(json_object_get_string(value), h->name);
+    uint64_t begin_ns = trace_ns(event, "ts");
+    uint64_t end_ns = h->phase == 'X' ? begin_ns + trace_ns(event, "dur") : begin_ns;
+    assert_int_equal(begin_ns / 1000, h->begin_us);
+    assert_int_equal(end_ns / 1000, h->end_us);
+    json_object *args = NULL;
+    assert_true(json_object_object_get_ex(event, "args", &args));
+    assert_int_equal(json_object_object_length(args), h->field_count);
+    for (uint32_t f = 0; f < h->field_count; f++) {
+        assert_true(json_object_object_get_ex(args, h->field_names[f], &value));
+        assert_int_equal((uint64_t)json_object_get_int64(value), h->fields[f]);
+    }
+}
+
+static unsigned char *read_file(const char *path, size_t *size)
+{
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    unsigned char *data = malloc(1 << 20);
+    assert_non_null(data);
+    *size = fread(data, 1, 1 << 20, in);
+    fclose(in);
+    return data;
+}
+
+static void records_and_the_trace_describe_the_same_commands_at_the_same_times(void **state)
+{
+    struct egl_fixture *fx = *state;
+    struct brcm brcm;
+    brcm_load(&brcm);
+    char trace_path[128], records_path[128], trace_env[160];
+    snprintf(trace_path, sizeof trace_path, "%s/trace.json", fx->runtime_dir);
+    snprintf(records_path, sizeof records_path, "%s/records.bin", fx->runtime_dir);
+    snprintf(trace_env, sizeof trace_env, "TALLY_TRACE=%s", trace_path);
+    const char *const args[] = {"timeline", records_path, NULL};
+    const char *const env[] = {trace_env, NULL};
+    assert_int_equal(egl_probe_run(args, env), 0);
+
+    size_t bytes = 0;
+    unsigned char *data = read_file(records_path, &bytes);
+    static struct egl_record records[MAX_RECORDS];
+    size_t n = egl_records_decode(&brcm, data, bytes, records, MAX_RECORDS);
+    free(data);
+    static struct happening expected[MAX_RECORDS];
+    size_t count = happenings_of_records(&brcm, records, n, expected);
+
+    json_object *trace = json_object_from_file(trace_path);
+    assert_non_null(trace);
+    json_object *events = NULL;
+    assert_true(json_object_object_get_ex(trace, "traceEvents", &events));
+    size_t matched = 0, draws = 0, dispatches = 0;
+    for (size_t i = 0; i < json_object_array_length(events); i++) {
+        json_object *event = json_object_array_get_idx(events, i), *phase = NULL;
+        assert_true(json_object_object_get_ex(event, "ph", &phase));
+        const char *ph = json_object_get_string(phase);
+        if (strcmp(ph, "X") != 0 && strcmp(ph, "i") != 0)
+            continue; /* names of tracks, counters */
+        assert_true(matched < count);
+        assert_int_equal(ph[0], expected[matched].phase);
+        assert_same(&expected[matched], event);
+        draws += strcmp(expected[matched].name, "Draw") == 0;
+        dispatches += strcmp(expected[matched].name, "Dispatch") == 0;
+        matched++;
+    }
+    assert_int_equal(matched, count);
+    assert_int_equal(draws, 12); /* 6 draws in each of 2 frames */
+    assert_int_equal(dispatches, 2);
+    json_object_put(trace);
+    unlink(trace_path);
+    unlink(records_path);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            records_and_the_trace_describe_the_same_commands_at_the_same_times, egl_fixture_setup,
+            egl_fixture_teardown),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

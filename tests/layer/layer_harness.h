@@ -1,0 +1,42 @@
+/*
+ * Running Vulkan programs under the layer on lavapipe, and reading what they
+ * and tally's report say.
+ */
+#ifndef TALLY_TESTS_LAYER_HARNESS_H
+#define TALLY_TESTS_LAYER_HARNESS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+/* How the layer is activated for a run. */
+typedef enum activation {
+    ACTIVATE_NONE,
+    ACTIVATE_EXPLICIT, /* VK_ADD_LAYER_PATH + VK_INSTANCE_LAYERS */
+    ACTIVATE_IMPLICIT, /* XDG_DATA_DIRS holding the build's implicit_layer.d */
+} activation;
+
+typedef struct run_result {
+    int exit_code;
+    char *output;        /* the program's stdout and stderr, NUL-terminated */
+    json_object *report; /* TALLY_OUTPUT's JSON, or NULL if none was written */
+} run_result;
+
+/*
+ * Runs argv[0] with the driver restricted to lavapipe, the layer activated as
+ * asked, TALLY_OUTPUT pointing at a fresh file, and `extra_env` ("NAME=value"
+ * strings, NULL-terminated, may be NULL) added.
+ */
+run_result run_under_layer(const char *const *argv, activation how, const char *const *extra_env);
+void run_result_free(run_result *r);
+
+/* The program's stdout lines parsed as JSON objects (an array). */
+json_object *output_lines(const run_result *r);
+
+/* The report's commands array (NULL without a report). */
+json_object *report_commands(const run_result *r);
+/* A command's counter value, by symbol. */
+unsigned long long command_value(json_object *command, const char *symbol);
+const char *command_text(json_object *command, const char *field);
+unsigned long long command_number(json_object *command, const char *field);
+
+#endif

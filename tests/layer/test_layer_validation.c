@@ -1,0 +1,116 @@
+/*
+ * The layer together with VK_LAYER_KHRONOS_validation: nothing the layer
+ * does on the application's behalf (its calls to lavapipe, the extension it
+ * provides and strips) draws a validation message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "layer_harness.h"
+#include "vk_context.h"
+
+static const char *const workload[] = {VK_WORKLOAD, SHADER_DIR, NULL};
+
+static unsigned count_messages(const char *output)
+{
+    unsigned n = 0;
+    for (const char *at = output; (at = strstr(at, "Validation ")); at++)
+        n++;
+    return n;
+}
+
+/* The workload is valid on its own: with the layer it stays so. */
+static void workload_under_validation_gets_no_message_with_the_layer(void **state)
+{
+    (void)state;
+    const char *alone_env[] = {"VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation", NULL};
+    run_result alone = run_under_layer(workload, ACTIVATE_NONE, alone_env);
+    assert_int_equal(alone.exit_code, 0);
+    assert_int_equal(count_messages(alone.output), 0);
+    const char *both_env[] = {
+        "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters:VK_LAYER_KHRONOS_validation", NULL};
+    run_result both = run_under_layer(workload, ACTIVATE_EXPLICIT, both_env);
+    assert_int_equal(both.exit_code, 0);
+    assert_non_null(both.report); /* the layer was active */
+    if (count_messages(both.output))
+        print_error("%s\n", both.output);
+    assert_int_equal(count_messages(both.output), 0);
+    run_result_free(&alone);
+    run_result_free(&both);
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)severity;
+    /* The loader's own notes (which layers the environment added) are not validation. */
+    if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT))
+        return VK_FALSE;
+    print_error("validation: %s\n", data->pMessage);
+    ++*(unsigned *)user;
+    return VK_FALSE;
+}
+
+/* A performance query pool, its commands and a multi-pass submission never reach the driver. */
+static void performance_queries_under_validation_get_no_message(void **state)
+{
+    (void)state;
+    unsigned messages = 0;
+    vk_context c;
+    vk_context_options options = {.performance_query_extension = true,
+                                  .performance_query_feature = true,
+                                  .extra_layer = "VK_LAYER_KHRONOS_validation",
+                                  .messenger = count_message,
+                                  .messenger_data = &messages};
+    assert_true(vk_context_create(&c, &options));
+    uint32_t indices[] = {0, 1, 2, 3};
+    VkQueryPoolPerformanceCreateInfoKHR performance = {
+        VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR, NULL, 0, 4, indices};
+    uint32_t passes = 0;
+    c.get_passes(c.physical, &performance, &passes);
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .pNext = &performance,
+                                  .queryType = VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR,
+                                  .queryCount = 1};
+    VkQueryPool pool;
+    assert_int_equal(vkCreateQueryPool(c.device, &info, NULL, &pool), VK_SUCCESS);
+    VkAcquireProfilingLockInfoKHR lock = {VK_STRUCTURE_TYPE_ACQUIRE_PROFILING_LOCK_INFO_KHR, NULL,
+                                          0, UINT64_MAX};
+    assert_int_equal(c.acquire_lock(c.device, &lock), VK_SUCCESS);
+    vkResetQueryPool(c.device, pool, 0, 1);
+    VkCommandBuffer cb = vk_context_begin(&c);
+    vkCmdBeginQuery(cb, pool, 0, 0);
+    vk_context_draw_triangle(&c, cb);
+    vkCmdEndQuery(cb, pool, 0);
+    vk_context_dispatch(&c, cb, 2, 1, 1);
+    vkEndCommandBuffer(cb);
+    for (uint32_t pass = 0; pass < passes; pass++)
+        assert_int_equal(vk_context_submit(&c, cb, pass), VK_SUCCESS);
+    c.release_lock(c.device);
+    VkPerformanceCounterResultKHR results[4];
+    assert_int_equal(vkGetQueryPoolResults(c.device, pool, 0, 1, sizeof(results), results,
+                                           sizeof(results), VK_QUERY_RESULT_WAIT_BIT),
+                     VK_SUCCESS);
+    vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
+    vkDestroyQueryPool(c.device, pool, NULL);
+    vk_context_destroy(&c);
+    assert_int_equal(messages, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(workload_under_validation_gets_no_message_with_the_layer),
+        cmocka_unit_test(performance_queries_under_validation_get_no_message),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,495 @@
+/*
+ * VK_KHR_performance_query as the layer provides it on lavapipe: the twelve
+ * flows of the Vulkan CTS group dEQP-VK.query_pool.performance_query
+ * (research/vulkan.md section 3.4), re-implemented, with values checked
+ * against hand-computed truth, and misuse answered without a crash or hang.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tally/catalogue.h"
+#include "vk_context.h"
+
+static int open_context(void **state)
+{
+    static vk_context c;
+    vk_context_options options = {.performance_query_extension = true,
+                                  .performance_query_feature = true};
+    if (!vk_context_create(&c, &options))
+        return -1;
+    *state = &c;
+    return 0;
+}
+
+static int close_context(void **state)
+{
+    vk_context_destroy(*state);
+    return 0;
+}
+
+static uint32_t counter_count(vk_context *c, uint32_t family)
+{
+    uint32_t n = 0;
+    assert_int_equal(c->enumerate_counters(c->physical, family, &n, NULL, NULL), VK_SUCCESS);
+    return n;
+}
+
+static VkPerformanceCounterKHR *counters_of(vk_context *c, uint32_t family, uint32_t *n)
+{
+    *n = counter_count(c, family);
+    VkPerformanceCounterKHR *counters = calloc(*n, sizeof(*counters));
+    for (uint32_t i = 0; i < *n; i++)
+        counters[i].sType = VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_KHR;
+    assert_int_equal(c->enumerate_counters(c->physical, family, n, counters, NULL), VK_SUCCESS);
+    return counters;
+}
+
+/* The position in the counter list of the catalogue's counter `symbol`, found by UUID. */
+static uint32_t counter_index(vk_context *c, const char *symbol)
+{
+    const tally_catalogue *cat = NULL;
+    uint32_t index = 0, n = 0;
+    assert_int_equal(tally_backend_catalogue(NULL, &cat), TALLY_OK);
+    assert_int_equal(tally_catalogue_find(cat, symbol, &index), TALLY_OK);
+    const tally_counter_info *info = tally_catalogue_counter(cat, index);
+    VkPerformanceCounterKHR *counters = counters_of(c, c->family, &n);
+    uint32_t found = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (memcmp(counters[i].uuid, info->uuid, VK_UUID_SIZE) == 0)
+            found = i;
+    free(counters);
+    assert_int_not_equal(found, UINT32_MAX);
+    return found;
+}
+
+static void enumerate_and_validate(vk_context *c, VkQueueFlags wanted)
+{
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->physical, &families, NULL);
+    VkQueueFamilyProperties properties[16];
+    families = families > 16 ? 16 : families;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->physical, &families, properties);
+    uint32_t checked = 0;
+    for (uint32_t f = 0; f < families; f++) {
+        if (!(properties[f].queueFlags & wanted))
+            continue;
+        uint32_t n = counter_count(c, f);
+        if (n == 0)
+            continue;
+        VkPerformanceCounterKHR *counters = calloc(n, sizeof(*counters));
+        VkPerformanceCounterDescriptionKHR *descriptions = calloc(n, sizeof(*descriptions));
+        for (uint32_t i = 0; i < n; i++) {
+            counters[i].sType = VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_KHR;
+            descriptions[i].sType = VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_DESCRIPTION_KHR;
+        }
+        uint32_t fewer = n - 1;
+        assert_int_equal(c->enumerate_counters(c->physical, f, &fewer, counters, descriptions),
+                         VK_INCOMPLETE);
+        assert_int_equal(fewer, n - 1);
+        uint32_t all = n;
+        assert_int_equal(c->enumerate_counters(c->physical, f, &all, counters, descriptions),
+                         VK_SUCCESS);
+        assert_int_equal(all, n);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(counters[i].sType, VK_STRUCTURE_TYPE_PERFORMANCE_COUNTER_KHR);
+            assert_null(counters[i].pNext);
+            assert_true(counters[i].scope <= VK_PERFORMANCE_COUNTER_SCOPE_COMMAND_KHR);
+            assert_true(counters[i].storage <= VK_PERFORMANCE_COUNTER_STORAGE_FLOAT64_KHR);
+            assert_true(counters[i].unit <= VK_PERFORMANCE_COUNTER_UNIT_CYCLES_KHR);
+            assert_int_equal(
+                descriptions[i].flags &
+                    ~(VkPerformanceCounterDescriptionFlagsKHR)(VK_PERFORMANCE_COUNTER_DESCRIPTION_PERFORMANCE_IMPACTING_BIT_KHR |
+                                                               VK_PERFORMANCE_COUNTER_DESCRIPTION_CONCURRENTLY_IMPACTED_BIT_KHR),
+                0);
+            assert_true(descriptions[i].name[0] != '\0');
+            for (uint32_t j = 0; j < i; j++)
+                assert_memory_not_equal(counters[i].uuid, counters[j].uuid, VK_UUID_SIZE);
+        }
+        free(counters);
+        free(descriptions);
+        checked++;
+    }
+    assert_true(checked > 0);
+}
+
+static void enumerate_and_validate_graphic(void **state)
+{
+    enumerate_and_validate(*state, VK_QUEUE_GRAPHICS_BIT);
+}
+
+static void enumerate_and_validate_compute(void **state)
+{
+    enumerate_and_validate(*state, VK_QUEUE_COMPUTE_BIT);
+}
+
+static bool copies_allowed(vk_context *c)
+{
+    VkPhysicalDevicePerformanceQueryPropertiesKHR performance = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_PROPERTIES_KHR,
+        .allowCommandBufferQueryCopies = VK_TRUE};
+    VkPhysicalDeviceProperties2 properties = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &performance};
+    vkGetPhysicalDeviceProperties2(c->physical, &properties);
+    return performance.allowCommandBufferQueryCopies;
+}
+
+/* The CTS reports the copy variants NotSupported when copies are not allowed. */
+static void copy_variant(void **state, void (*flow)(void **))
+{
+    vk_context *c = *state;
+    if (copies_allowed(c)) {
+        flow(state);
+        return;
+    }
+    skip();
+}
+
+typedef struct pool_selection {
+    VkQueryPool pool;
+    uint32_t count;
+    uint32_t *indices;
+    uint32_t passes;
+} pool_selection;
+
+/* Counters first, first + step, ... of the family's list in one pool of one query. */
+static pool_selection create_pool(vk_context *c, uint32_t first, uint32_t step)
+{
+    pool_selection s = {0};
+    uint32_t n = counter_count(c, c->family);
+    s.indices = calloc(n, sizeof(uint32_t));
+    for (uint32_t i = first; i < n; i += step)
+        s.indices[s.count++] = i;
+    VkQueryPoolPerformanceCreateInfoKHR performance = {
+        VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR, NULL, c->family, s.count,
+        s.indices};
+    c->get_passes(c->physical, &performance, &s.passes);
+    assert_true(s.passes >= 1);
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .pNext = &performance,
+                                  .queryType = VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR,
+                                  .queryCount = 1};
+    assert_int_equal(vkCreateQueryPool(c->device, &info, NULL, &s.pool), VK_SUCCESS);
+    return s;
+}
+
+static void destroy_pool(vk_context *c, pool_selection *s)
+{
+    vkDestroyQueryPool(c->device, s->pool, NULL);
+    free(s->indices);
+}
+
+static void reset_in_own_command_buffer(vk_context *c, pool_selection *pools, uint32_t count)
+{
+    VkCommandBuffer cb = vk_context_begin(c);
+    for (uint32_t i = 0; i < count; i++)
+        vkCmdResetQueryPool(cb, pools[i].pool, 0, 1);
+    vkEndCommandBuffer(cb);
+    assert_int_equal(vk_context_submit(c, cb, UINT32_MAX), VK_SUCCESS);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+}
+
+/* Results are pre-filled with non-zero bytes; every slot must be written. */
+static VkPerformanceCounterResultKHR *read_results(vk_context *c, pool_selection *s)
+{
+    size_t size = s->count * sizeof(VkPerformanceCounterResultKHR);
+    VkPerformanceCounterResultKHR *results = malloc(size);
+    memset(results, 0xA5, size);
+    assert_int_equal(vkGetQueryPoolResults(c->device, s->pool, 0, 1, size, results,
+                                           sizeof(VkPerformanceCounterResultKHR) * s->count,
+                                           VK_QUERY_RESULT_WAIT_BIT),
+                     VK_SUCCESS);
+    for (uint32_t i = 0; i < s->count; i++) {
+        uint64_t untouched;
+        memset(&untouched, 0xA5, sizeof(untouched));
+        /* 32-bit storages leave the upper half as it was: check the lower. */
+        assert_memory_not_equal(&results[i], &untouched, 4);
+    }
+    return results;
+}
+
+static uint64_t value_of(vk_context *c, pool_selection *s, VkPerformanceCounterResultKHR *results,
+                         const char *symbol)
+{
+    uint32_t index = counter_index(c, symbol);
+    for (uint32_t i = 0; i < s->count; i++)
+        if (s->indices[i] == index)
+            return results[i].uint64;
+    fail_msg("%s is not in the pool", symbol);
+    return 0;
+}
+
+typedef void (*work_fn)(vk_context *c, VkCommandBuffer cb);
+
+static void triangle(vk_context *c, VkCommandBuffer cb)
+{
+    vk_context_draw_triangle(c, cb);
+}
+
+static void dispatch_2x2x2(vk_context *c, VkCommandBuffer cb)
+{
+    vk_context_dispatch(c, cb, 2, 2, 2);
+}
+
+static uint32_t max_passes(pool_selection *pools, uint32_t count)
+{
+    uint32_t passes = 1;
+    for (uint32_t i = 0; i < count; i++)
+        passes = pools[i].passes > passes ? pools[i].passes : passes;
+    return passes;
+}
+
+/* Begin/end around the work of each pool, one command buffer, submitted once per pass. */
+static void run_queries(vk_context *c, pool_selection *pools, uint32_t count, work_fn work)
+{
+    VkAcquireProfilingLockInfoKHR lock = {VK_STRUCTURE_TYPE_ACQUIRE_PROFILING_LOCK_INFO_KHR, NULL,
+                                          0, UINT64_MAX};
+    assert_int_equal(c->acquire_lock(c->device, &lock), VK_SUCCESS);
+    reset_in_own_command_buffer(c, pools, count);
+    VkCommandBuffer cb = vk_context_begin(c);
+    for (uint32_t i = 0; i < count; i++) {
+        vkCmdBeginQuery(cb, pools[i].pool, 0, 0);
+        work(c, cb);
+        vkCmdEndQuery(cb, pools[i].pool, 0);
+    }
+    vkEndCommandBuffer(cb);
+    for (uint32_t pass = 0; pass < max_passes(pools, count); pass++)
+        assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    c->release_lock(c->device);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+}
+
+static void query_graphic(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    run_queries(c, &s, 1, triangle);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    /* One triangle of three vertices. */
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 3);
+    assert_int_equal(value_of(c, &s, r, "IaPrimitives"), 1);
+    assert_int_equal(value_of(c, &s, r, "VsInvocations"), 3);
+    assert_int_equal(value_of(c, &s, r, "CsInvocations"), 0);
+    free(r);
+    destroy_pool(c, &s);
+}
+
+static void query_compute(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    run_queries(c, &s, 1, dispatch_2x2x2);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "CsInvocations"), 2 * 2 * 2 * VK_CONTEXT_LOCAL_SIZE);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 0);
+    free(r);
+    destroy_pool(c, &s);
+}
+
+/* Even counters in one pool, odd in the other, each around its own work. */
+static void multiple_pools(vk_context *c, work_fn work, const char *symbol, uint64_t expected)
+{
+    pool_selection pools[2] = {create_pool(c, 0, 2), create_pool(c, 1, 2)};
+    run_queries(c, pools, 2, work);
+    uint32_t index = counter_index(c, symbol);
+    for (int p = 0; p < 2; p++) {
+        VkPerformanceCounterResultKHR *r = read_results(c, &pools[p]);
+        if (index % 2 == (uint32_t)p)
+            assert_int_equal(value_of(c, &pools[p], r, symbol), expected);
+        free(r);
+        destroy_pool(c, &pools[p]);
+    }
+}
+
+static void multiple_pools_graphic(void **state)
+{
+    multiple_pools(*state, triangle, "IaVertices", 3);
+    multiple_pools(*state, triangle, "IaPrimitives", 1);
+}
+
+static void multiple_pools_compute(void **state)
+{
+    multiple_pools(*state, dispatch_2x2x2, "CsInvocations", 8 * VK_CONTEXT_LOCAL_SIZE);
+}
+
+static void enumerate_and_validate_graphic_copy(void **state)
+{
+    copy_variant(state, enumerate_and_validate_graphic);
+}
+
+static void enumerate_and_validate_compute_copy(void **state)
+{
+    copy_variant(state, enumerate_and_validate_compute);
+}
+
+static void query_graphic_copy(void **state)
+{
+    copy_variant(state, query_graphic);
+}
+
+static void query_compute_copy(void **state)
+{
+    copy_variant(state, query_compute);
+}
+
+static void multiple_pools_graphic_copy(void **state)
+{
+    copy_variant(state, multiple_pools_graphic);
+}
+
+static void multiple_pools_compute_copy(void **state)
+{
+    copy_variant(state, multiple_pools_compute);
+}
+
+/* Features2/Properties2 and the extension list, as the application sees them. */
+static void extension_is_listed_once_with_its_feature(void **state)
+{
+    vk_context *c = *state;
+    uint32_t n = 0;
+    assert_int_equal(vkEnumerateDeviceExtensionProperties(c->physical, NULL, &n, NULL), VK_SUCCESS);
+    VkExtensionProperties *extensions = calloc(n, sizeof(*extensions));
+    uint32_t fewer = n - 1;
+    assert_int_equal(vkEnumerateDeviceExtensionProperties(c->physical, NULL, &fewer, extensions),
+                     VK_INCOMPLETE);
+    assert_int_equal(vkEnumerateDeviceExtensionProperties(c->physical, NULL, &n, extensions),
+                     VK_SUCCESS);
+    int listed = 0;
+    for (uint32_t i = 0; i < n; i++)
+        listed += strcmp(extensions[i].extensionName, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) == 0;
+    free(extensions);
+    assert_int_equal(listed, 1);
+    VkPhysicalDevicePerformanceQueryFeaturesKHR performance = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &performance};
+    vkGetPhysicalDeviceFeatures2(c->physical, &features);
+    assert_int_equal(performance.performanceCounterQueryPools, VK_TRUE);
+    assert_int_equal(performance.performanceCounterMultipleQueryPools, VK_TRUE);
+    assert_false(copies_allowed(c));
+}
+
+/* A query never submitted is not ready, with or without the wait flag: no hang. */
+static void results_of_a_query_never_submitted_are_not_ready(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    vkResetQueryPool(c->device, s.pool, 0, 1);
+    size_t size = s.count * sizeof(VkPerformanceCounterResultKHR);
+    void *data = malloc(size);
+    assert_int_equal(vkGetQueryPoolResults(c->device, s.pool, 0, 1, size, data, size, 0),
+                     VK_NOT_READY);
+    assert_int_equal(
+        vkGetQueryPoolResults(c->device, s.pool, 0, 1, size, data, size, VK_QUERY_RESULT_WAIT_BIT),
+        VK_NOT_READY);
+    free(data);
+    destroy_pool(c, &s);
+}
+
+/* A pass index no pool has completes no pass: the query stays unavailable. */
+static void pass_index_out_of_range_leaves_the_query_unavailable(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    reset_in_own_command_buffer(c, &s, 1);
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, s.pool, 0);
+    vkEndCommandBuffer(cb);
+    assert_int_equal(vk_context_submit(c, cb, s.passes + 3), VK_SUCCESS);
+    assert_int_equal(vk_context_submit(c, cb, 1000), VK_SUCCESS);
+    size_t size = s.count * sizeof(VkPerformanceCounterResultKHR);
+    void *data = malloc(size);
+    assert_int_equal(
+        vkGetQueryPoolResults(c->device, s.pool, 0, 1, size, data, size, VK_QUERY_RESULT_WAIT_BIT),
+        VK_NOT_READY);
+    free(data);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    destroy_pool(c, &s);
+}
+
+/* The command buffer keeps what it marks into alive; the driver never saw the pool. */
+static void destroyed_pool_still_in_a_command_buffer_is_harmless(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdResetQueryPool(cb, s.pool, 0, 1);
+    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, s.pool, 0);
+    vkEndCommandBuffer(cb);
+    destroy_pool(c, &s);
+    for (uint32_t pass = 0; pass < s.passes; pass++)
+        assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+}
+
+/* Without the feature, a performance pool cannot be made, as on a driver without it. */
+static void pool_without_the_feature_enabled_is_refused(void **state)
+{
+    (void)state;
+    vk_context c;
+    vk_context_options options = {.performance_query_extension = true};
+    assert_true(vk_context_create(&c, &options));
+    uint32_t index = 0;
+    VkQueryPoolPerformanceCreateInfoKHR performance = {
+        VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR, NULL, 0, 1, &index};
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .pNext = &performance,
+                                  .queryType = VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR,
+                                  .queryCount = 1};
+    VkQueryPool pool = VK_NULL_HANDLE;
+    assert_int_equal(vkCreateQueryPool(c.device, &info, NULL, &pool), VK_ERROR_FEATURE_NOT_PRESENT);
+    vk_context_destroy(&c);
+}
+
+/* Without the extension enabled its device commands are not handed out. */
+static void device_commands_need_the_extension_enabled(void **state)
+{
+    (void)state;
+    vk_context c;
+    vk_context_options options = {0};
+    assert_true(vk_context_create(&c, &options));
+    assert_null(vkGetDeviceProcAddr(c.device, "vkAcquireProfilingLockKHR"));
+    assert_non_null(vkGetDeviceProcAddr(c.device, "vkCmdDraw"));
+    /* VK_EXT_multi_draw was not enabled either. */
+    assert_null(vkGetDeviceProcAddr(c.device, "vkCmdDrawMultiEXT"));
+    vk_context_destroy(&c);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest flows[] = {
+        cmocka_unit_test(enumerate_and_validate_graphic),
+        cmocka_unit_test(enumerate_and_validate_compute),
+        cmocka_unit_test(query_graphic),
+        cmocka_unit_test(query_compute),
+        cmocka_unit_test(multiple_pools_graphic),
+        cmocka_unit_test(multiple_pools_compute),
+        cmocka_unit_test(enumerate_and_validate_graphic_copy),
+        cmocka_unit_test(enumerate_and_validate_compute_copy),
+        cmocka_unit_test(query_graphic_copy),
+        cmocka_unit_test(query_compute_copy),
+        cmocka_unit_test(multiple_pools_graphic_copy),
+        cmocka_unit_test(multiple_pools_compute_copy),
+        cmocka_unit_test(extension_is_listed_once_with_its_feature),
+        cmocka_unit_test(results_of_a_query_never_submitted_are_not_ready),
+        cmocka_unit_test(pass_index_out_of_range_leaves_the_query_unavailable),
+        cmocka_unit_test(destroyed_pool_still_in_a_command_buffer_is_harmless),
+    };
+    const struct CMUnitTest devices[] = {
+        cmocka_unit_test(pool_without_the_feature_enabled_is_refused),
+        cmocka_unit_test(device_commands_need_the_extension_enabled),
+    };
+    int failed = cmocka_run_group_tests(flows, open_context, close_context);
+    return failed + cmocka_run_group_tests(devices, NULL, NULL);
+}

@@ -1,0 +1,58 @@
+/*
+ * A small Vulkan setup for in-process layer tests: the layer activated
+ * explicitly on lavapipe, a device (optionally with VK_KHR_performance_query
+ * and its feature), an offscreen render pass with a triangle pipeline, and a
+ * compute pipeline whose local size is a specialization constant (8).
+ */
+#ifndef TALLY_TESTS_LAYER_VK_CONTEXT_H
+#define TALLY_TESTS_LAYER_VK_CONTEXT_H
+
+#include <stdbool.h>
+#include <vulkan/vulkan.h>
+
+enum { VK_CONTEXT_SIZE = 32, VK_CONTEXT_LOCAL_SIZE = 8 };
+
+typedef struct vk_context {
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t family;
+    VkCommandPool pool;
+    VkRenderPass render_pass;
+    VkFramebuffer framebuffer;
+    VkImage image;
+    VkImageView view;
+    VkDeviceMemory memory;
+    VkPipelineLayout layout;
+    VkPipeline triangle;
+    VkPipeline compute;
+    VkShaderModule modules[3];
+    PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR enumerate_counters;
+    PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR get_passes;
+    PFN_vkAcquireProfilingLockKHR acquire_lock;
+    PFN_vkReleaseProfilingLockKHR release_lock;
+} vk_context;
+
+typedef struct vk_context_options {
+    bool performance_query_extension; /* enable VK_KHR_performance_query */
+    bool performance_query_feature;   /* and performanceCounterQueryPools */
+    const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
+    /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
+    PFN_vkDebugUtilsMessengerCallbackEXT messenger;
+    void *messenger_data;
+} vk_context_options;
+
+/* Sets the environment for the layer (first call only) and creates everything. */
+bool vk_context_create(vk_context *c, const vk_context_options *options);
+void vk_context_destroy(vk_context *c);
+
+VkCommandBuffer vk_context_begin(vk_context *c);
+/* Ends, submits with the pass index (UINT32_MAX: no performance submit info), waits. */
+VkResult vk_context_submit(vk_context *c, VkCommandBuffer cb, uint32_t pass_index);
+/* Render pass with one 3-vertex triangle draw. */
+void vk_context_draw_triangle(vk_context *c, VkCommandBuffer cb);
+/* Compute dispatch of groups x, y, z. */
+void vk_context_dispatch(vk_context *c, VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z);
+
+#endif

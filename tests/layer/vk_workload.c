@@ -1,0 +1,631 @@
+/*
+ * A Vulkan program that knows nothing of tally: it draws every topology,
+ * indexed draws, a multi-draw, a draw in a secondary command buffer and two
+ * dispatches offscreen on whatever device comes first, measures each with
+ * the driver's own pipeline-statistics query, and prints one JSON line per
+ * command in submission order:
+ *   {"api":"vkCmdDraw","label":"topologies/line_strip","indexed":0,
+ *    "ia_vertices":22,"ia_primitives":20,"vs_invocations":22,"cs_invocations":0}
+ * Tests run it under the layer and compare these lines with tally's report.
+ *
+ * Usage: vk_workload SHADER_DIR
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        VkResult check_result = (call);                                                            \
+        if (check_result != VK_SUCCESS) {                                                          \
+            fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, check_result);    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+enum { SIZE = 64, MAX_QUERIES = 64 };
+
+static const VkQueryPipelineStatisticFlags STATISTICS =
+    VK_QUERY_PIPELINE_STATISTIC_INPUT_ASSEMBLY_VERTICES_BIT |
+    VK_QUERY_PIPELINE_STATISTIC_INPUT_ASSEMBLY_PRIMITIVES_BIT |
+    VK_QUERY_PIPELINE_STATISTIC_VERTEX_SHADER_INVOCATIONS_BIT |
+    VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT;
+
+static const char *const TOPOLOGY_NAMES[] = {
+    "point_list",
+    "line_list",
+    "line_strip",
+    "triangle_list",
+    "triangle_strip",
+    "triangle_fan",
+    "line_list_with_adjacency",
+    "line_strip_with_adjacency",
+    "triangle_list_with_adjacency",
+    "triangle_strip_with_adjacency",
+};
+enum { TOPOLOGY_COUNT = 10 };
+
+typedef struct app {
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkRenderPass render_pass;
+    VkFramebuffer framebuffer;
+    VkImage image;
+    VkImageView view;
+    VkDeviceMemory image_memory;
+    VkBuffer buffer; /* indices, then compute output */
+    VkDeviceMemory buffer_memory;
+    VkPipelineLayout graphics_layout;
+    VkPipelineLayout compute_layout;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorPool descriptor_pool;
+    VkDescriptorSet set;
+    VkPipeline topology_pipelines[TOPOLOGY_COUNT];
+    VkPipeline compute_pipeline;
+    VkShaderModule vert, frag, comp;
+    VkQueryPool queries;
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label;
+    PFN_vkCmdDrawMultiEXT draw_multi;
+    /* What each query measured, to print. */
+    uint32_t query_count;
+    const char *query_api[MAX_QUERIES];
+    char query_label[MAX_QUERIES][96];
+    bool query_indexed[MAX_QUERIES];
+} app;
+
+static VkShaderModule load_shader(app *a, const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.spv", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(1);
+    }
+    static uint32_t words[65536];
+    size_t bytes = fread(words, 1, sizeof(words), f);
+    fclose(f);
+    VkShaderModuleCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = bytes,
+        .pCode = words,
+    };
+    VkShaderModule module;
+    CHECK(vkCreateShaderModule(a->device, &info, NULL, &module));
+    return module;
+}
+
+static uint32_t memory_type(app *a, uint32_t bits, VkMemoryPropertyFlags flags)
+{
+    VkPhysicalDeviceMemoryProperties properties;
+    vkGetPhysicalDeviceMemoryProperties(a->physical, &properties);
+    for (uint32_t i = 0; i < properties.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (properties.memoryTypes[i].propertyFlags & flags) == flags)
+            return i;
+    fprintf(stderr, "no memory type\n");
+    exit(1);
+}
+
+static void create_device(app *a)
+{
+    const char *instance_extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    VkApplicationInfo app_info = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "vk_workload",
+        .apiVersion = VK_API_VERSION_1_3,
+    };
+    VkInstanceCreateInfo instance_info = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app_info,
+        .enabledExtensionCount = 1,
+        .ppEnabledExtensionNames = instance_extensions,
+    };
+    CHECK(vkCreateInstance(&instance_info, NULL, &a->instance));
+    uint32_t count = 1;
+    VkResult result = vkEnumeratePhysicalDevices(a->instance, &count, &a->physical);
+    if ((result != VK_SUCCESS && result != VK_INCOMPLETE) || count == 0) {
+        fprintf(stderr, "no physical device\n");
+        exit(1);
+    }
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue_info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = 0,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkPhysicalDeviceMultiDrawFeaturesEXT multi_draw = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT,
+        .multiDraw = VK_TRUE,
+    };
+    VkPhysicalDeviceVulkan13Features features13 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+        .pNext = &multi_draw,
+        .synchronization2 = VK_TRUE,
+    };
+    VkPhysicalDeviceFeatures2 features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &features13,
+        .features = {.geometryShader = VK_TRUE, .pipelineStatisticsQuery = VK_TRUE},
+    };
+    const char *device_extensions[] = {VK_EXT_MULTI_DRAW_EXTENSION_NAME};
+    VkDeviceCreateInfo device_info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &features,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue_info,
+        .enabledExtensionCount = 1,
+        .ppEnabledExtensionNames = device_extensions,
+    };
+    CHECK(vkCreateDevice(a->physical, &device_info, NULL, &a->device));
+    vkGetDeviceQueue(a->device, 0, 0, &a->queue);
+    a->begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(
+        a->device, "vkCmdBeginDebugUtilsLabelEXT");
+    a->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(
+        a->device, "vkCmdEndDebugUtilsLabelEXT");
+    a->draw_multi = (PFN_vkCmdDrawMultiEXT)vkGetDeviceProcAddr(a->device, "vkCmdDrawMultiEXT");
+    if (!a->begin_label || !a->end_label || !a->draw_multi) {
+        fprintf(stderr, "missing entry points\n");
+        exit(1);
+    }
+    VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = 0,
+    };
+    CHECK(vkCreateCommandPool(a->device, &pool_info, NULL, &a->pool));
+}
+
+static void create_target(app *a)
+{
+    VkImageCreateInfo image_info = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .extent = {SIZE, SIZE, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+    };
+    CHECK(vkCreateImage(a->device, &image_info, NULL, &a->image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(a->device, a->image, &req);
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = memory_type(a, req.memoryTypeBits, 0),
+    };
+    CHECK(vkAllocateMemory(a->device, &alloc, NULL, &a->image_memory));
+    CHECK(vkBindImageMemory(a->device, a->image, a->image_memory, 0));
+    VkImageViewCreateInfo view_info = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = a->image,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    CHECK(vkCreateImageView(a->device, &view_info, NULL, &a->view));
+    VkAttachmentDescription attachment = {
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+        .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+    };
+    VkAttachmentReference reference = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription subpass = {
+        .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &reference,
+    };
+    VkRenderPassCreateInfo pass_info = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &attachment,
+        .subpassCount = 1,
+        .pSubpasses = &subpass,
+    };
+    CHECK(vkCreateRenderPass(a->device, &pass_info, NULL, &a->render_pass));
+    VkFramebufferCreateInfo fb_info = {
+        .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+        .renderPass = a->render_pass,
+        .attachmentCount = 1,
+        .pAttachments = &a->view,
+        .width = SIZE,
+        .height = SIZE,
+        .layers = 1,
+    };
+    CHECK(vkCreateFramebuffer(a->device, &fb_info, NULL, &a->framebuffer));
+}
+
+static void create_buffer(app *a)
+{
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = 65536,
+        .usage = VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    };
+    CHECK(vkCreateBuffer(a->device, &info, NULL, &a->buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, a->buffer, &req);
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex =
+            memory_type(a, req.memoryTypeBits,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT),
+    };
+    CHECK(vkAllocateMemory(a->device, &alloc, NULL, &a->buffer_memory));
+    CHECK(vkBindBufferMemory(a->device, a->buffer, a->buffer_memory, 0));
+    uint32_t *indices;
+    CHECK(vkMapMemory(a->device, a->buffer_memory, 0, 4096, 0, (void **)&indices));
+    /* Indices repeat, so a post-transform cache would reuse vertices. */
+    static const uint32_t pattern[] = {0, 1, 2, 2, 1, 3, 3, 4, 0, 5, 6, 7};
+    memcpy(indices, pattern, sizeof(pattern));
+    vkUnmapMemory(a->device, a->buffer_memory);
+}
+
+static void create_pipelines(app *a, const char *shader_dir)
+{
+    a->vert = load_shader(a, shader_dir, "draw.vert");
+    a->frag = load_shader(a, shader_dir, "draw.frag");
+    a->comp = load_shader(a, shader_dir, "fill.comp");
+    VkPipelineLayoutCreateInfo empty_layout = {.sType =
+                                                   VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    CHECK(vkCreatePipelineLayout(a->device, &empty_layout, NULL, &a->graphics_layout));
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_VERTEX_BIT,
+         a->vert, "main", NULL},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_FRAGMENT_BIT,
+         a->frag, "main", NULL},
+    };
+    VkPipelineVertexInputStateCreateInfo vertex_input = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkViewport viewport = {0, 0, SIZE, SIZE, 0, 1};
+    VkRect2D scissor = {{0, 0}, {SIZE, SIZE}};
+    VkPipelineViewportStateCreateInfo viewport_state = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+        .viewportCount = 1,
+        .pViewports = &viewport,
+        .scissorCount = 1,
+        .pScissors = &scissor,
+    };
+    VkPipelineRasterizationStateCreateInfo raster = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = VK_CULL_MODE_NONE,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo multisample = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineColorBlendAttachmentState blend_attachment = {.colorWriteMask = 0xf};
+    VkPipelineColorBlendStateCreateInfo blend = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &blend_attachment,
+    };
+    for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
+        VkPipelineInputAssemblyStateCreateInfo assembly = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+            .topology = (VkPrimitiveTopology)t,
+        };
+        VkGraphicsPipelineCreateInfo info = {
+            .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+            .stageCount = 2,
+            .pStages = stages,
+            .pVertexInputState = &vertex_input,
+            .pInputAssemblyState = &assembly,
+            .pViewportState = &viewport_state,
+            .pRasterizationState = &raster,
+            .pMultisampleState = &multisample,
+            .pColorBlendState = &blend,
+            .layout = a->graphics_layout,
+            .renderPass = a->render_pass,
+        };
+        CHECK(vkCreateGraphicsPipelines(a->device, VK_NULL_HANDLE, 1, &info, NULL,
+                                        &a->topology_pipelines[t]));
+    }
+    VkDescriptorSetLayoutBinding binding = {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                            VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    VkDescriptorSetLayoutCreateInfo set_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = 1,
+        .pBindings = &binding,
+    };
+    CHECK(vkCreateDescriptorSetLayout(a->device, &set_info, NULL, &a->set_layout));
+    VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &a->set_layout,
+    };
+    CHECK(vkCreatePipelineLayout(a->device, &layout_info, NULL, &a->compute_layout));
+    uint32_t local_size_x = 8;
+    VkSpecializationMapEntry entry = {0, 0, sizeof(uint32_t)};
+    VkSpecializationInfo specialization = {1, &entry, sizeof(local_size_x), &local_size_x};
+    VkComputePipelineCreateInfo compute_info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
+        .stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+                  VK_SHADER_STAGE_COMPUTE_BIT, a->comp, "main", &specialization},
+        .layout = a->compute_layout,
+    };
+    CHECK(vkCreateComputePipelines(a->device, VK_NULL_HANDLE, 1, &compute_info, NULL,
+                                   &a->compute_pipeline));
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+    VkDescriptorPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = 1,
+        .poolSizeCount = 1,
+        .pPoolSizes = &size,
+    };
+    CHECK(vkCreateDescriptorPool(a->device, &pool_info, NULL, &a->descriptor_pool));
+    VkDescriptorSetAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = a->descriptor_pool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &a->set_layout,
+    };
+    CHECK(vkAllocateDescriptorSets(a->device, &alloc, &a->set));
+    VkDescriptorBufferInfo buffer_info = {a->buffer, 4096, 4096 * 4};
+    VkWriteDescriptorSet write = {
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstSet = a->set,
+        .descriptorCount = 1,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .pBufferInfo = &buffer_info,
+    };
+    vkUpdateDescriptorSets(a->device, 1, &write, 0, NULL);
+    VkQueryPoolCreateInfo query_info = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS,
+        .queryCount = MAX_QUERIES,
+        .pipelineStatistics = STATISTICS,
+    };
+    CHECK(vkCreateQueryPool(a->device, &query_info, NULL, &a->queries));
+}
+
+static void label_begin(app *a, VkCommandBuffer cb, const char *name)
+{
+    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
+                                  .pLabelName = name};
+    a->begin_label(cb, &label);
+}
+
+/* Starts measuring the next command; returns its query index. */
+static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const char *label,
+                              bool indexed)
+{
+    uint32_t q = a->query_count++;
+    a->query_api[q] = api;
+    snprintf(a->query_label[q], sizeof(a->query_label[q]), "%s", label);
+    a->query_indexed[q] = indexed;
+    vkCmdBeginQuery(cb, a->queries, q, 0);
+    return q;
+}
+
+static VkCommandBuffer allocate(app *a, VkCommandBufferLevel level)
+{
+    VkCommandBufferAllocateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = a->pool,
+        .level = level,
+        .commandBufferCount = 1,
+    };
+    VkCommandBuffer cb;
+    CHECK(vkAllocateCommandBuffers(a->device, &info, &cb));
+    return cb;
+}
+
+static void begin_pass(app *a, VkCommandBuffer cb, VkSubpassContents contents)
+{
+    VkClearValue clear = {{{0, 0, 0, 1}}};
+    VkRenderPassBeginInfo info = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+        .renderPass = a->render_pass,
+        .framebuffer = a->framebuffer,
+        .renderArea = {{0, 0}, {SIZE, SIZE}},
+        .clearValueCount = 1,
+        .pClearValues = &clear,
+    };
+    vkCmdBeginRenderPass(cb, &info, contents);
+}
+
+/* Every topology, non-indexed and (for lists and strips) indexed, and a multi-draw. */
+static VkCommandBuffer record_topologies(app *a)
+{
+    VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    CHECK(vkBeginCommandBuffer(cb, &begin));
+    vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
+    begin_pass(a, cb, VK_SUBPASS_CONTENTS_INLINE);
+    label_begin(a, cb, "topologies");
+    for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
+        char label[96];
+        snprintf(label, sizeof(label), "topologies/%s", TOPOLOGY_NAMES[t]);
+        label_begin(a, cb, TOPOLOGY_NAMES[t]);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[t]);
+        uint32_t q = measure_begin(a, cb, "vkCmdDraw", label, false);
+        /* 12 vertices make whole primitives in every topology: the spec lets
+         * vertices of an incomplete primitive count or not, and lavapipe and
+         * tally differ there. */
+        vkCmdDraw(cb, 12, 2, 1, 0);
+        vkCmdEndQuery(cb, a->queries, q);
+        a->end_label(cb);
+    }
+    a->end_label(cb);
+    vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
+    for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[t]);
+        uint32_t q = measure_begin(a, cb, "vkCmdDrawIndexed", "", true);
+        vkCmdDrawIndexed(cb, 12, 3, 0, 0, 0);
+        vkCmdEndQuery(cb, a->queries, q);
+    }
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST]);
+    /* A multi-draw is one query but one record per draw: measured alone, each. */
+    VkMultiDrawInfoEXT draws[2] = {{0, 6}, {3, 9}};
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t q = measure_begin(a, cb, "vkCmdDrawMultiEXT", "", false);
+        a->draw_multi(cb, 1, &draws[i], 1, 0, sizeof(draws[0]));
+        vkCmdEndQuery(cb, a->queries, q);
+    }
+    vkCmdEndRenderPass(cb);
+    CHECK(vkEndCommandBuffer(cb));
+    return cb;
+}
+
+/* A primary that runs a secondary's draw inside its render pass. */
+static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_out)
+{
+    VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+    VkCommandBufferInheritanceInfo inheritance = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+        .renderPass = a->render_pass,
+        .framebuffer = a->framebuffer,
+    };
+    VkCommandBufferBeginInfo secondary_begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT,
+        .pInheritanceInfo = &inheritance,
+    };
+    CHECK(vkBeginCommandBuffer(secondary, &secondary_begin));
+    vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    uint32_t q = measure_begin(a, secondary, "vkCmdDraw", "secondary", false);
+    label_begin(a, secondary, "secondary");
+    vkCmdDraw(secondary, 8, 1, 0, 0);
+    a->end_label(secondary);
+    vkCmdEndQuery(secondary, a->queries, q);
+    CHECK(vkEndCommandBuffer(secondary));
+
+    VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    CHECK(vkBeginCommandBuffer(cb, &begin));
+    begin_pass(a, cb, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+    vkCmdExecuteCommands(cb, 1, &secondary);
+    vkCmdEndRenderPass(cb);
+    CHECK(vkEndCommandBuffer(cb));
+    *secondary_out = secondary;
+    return cb;
+}
+
+static VkCommandBuffer record_compute(app *a)
+{
+    VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    CHECK(vkBeginCommandBuffer(cb, &begin));
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_layout, 0, 1, &a->set, 0,
+                            NULL);
+    label_begin(a, cb, "compute");
+    uint32_t q = measure_begin(a, cb, "vkCmdDispatch", "compute", false);
+    vkCmdDispatch(cb, 4, 3, 2);
+    vkCmdEndQuery(cb, a->queries, q);
+    q = measure_begin(a, cb, "vkCmdDispatchBase", "compute", false);
+    vkCmdDispatchBase(cb, 1, 0, 0, 5, 1, 1);
+    vkCmdEndQuery(cb, a->queries, q);
+    a->end_label(cb);
+    CHECK(vkEndCommandBuffer(cb));
+    return cb;
+}
+
+static void submit_and_wait(app *a, VkCommandBuffer cb, bool use_submit2)
+{
+    if (use_submit2) {
+        VkCommandBufferSubmitInfo cb_info = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+            .commandBuffer = cb,
+        };
+        VkSubmitInfo2 submit = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+            .commandBufferInfoCount = 1,
+            .pCommandBufferInfos = &cb_info,
+        };
+        CHECK(vkQueueSubmit2(a->queue, 1, &submit, VK_NULL_HANDLE));
+    } else {
+        VkSubmitInfo submit = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &cb,
+        };
+        CHECK(vkQueueSubmit(a->queue, 1, &submit, VK_NULL_HANDLE));
+    }
+    CHECK(vkQueueWaitIdle(a->queue));
+}
+
+static void print_results(app *a)
+{
+    /* Statistics come in bit order: IA vertices, IA primitives, VS invocations, CS invocations. */
+    uint64_t values[MAX_QUERIES][4];
+    CHECK(vkGetQueryPoolResults(a->device, a->queries, 0, a->query_count, sizeof(values), values,
+                                sizeof(values[0]), VK_QUERY_RESULT_64_BIT));
+    for (uint32_t q = 0; q < a->query_count; q++)
+        printf("{\"api\":\"%s\",\"label\":\"%s\",\"indexed\":%d,\"ia_vertices\":%llu,"
+               "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu}\n",
+               a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
+               (unsigned long long)values[q][0], (unsigned long long)values[q][1],
+               (unsigned long long)values[q][2], (unsigned long long)values[q][3]);
+}
+
+static void destroy(app *a)
+{
+    vkDestroyQueryPool(a->device, a->queries, NULL);
+    for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++)
+        vkDestroyPipeline(a->device, a->topology_pipelines[t], NULL);
+    vkDestroyPipeline(a->device, a->compute_pipeline, NULL);
+    vkDestroyDescriptorPool(a->device, a->descriptor_pool, NULL);
+    vkDestroyPipelineLayout(a->device, a->compute_layout, NULL);
+    vkDestroyPipelineLayout(a->device, a->graphics_layout, NULL);
+    vkDestroyDescriptorSetLayout(a->device, a->set_layout, NULL);
+    vkDestroyShaderModule(a->device, a->vert, NULL);
+    vkDestroyShaderModule(a->device, a->frag, NULL);
+    vkDestroyShaderModule(a->device, a->comp, NULL);
+    vkDestroyFramebuffer(a->device, a->framebuffer, NULL);
+    vkDestroyRenderPass(a->device, a->render_pass, NULL);
+    vkDestroyImageView(a->device, a->view, NULL);
+    vkDestroyImage(a->device, a->image, NULL);
+    vkFreeMemory(a->device, a->image_memory, NULL);
+    vkDestroyBuffer(a->device, a->buffer, NULL);
+    vkFreeMemory(a->device, a->buffer_memory, NULL);
+    vkDestroyCommandPool(a->device, a->pool, NULL);
+    vkDestroyDevice(a->device, NULL);
+    vkDestroyInstance(a->instance, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s SHADER_DIR\n", argv[0]);
+        return 2;
+    }
+    app a = {0};
+    create_device(&a);
+    create_target(&a);
+    create_buffer(&a);
+    create_pipelines(&a, argv[1]);
+    VkCommandBuffer topologies = record_topologies(&a);
+    submit_and_wait(&a, topologies, false);
+    VkCommandBuffer secondary;
+    VkCommandBuffer with_secondary = record_with_secondary(&a, &secondary);
+    submit_and_wait(&a, with_secondary, true);
+    VkCommandBuffer compute = record_compute(&a);
+    submit_and_wait(&a, compute, false);
+    print_results(&a);
+    VkCommandBuffer all[] = {topologies, with_secondary, compute, secondary};
+    vkFreeCommandBuffers(a.device, a.pool, 4, all);
+    destroy(&a);
+    return 0;
+}
