@@ -71,8 +71,8 @@ static void gfxreconstruct_capture_replays_under_the_layer(void **state)
     run_result_free(&recorded);
 
     const char *replay_argv[] = {"/usr/bin/xvfb-run", "-a", "gfxrecon-replay", capture, NULL};
-    const char *replay_env[] = {
-        preload_env(), "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations", NULL};
+    const char *replay_env[] = {preload_env(),
+                                "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations", NULL};
     run_result replayed = run_under_layer(replay_argv, ACTIVATE_EXPLICIT, replay_env);
     unlink(capture);
     assert_cube_frames(&replayed);
