@@ -71,7 +71,9 @@ static void tally_run_activates_the_layer_for_the_program(void **state)
 {
     (void)state;
     const char *argv[] = {TALLY_CLI, "run", "--", VK_WORKLOAD, SHADER_DIR, NULL};
-    run_result r = run_under_layer(argv, ACTIVATE_NONE, NULL);
+    /* tally run preloads the (sanitized) shims after what is already preloaded. */
+    const char *env[] = {"LD_PRELOAD=" TALLY_SANITIZER_PRELOAD, NULL};
+    run_result r = run_under_layer(argv, ACTIVATE_NONE, env);
     assert_reported_every_command(&r);
     run_result_free(&r);
 }
