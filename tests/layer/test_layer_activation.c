@@ -66,6 +66,18 @@ static void without_activation_nothing_is_reported(void **state)
     run_result_free(&r);
 }
 
+/* `tally run` needs nothing installed: it finds the explicit manifest beside itself. */
+static void tally_run_activates_the_layer_for_the_program(void **state)
+{
+    (void)state;
+    const char *argv[] = {TALLY_CLI, "run", "--", VK_WORKLOAD, SHADER_DIR, NULL};
+    /* tally run preloads the (sanitized) shims after what is already preloaded. */
+    const char *env[] = {"LD_PRELOAD=" TALLY_SANITIZER_PRELOAD, NULL};
+    run_result r = run_under_layer(argv, ACTIVATE_NONE, env);
+    assert_reported_every_command(&r);
+    run_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -76,6 +88,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(implicit_layer_stays_off_without_tally_1),
         cmocka_unit_test(tally_disable_1_turns_the_implicit_layer_off),
         cmocka_unit_test(without_activation_nothing_is_reported),
+        cmocka_unit_test(tally_run_activates_the_layer_for_the_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

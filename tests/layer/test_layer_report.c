@@ -126,7 +126,7 @@ static void ia_vertices_and_primitives_equal_the_drivers_for_every_topology(void
                          line_number(line, "ia_primitives"));
         draws += line_number(line, "ia_vertices") > 0;
     }
-    assert_true(draws >= 20); /* 10 topologies, non-indexed and indexed */
+    assert_true(draws >= 22); /* 11 topologies, non-indexed and indexed */
 }
 
 static void vs_invocations_equal_the_drivers_for_non_indexed_draws(void **state)

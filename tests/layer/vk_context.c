@@ -236,7 +236,8 @@ static bool create_pipelines(vk_context *c)
 bool vk_context_create(vk_context *c, const vk_context_options *options)
 {
     memset(c, 0, sizeof(*c));
-    activate_layer(options->extra_layer);
+    if (!options->keep_environment)
+        activate_layer(options->extra_layer);
     return create_device(c, options) && create_target(c) && create_pipelines(c);
 }
 

@@ -44,8 +44,9 @@ static const char *const TOPOLOGY_NAMES[] = {
     "line_strip_with_adjacency",
     "triangle_list_with_adjacency",
     "triangle_strip_with_adjacency",
+    "patch_list",
 };
-enum { TOPOLOGY_COUNT = 10 };
+enum { TOPOLOGY_COUNT = 11, PATCH_CONTROL_POINTS = 3 };
 
 typedef struct app {
     VkInstance instance;
@@ -67,7 +68,7 @@ typedef struct app {
     VkDescriptorSet set;
     VkPipeline topology_pipelines[TOPOLOGY_COUNT];
     VkPipeline compute_pipeline;
-    VkShaderModule vert, frag, comp;
+    VkShaderModule vert, frag, comp, tesc, tese;
     VkQueryPool queries;
     PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
     PFN_vkCmdEndDebugUtilsLabelEXT end_label;
@@ -152,7 +153,9 @@ static void create_device(app *a)
     VkPhysicalDeviceFeatures2 features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &features13,
-        .features = {.geometryShader = VK_TRUE, .pipelineStatisticsQuery = VK_TRUE},
+        .features = {.geometryShader = VK_TRUE,
+                     .tessellationShader = VK_TRUE,
+                     .pipelineStatisticsQuery = VK_TRUE},
     };
     const char *device_extensions[] = {VK_EXT_MULTI_DRAW_EXTENSION_NAME};
     VkDeviceCreateInfo device_info = {
@@ -281,14 +284,24 @@ static void create_pipelines(app *a, const char *shader_dir)
     a->vert = load_shader(a, shader_dir, "draw.vert");
     a->frag = load_shader(a, shader_dir, "draw.frag");
     a->comp = load_shader(a, shader_dir, "fill.comp");
+    a->tesc = load_shader(a, shader_dir, "patch.tesc");
+    a->tese = load_shader(a, shader_dir, "patch.tese");
     VkPipelineLayoutCreateInfo empty_layout = {.sType =
                                                    VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     CHECK(vkCreatePipelineLayout(a->device, &empty_layout, NULL, &a->graphics_layout));
-    VkPipelineShaderStageCreateInfo stages[2] = {
+    VkPipelineShaderStageCreateInfo stages[4] = {
         {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_VERTEX_BIT,
          a->vert, "main", NULL},
         {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_FRAGMENT_BIT,
          a->frag, "main", NULL},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+         VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, a->tesc, "main", NULL},
+        {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+         VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, a->tese, "main", NULL},
+    };
+    VkPipelineTessellationStateCreateInfo tessellation = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO,
+        .patchControlPoints = PATCH_CONTROL_POINTS,
     };
     VkPipelineVertexInputStateCreateInfo vertex_input = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
@@ -322,10 +335,12 @@ static void create_pipelines(app *a, const char *shader_dir)
             .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
             .topology = (VkPrimitiveTopology)t,
         };
+        bool patches = t == VK_PRIMITIVE_TOPOLOGY_PATCH_LIST;
         VkGraphicsPipelineCreateInfo info = {
             .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-            .stageCount = 2,
+            .stageCount = patches ? 4 : 2,
             .pStages = stages,
+            .pTessellationState = patches ? &tessellation : NULL,
             .pVertexInputState = &vertex_input,
             .pInputAssemblyState = &assembly,
             .pViewportState = &viewport_state,
@@ -593,6 +608,8 @@ static void destroy(app *a)
     vkDestroyShaderModule(a->device, a->vert, NULL);
     vkDestroyShaderModule(a->device, a->frag, NULL);
     vkDestroyShaderModule(a->device, a->comp, NULL);
+    vkDestroyShaderModule(a->device, a->tesc, NULL);
+    vkDestroyShaderModule(a->device, a->tese, NULL);
     vkDestroyFramebuffer(a->device, a->framebuffer, NULL);
     vkDestroyRenderPass(a->device, a->render_pass, NULL);
     vkDestroyImageView(a->device, a->view, NULL);

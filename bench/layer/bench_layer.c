@@ -1,0 +1,258 @@
+/*
+ * What the layer costs, on lavapipe, all in one run:
+ *  - recording cost per vkCmdDraw with no layer, a minimal pass-through
+ *    layer, VK_LAYER_MESA_overlay, tally idle and tally writing a report;
+ *  - gfxrecon-replay frames per second of a vkcube capture without and with
+ *    the tally report (under Xvfb);
+ *  - peak memory of a program that records and submits one million draws,
+ *    with and without the report.
+ * Each configuration runs in a child process of this program, since layers
+ * are chosen when the loader creates the instance. Prints a markdown table.
+ *
+ * Usage: bench_layer                     the whole table
+ *        bench_layer --record N          (child) ns per recorded vkCmdDraw
+ *        bench_layer --submit N          (child) records and submits N draws, prints peak RSS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vk_context.h"
+
+enum { BATCH = 1000, RECORD_REPEATS = 25, RECORD_DRAWS = 20000 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void begin_pass(vk_context *c, VkCommandBuffer cb)
+{
+    VkClearValue clear = {{{0, 0, 0, 1}}};
+    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                   .renderPass = c->render_pass,
+                                   .framebuffer = c->framebuffer,
+                                   .renderArea = {{0, 0}, {VK_CONTEXT_SIZE, VK_CONTEXT_SIZE}},
+                                   .clearValueCount = 1,
+                                   .pClearValues = &clear};
+    vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
+}
+
+/* Records `draws` draws into cb (begun), timing only the draw calls. */
+static uint64_t record_draws(vk_context *c, VkCommandBuffer cb, uint32_t draws)
+{
+    begin_pass(c, cb);
+    uint64_t start = now_ns();
+    for (uint32_t i = 0; i < draws; i++)
+        vkCmdDraw(cb, 3, 1, 0, 0);
+    uint64_t elapsed = now_ns() - start;
+    vkCmdEndRenderPass(cb);
+    return elapsed;
+}
+
+/* One command buffer re-recorded, as programs do every frame: each layer's
+ * steady state, not its first-use allocations. */
+static int child_record(uint32_t draws)
+{
+    vk_context c;
+    vk_context_options options = {.keep_environment = true};
+    if (!vk_context_create(&c, &options))
+        return 1;
+    VkCommandBuffer cb = vk_context_begin(&c);
+    double best = 1e30;
+    for (int r = 0; r < RECORD_REPEATS; r++) {
+        if (r > 0) {
+            VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            vkBeginCommandBuffer(cb, &begin);
+        }
+        double ns = (double)record_draws(&c, cb, draws) / draws;
+        best = ns < best ? ns : best;
+        vkEndCommandBuffer(cb);
+    }
+    vk_context_submit(&c, cb, UINT32_MAX);
+    vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
+    printf("%.1f\n", best);
+    vk_context_destroy(&c);
+    return 0;
+}
+
+static int child_submit(uint32_t draws)
+{
+    vk_context c;
+    vk_context_options options = {.keep_environment = true};
+    if (!vk_context_create(&c, &options))
+        return 1;
+    VkCommandBuffer cb = vk_context_begin(&c);
+    record_draws(&c, cb, BATCH);
+    vkEndCommandBuffer(cb);
+    for (uint32_t done = 0; done < draws; done += BATCH)
+        vk_context_submit(&c, cb, UINT32_MAX);
+    vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
+    vk_context_destroy(&c);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("%ld\n", usage.ru_maxrss);
+    return 0;
+}
+
+typedef struct config {
+    const char *name;
+    const char *env[6];
+} config;
+
+static char tally_layers[4096], passthrough_layers[4096];
+static const char *const ICD = "VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+/* Runs a command with extra environment; returns its first output line as a number. */
+static double run_child(const char *const *argv, const char *const *env, char *line, size_t size)
+{
+    int pipe_fd[2];
+    if (pipe(pipe_fd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipe_fd[0]);
+        dup2(pipe_fd[1], STDOUT_FILENO);
+        for (const char *const *e = env; e && *e; e++)
+            putenv((char *)*e);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pipe_fd[1]);
+    FILE *out = fdopen(pipe_fd[0], "r");
+    char buffer[4096] = "";
+    double value = -1;
+    while (fgets(buffer, sizeof(buffer), out)) {
+        if (line && strstr(buffer, line)) {
+            const char *at = strstr(buffer, line) + strlen(line);
+            value = atof(at);
+        } else if (!line && value < 0) {
+            value = atof(buffer);
+        }
+    }
+    fclose(out);
+    int status;
+    waitpid(pid, &status, 0);
+    (void)size;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? value : -1;
+}
+
+static double median3(double a, double b, double c)
+{
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    if (b > c) {
+        double t = b;
+        b = c;
+        c = t;
+    }
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    return b;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median5(double *r)
+{
+    qsort(r, 5, sizeof(*r), compare_double);
+    return r[2];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--record") == 0)
+        return child_record((uint32_t)atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "--submit") == 0)
+        return child_submit((uint32_t)atoi(argv[2]));
+    /* lavapipe allocates every recorded command with malloc: whether glibc
+     * trims and re-grows its heap between recordings (which depends on what
+     * else the process loaded) would otherwise dominate the figures. One
+     * allocator setting for every configuration measures the layers. */
+    setenv("GLIBC_TUNABLES",
+           "glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864:"
+           "glibc.malloc.mmap_threshold=1073741824",
+           1);
+    snprintf(tally_layers, sizeof(tally_layers),
+             "VK_ADD_LAYER_PATH=%s/share/vulkan/explicit_layer.d:%s", TALLY_BUILD_DIR,
+             PASSTHROUGH_DIR);
+    snprintf(passthrough_layers, sizeof(passthrough_layers), "%s", tally_layers);
+    const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
+    const config configs[] = {
+        {"no layer", {ICD, NULL}},
+        {"pass-through layer",
+         {ICD, passthrough_layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_passthrough", NULL}},
+        {"VK_LAYER_MESA_overlay (draw counting)",
+         {ICD, "VK_INSTANCE_LAYERS=VK_LAYER_MESA_overlay",
+          "VK_LAYER_MESA_OVERLAY_CONFIG=draw=1,no_display=1", NULL}},
+        {"tally, idle", {ICD, tally_layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", NULL}},
+        {"tally, per-draw report",
+         {ICD, tally_layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", report, NULL}},
+    };
+    enum { CONFIGS = sizeof(configs) / sizeof(configs[0]) };
+    printf(
+        "## Recording cost per vkCmdDraw (lavapipe, best of %d x %d draws, median of 3 runs)\n\n",
+        RECORD_REPEATS, RECORD_DRAWS);
+    printf("| configuration | ns per draw | vs pass-through |\n|---|---|---|\n");
+    double ns[CONFIGS];
+    for (int i = 0; i < CONFIGS; i++) {
+        const char *args[] = {argv[0], "--record", "20000", NULL};
+        double r[3];
+        for (int k = 0; k < 3; k++)
+            r[k] = run_child(args, configs[i].env, NULL, 0);
+        ns[i] = median3(r[0], r[1], r[2]);
+    }
+    for (int i = 0; i < CONFIGS; i++)
+        printf("| %s | %.1f | %.2fx |\n", configs[i].name, ns[i], ns[i] / ns[1]);
+    fflush(stdout);
+
+    printf("\n## gfxrecon-replay of a 1000-frame vkcube capture (Xvfb, median of 5 runs)\n\n");
+    const char *capture = "/tmp/tally_bench_vkcube.gfxr";
+    const char *capture_env[] = {ICD, "GFXRECON_CAPTURE_FILE=/tmp/tally_bench_vkcube.gfxr",
+                                 "GFXRECON_CAPTURE_FILE_TIMESTAMP=false",
+                                 "VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct", NULL};
+    const char *cube[] = {"xvfb-run", "-a", "vkcube", "--c", "1000", NULL};
+    run_child(cube, capture_env, NULL, 0);
+    const char *replay[] = {"xvfb-run", "-a", "gfxrecon-replay", capture, NULL};
+    const int replay_configs[] = {0, 3, 4};
+    double fps[3];
+    printf("| configuration | replay fps | vs no layer |\n|---|---|---|\n");
+    for (int i = 0; i < 3; i++) {
+        double r[5];
+        for (int k = 0; k < 5; k++)
+            r[k] = run_child(replay, configs[replay_configs[i]].env, "Replay FPS: ", 0);
+        fps[i] = median5(r);
+        printf("| %s | %.1f | %.3f |\n", configs[replay_configs[i]].name, fps[i], fps[i] / fps[0]);
+    }
+    unlink(capture);
+    fflush(stdout);
+
+    printf("\n## Peak resident memory recording and submitting draws (1000 per submission)\n\n");
+    printf("| configuration | 100 000 draws | 1 000 000 draws |\n|---|---|---|\n");
+    for (int i = 3; i < 5; i++) {
+        const char *small[] = {argv[0], "--submit", "100000", NULL};
+        const char *large[] = {argv[0], "--submit", "1000000", NULL};
+        double a = run_child(small, configs[i].env, NULL, 0);
+        double b = run_child(large, configs[i].env, NULL, 0);
+        printf("| %s | %.0f KiB | %.0f KiB |\n", configs[i].name, a, b);
+    }
+    unlink("/tmp/tally_bench_report.csv");
+    return 0;
+}

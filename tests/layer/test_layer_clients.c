@@ -1,0 +1,91 @@
+/*
+ * Unmodified third-party programs under the layer (label "client"): vkcube
+ * under Xvfb, and a gfxreconstruct capture of it replayed. vkcube draws its
+ * cube as one vkCmdDraw of 12 triangles (36 vertices) per frame.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "layer_harness.h"
+
+enum { FRAMES = 50 };
+
+/* One draw of the cube per frame, frames 0 to FRAMES-1 in order. */
+static void assert_cube_frames(run_result *r)
+{
+    assert_int_equal(r->exit_code, 0);
+    assert_non_null(r->report);
+    json_object *commands = report_commands(r);
+    assert_int_equal(json_object_array_length(commands), FRAMES);
+    for (size_t i = 0; i < FRAMES; i++) {
+        json_object *c = json_object_array_get_idx(commands, i);
+        assert_string_equal(command_text(c, "api_name"), "vkCmdDraw");
+        assert_int_equal(command_number(c, "frame"), i);
+        assert_int_equal(command_value(c, "IaVertices"), 36);
+        assert_int_equal(command_value(c, "IaPrimitives"), 12);
+        assert_int_equal(command_value(c, "VsInvocations"), 36);
+    }
+}
+
+static char *preload_env(void)
+{
+    static char env[4096];
+    snprintf(env, sizeof(env), "LD_PRELOAD=%s", TALLY_SANITIZER_PRELOAD);
+    return env;
+}
+
+static void vkcube_50_frames_report_one_cube_per_frame(void **state)
+{
+    (void)state;
+    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "50", NULL};
+    const char *env[] = {preload_env(), "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations",
+                         NULL};
+    run_result r = run_under_layer(argv, ACTIVATE_EXPLICIT, env);
+    assert_cube_frames(&r);
+    run_result_free(&r);
+}
+
+static void gfxreconstruct_capture_replays_under_the_layer(void **state)
+{
+    (void)state;
+    char capture[] = "/tmp/tally_vkcube_XXXXXX";
+    int fd = mkstemp(capture);
+    assert_true(fd >= 0);
+    close(fd);
+    char file_env[sizeof(capture) + 32];
+    snprintf(file_env, sizeof(file_env), "GFXRECON_CAPTURE_FILE=%s", capture);
+    const char *record_argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "50", NULL};
+    const char *record_env[] = {file_env, "GFXRECON_CAPTURE_FILE_TIMESTAMP=false",
+                                "VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct", NULL};
+    run_result recorded = run_under_layer(record_argv, ACTIVATE_NONE, record_env);
+    assert_int_equal(recorded.exit_code, 0);
+    assert_null(recorded.report);
+    run_result_free(&recorded);
+
+    const char *replay_argv[] = {"/usr/bin/xvfb-run", "-a", "gfxrecon-replay", capture, NULL};
+    const char *replay_env[] = {preload_env(),
+                                "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations", NULL};
+    run_result replayed = run_under_layer(replay_argv, ACTIVATE_EXPLICIT, replay_env);
+    unlink(capture);
+    assert_cube_frames(&replayed);
+    run_result_free(&replayed);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vkcube_50_frames_report_one_cube_per_frame),
+        cmocka_unit_test(gfxreconstruct_capture_replays_under_the_layer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
