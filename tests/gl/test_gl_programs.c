@@ -164,11 +164,43 @@ static void texture_instructions_are_one_per_fragment_invocation(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+static const char *const green = "#version 110\n"
+                                 "void main() { gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0); }\n";
+
+/* The shim passes every draw down: the driver really renders it. */
+static void draws_reach_the_driver(void **state)
+{
+    (void)state;
+    GLuint program = build_program(GL_VERTEX_SHADER, passthrough, GL_FRAGMENT_SHADER, green);
+    static const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
+    GLuint buffer;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(quad), quad, GL_STATIC_DRAW);
+    GLint position = glGetAttribLocation(program, "position");
+    glVertexAttribPointer((GLuint)position, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray((GLuint)position);
+    glClearColor(1, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(program);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    unsigned char pixel[4] = {0, 0, 0, 0};
+    glReadPixels(GL_FIXTURE_SIZE / 2, GL_FIXTURE_SIZE / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+    assert_int_equal(pixel[0], 0);
+    assert_int_equal(pixel[1], 255);
+    glDisableVertexAttribArray((GLuint)position);
+    glUseProgram(0);
+    glDeleteProgram(program);
+    glDeleteBuffers(1, &buffer);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compute_counts_use_the_local_size_and_the_glsl),
         cmocka_unit_test(texture_instructions_are_one_per_fragment_invocation),
+        cmocka_unit_test(draws_reach_the_driver),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
