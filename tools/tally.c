@@ -11,6 +11,9 @@ static void usage(FILE *out)
           "commands:\n"
           "  list [--api vk|gl|cl|md] [--groups|--sets]\n"
           "        the counter catalogue, or one API's view of it\n"
+          "  run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+          "        run a program with the Vulkan layer and the GL, EGL and CL shims\n"
+          "        active, and say where the reports went (tally run --help)\n"
           "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
           "        print a per-command counter table\n"
           "\n"
@@ -27,6 +30,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "list") == 0)
         return tally_cli_list(argc - 1, argv + 1);
+    if (strcmp(argv[1], "run") == 0)
+        return tally_cli_run(argc - 1, argv + 1);
     if (strcmp(argv[1], "demo") == 0)
         return tally_cli_demo(argc - 1, argv + 1);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {

@@ -4,5 +4,6 @@
 
 int tally_cli_list(int argc, char **argv);
 int tally_cli_demo(int argc, char **argv);
+int tally_cli_run(int argc, char **argv);
 
 #endif

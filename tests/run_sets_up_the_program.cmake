@@ -1,0 +1,71 @@
+# `tally run` as a user sees it: the environment the front doors read, the
+# program's exit status passed through, and usage errors. Run with
+# -DTALLY=<tally binary> -DWORKDIR=<scratch dir>.
+function(expect_output description expected)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORKDIR}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "${description}: exit ${rc}, printed\n${out}${err}\nexpected ${expected}")
+  endif()
+endfunction()
+
+function(expect_status description expected)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORKDIR}
+                  OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc STREQUAL "${expected}")
+    message(FATAL_ERROR "${description}: exit ${rc}, expected ${expected}\n${err}")
+  endif()
+endfunction()
+
+file(MAKE_DIRECTORY ${WORKDIR})
+get_filename_component(prefix ${TALLY} DIRECTORY)
+get_filename_component(prefix ${prefix} DIRECTORY)
+
+expect_output("report paths are made absolute"
+  "^${WORKDIR}/r\\.csv ${WORKDIR}/t\\.json all virtual\n$"
+  ${TALLY} run -q -o r.csv -t t.json -c all --clock virtual --
+  sh -c "echo \"$TALLY_OUTPUT $TALLY_TRACE $TALLY_COUNTERS $TALLY_CLOCK\"")
+expect_output("sampling options reach the program"
+  "^1ms PipelineStats ${WORKDIR}/s\\.csv\n$"
+  ${TALLY} run -q --sample 1ms --set PipelineStats --sample-output s.csv --
+  sh -c "echo \"$TALLY_SAMPLE $TALLY_SAMPLE_SET $TALLY_SAMPLE_OUTPUT\"")
+expect_output("without --sample nothing is sampled"
+  "^unset\n$" ${TALLY} run -q -- sh -c "echo \"\${TALLY_SAMPLE-unset}\"")
+
+# Each front door that was built is activated, and only those.
+foreach(shim gl egl cl)
+  if(EXISTS ${prefix}/lib/libtally_${shim}.so)
+    expect_output("the ${shim} shim is preloaded" "libtally_${shim}\\.so"
+                  ${TALLY} run -q -- sh -c "echo \"$LD_PRELOAD\"")
+    expect_output("--no-${shim} leaves the ${shim} shim out" "^[^\n]*\n$"
+                  ${TALLY} run -q --no-${shim} -- sh -c "echo \"$LD_PRELOAD\" | grep -v libtally_${shim}.so || echo")
+  endif()
+endforeach()
+if(EXISTS ${prefix}/share/vulkan/explicit_layer.d)
+  expect_output("the layer is enabled explicitly"
+    "^VK_LAYER_TALLY_counters[^\n]* ${prefix}/share/vulkan/explicit_layer.d"
+    ${TALLY} run -q -- sh -c "echo \"$VK_INSTANCE_LAYERS $VK_ADD_LAYER_PATH\"")
+  expect_output("--implicit enables the implicit manifest"
+    "^1 ${prefix}/share:"
+    ${TALLY} run -q --implicit -- sh -c "echo \"$TALLY $XDG_DATA_DIRS\"")
+endif()
+
+expect_status("the program's exit status is tally's" 3 ${TALLY} run -q -- sh -c "exit 3")
+expect_status("a program killed by a signal gives 128 + the signal" 137
+              ${TALLY} run -q -- sh -c "kill -KILL $$")
+expect_status("a program that cannot be run gives 127" 127 ${TALLY} run -q -- ./no-such-program)
+expect_status("no program is a usage error" 2 ${TALLY} run -q)
+expect_status("an unknown option is a usage error" 2 ${TALLY} run --no-such-option -- true)
+expect_status("a bad clock is a usage error" 2 ${TALLY} run --clock sundial -- true)
+
+# Saying where the report went, or that none was written.
+execute_process(COMMAND ${TALLY} run -o nothing.csv -- true WORKING_DIRECTORY ${WORKDIR}
+                ERROR_VARIABLE err)
+if(NOT err MATCHES "no per-command report was written to ${WORKDIR}/nothing\\.csv")
+  message(FATAL_ERROR "tally run did not say that no report was written:\n${err}")
+endif()
+execute_process(COMMAND ${TALLY} run -o made.csv -- sh -c "echo x > made.csv"
+                WORKING_DIRECTORY ${WORKDIR} ERROR_VARIABLE err)
+if(NOT err MATCHES "per-command report: ${WORKDIR}/made\\.csv")
+  message(FATAL_ERROR "tally run did not say where the report went:\n${err}")
+endif()

@@ -1,0 +1,333 @@
+/*
+ * tally run: runs a program with every front door of tally active (the Vulkan
+ * layer explicitly, the GL, EGL and CL shims preloaded), with nothing
+ * installed system-wide, then says where the reports went.
+ *
+ * Everything is passed through the environment the front doors already read,
+ * so `tally run` is exactly what a user could type by hand; the paths come
+ * from where this binary lives, which makes the build tree and any install
+ * prefix work alike.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tally_cli.h"
+
+#define LAYER_NAME "VK_LAYER_TALLY_counters"
+
+static const char *const shim_names[] = {"libtally_gl.so", "libtally_egl.so", "libtally_cl.so"};
+enum { SHIM_GL, SHIM_EGL, SHIM_CL, SHIM_COUNT };
+
+struct run_options {
+    const char *output, *trace, *counters, *sample, *sample_set, *sample_output;
+    const char *backend, *profile, *clock;
+    bool implicit_layer;
+    bool skip_vulkan;
+    bool skip_shim[SHIM_COUNT];
+    bool quiet;
+};
+
+static void usage(FILE *out)
+{
+    fputs("usage: tally run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+          "\n"
+          "Runs PROGRAM with tally's Vulkan layer and GL, EGL and CL shims active.\n"
+          "\n"
+          "  -o, --output FILE         per-command report (.json: JSON, else CSV)\n"
+          "  -t, --trace FILE          timeline as Chrome trace-event JSON\n"
+          "  -c, --counters LIST       counters the report carries (symbols, or all)\n"
+          "  -s, --sample INTERVAL     sample a metric set every INTERVAL (100us, 1ms)\n"
+          "      --set NAME            the metric set to sample (default: the first)\n"
+          "      --sample-output FILE  where samples go (default tally-samples.csv)\n"
+          "      --backend NAME        backend (default simgpu)\n"
+          "      --profile FILE        device profile replacing simgpu's parameters\n"
+          "      --clock MODE          realtime (default) or virtual\n"
+          "      --implicit            activate the layer through its implicit manifest\n"
+          "      --no-vulkan, --no-gl, --no-egl, --no-cl\n"
+          "                            leave that front door out\n"
+          "  -q, --quiet               do not say where the reports went\n",
+          out);
+}
+
+/* The directory holding the directory of this executable: build/ or the
+ * install prefix. */
+static bool find_prefix(char *prefix, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    for (int level = 0; level < 2; level++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return false;
+        *slash = '\0';
+    }
+    return snprintf(prefix, size, "%s", exe[0] ? exe : "/") < (int)size;
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The front doors are found in <prefix>/<libdir> as installed, or in
+ * <prefix>/lib as in the build tree. */
+static bool find_library(const char *prefix, const char *name, char *path, size_t size)
+{
+    const char *const libdirs[] = {TALLY_INSTALL_LIBDIR, "lib"};
+    for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+        if (snprintf(path, size, "%s/%s/%s", prefix, libdirs[i], name) < (int)size && is_file(path))
+            return true;
+    }
+    return false;
+}
+
+/* VAR=value:old, or VAR=old:value; an empty old value is not kept. */
+static int add_to_list(const char *var, const char *value, bool in_front)
+{
+    const char *old = getenv(var);
+    if (!old || !*old)
+        return setenv(var, value, 1);
+    size_t size = strlen(old) + strlen(value) + 2;
+    char *joined = malloc(size);
+    if (!joined)
+        return -1;
+    snprintf(joined, size, "%s:%s", in_front ? value : old, in_front ? old : value);
+    int r = setenv(var, joined, 1);
+    free(joined);
+    return r;
+}
+
+/* Report paths are made absolute, so a program that changes directory
+ * still writes where the user asked. */
+static int set_path_var(const char *var, const char *path)
+{
+    if (!path)
+        return 0;
+    if (path[0] == '/')
+        return setenv(var, path, 1);
+    char cwd[PATH_MAX], absolute[2 * PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd)))
+        return -1;
+    snprintf(absolute, sizeof(absolute), "%s/%s", cwd, path);
+    return setenv(var, absolute, 1);
+}
+
+static int set_var(const char *var, const char *value)
+{
+    return value ? setenv(var, value, 1) : 0;
+}
+
+static int activate_vulkan(const struct run_options *o, const char *prefix)
+{
+    char dir[PATH_MAX + 64];
+    const char *kind = o->implicit_layer ? "implicit" : "explicit";
+    snprintf(dir, sizeof(dir), "%s/share/vulkan/%s_layer.d", prefix, kind);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0; /* built without the layer */
+    if (!o->implicit_layer) {
+        /* First in the list: closest to the program, as the implicit
+         * manifest would place it. */
+        if (add_to_list("VK_ADD_LAYER_PATH", dir, true) ||
+            add_to_list("VK_INSTANCE_LAYERS", LAYER_NAME, true))
+            return -1;
+        return 0;
+    }
+    /* The loader on Debian 12 ignores VK_ADD_IMPLICIT_LAYER_PATH; it finds
+     * implicit manifests through XDG_DATA_DIRS (default /usr/local/share:/usr/share). */
+    char share[PATH_MAX + 16];
+    snprintf(share, sizeof(share), "%s/share", prefix);
+    if (!getenv("XDG_DATA_DIRS") && setenv("XDG_DATA_DIRS", "/usr/local/share:/usr/share", 1))
+        return -1;
+    if (add_to_list("XDG_DATA_DIRS", share, true) || setenv("TALLY", "1", 1))
+        return -1;
+    return 0;
+}
+
+static int preload_shims(const struct run_options *o, const char *prefix)
+{
+    for (int i = 0; i < SHIM_COUNT; i++) {
+        char path[PATH_MAX + 64];
+        if (o->skip_shim[i] || !find_library(prefix, shim_names[i], path, sizeof(path)))
+            continue;
+        /* After what the user preloads: a sanitizer runtime must stay first. */
+        if (add_to_list("LD_PRELOAD", path, false))
+            return -1;
+    }
+    return 0;
+}
+
+static int prepare_environment(const struct run_options *o, const char *prefix)
+{
+    if (set_path_var("TALLY_OUTPUT", o->output) || set_path_var("TALLY_TRACE", o->trace) ||
+        set_var("TALLY_COUNTERS", o->counters) || set_var("TALLY_BACKEND", o->backend) ||
+        set_path_var("TALLY_PROFILE", o->profile) || set_var("TALLY_CLOCK", o->clock))
+        return -1;
+    if (o->sample) {
+        const char *samples = o->sample_output ? o->sample_output : "tally-samples.csv";
+        if (setenv("TALLY_SAMPLE", o->sample, 1) || set_var("TALLY_SAMPLE_SET", o->sample_set) ||
+            set_path_var("TALLY_SAMPLE_OUTPUT", samples))
+            return -1;
+    }
+    if (!o->skip_vulkan && activate_vulkan(o, prefix))
+        return -1;
+    return preload_shims(o, prefix);
+}
+
+static int run_program(char **argv)
+{
+    /* As system(3) does: an interrupt at the terminal is the program's to
+     * handle; tally waits for it either way. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        execvp(argv[0], argv);
+        fprintf(stderr, "tally run: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0) {
+        fprintf(stderr, "tally run: cannot start a process: %s\n", strerror(errno));
+        status = -1;
+    } else {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (status < 0)
+        return 127;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+static void say_where(const char *what, const char *var)
+{
+    const char *path = getenv(var);
+    if (!path)
+        return;
+    if (is_file(path))
+        fprintf(stderr, "tally run: %s: %s\n", what, path);
+    else
+        fprintf(stderr, "tally run: no %s was written to %s (did the program use a front door?)\n",
+                what, path);
+}
+
+enum {
+    OPT_SET = 256,
+    OPT_SAMPLE_OUTPUT,
+    OPT_BACKEND,
+    OPT_PROFILE,
+    OPT_CLOCK,
+    OPT_IMPLICIT,
+    OPT_NO_VULKAN,
+    OPT_NO_GL,
+    OPT_NO_EGL,
+    OPT_NO_CL,
+    OPT_HELP
+};
+
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"trace", required_argument, NULL, 't'},
+    {"counters", required_argument, NULL, 'c'},
+    {"sample", required_argument, NULL, 's'},
+    {"set", required_argument, NULL, OPT_SET},
+    {"sample-output", required_argument, NULL, OPT_SAMPLE_OUTPUT},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"implicit", no_argument, NULL, OPT_IMPLICIT},
+    {"no-vulkan", no_argument, NULL, OPT_NO_VULKAN},
+    {"no-gl", no_argument, NULL, OPT_NO_GL},
+    {"no-egl", no_argument, NULL, OPT_NO_EGL},
+    {"no-cl", no_argument, NULL, OPT_NO_CL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* Returns -1 to go on, or the exit status. */
+static int parse_option(int opt, struct run_options *o)
+{
+    switch (opt) {
+    case 'o': o->output = optarg; break;
+    case 't': o->trace = optarg; break;
+    case 'c': o->counters = optarg; break;
+    case 's': o->sample = optarg; break;
+    case 'q': o->quiet = true; break;
+    case OPT_SET: o->sample_set = optarg; break;
+    case OPT_SAMPLE_OUTPUT: o->sample_output = optarg; break;
+    case OPT_BACKEND: o->backend = optarg; break;
+    case OPT_PROFILE: o->profile = optarg; break;
+    case OPT_CLOCK:
+        if (strcmp(optarg, "realtime") != 0 && strcmp(optarg, "virtual") != 0) {
+            fprintf(stderr, "tally run: --clock takes realtime or virtual, not \"%s\"\n", optarg);
+            return 2;
+        }
+        o->clock = optarg;
+        break;
+    case OPT_IMPLICIT: o->implicit_layer = true; break;
+    case OPT_NO_VULKAN: o->skip_vulkan = true; break;
+    case OPT_NO_GL: o->skip_shim[SHIM_GL] = true; break;
+    case OPT_NO_EGL: o->skip_shim[SHIM_EGL] = true; break;
+    case OPT_NO_CL: o->skip_shim[SHIM_CL] = true; break;
+    case OPT_HELP: usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+    return -1;
+}
+
+int tally_cli_run(int argc, char **argv)
+{
+    struct run_options o = {0};
+    int opt;
+    optind = 1;
+    argv[0] = "tally run"; /* how getopt's messages name us */
+    /* "+": options end at the program's name, so its own options are its. */
+    while ((opt = getopt_long(argc, argv, "+o:t:c:s:q", long_options, NULL)) != -1) {
+        int status = parse_option(opt, &o);
+        if (status >= 0)
+            return status;
+    }
+    if (optind >= argc) {
+        fputs("tally run: no program given\n", stderr);
+        usage(stderr);
+        return 2;
+    }
+    char prefix[PATH_MAX];
+    if (!find_prefix(prefix, sizeof(prefix))) {
+        fputs("tally run: cannot tell where tally is installed\n", stderr);
+        return 2;
+    }
+    if (prepare_environment(&o, prefix)) {
+        fprintf(stderr, "tally run: cannot set up the environment: %s\n", strerror(errno));
+        return 2;
+    }
+    int status = run_program(argv + optind);
+    if (!o.quiet) {
+        say_where("per-command report", "TALLY_OUTPUT");
+        say_where("trace", "TALLY_TRACE");
+        if (o.sample)
+            say_where("samples", "TALLY_SAMPLE_OUTPUT");
+    }
+    return status;
+}
