@@ -148,6 +148,7 @@ struct tally_executor {
     uint64_t *snapshot;    /* scratch for markers */
     uint64_t command_sequence;
     uint32_t last_context_id;
+    uint64_t context_switches; /* commands whose context differs from the last one's */
     uint64_t submission; /* seqno being executed */
     uint32_t pass_index;
     tally_render_state render;
@@ -244,6 +245,8 @@ struct tally_sampler {
     uint64_t *raw; /* capacity x raw_count */
     uint32_t capacity, head, count;
     bool lost;
+    uint64_t taken;         /* samples taken, dropped ones included */
+    uint64_t last_taken_ns; /* GPU time of the latest one */
 };
 
 /* --- functions shared between engine files ------------------------------------------ */

@@ -171,6 +171,8 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
         e->delta[d->elapsed_cycles_slot] = cycles;
     accumulate(d, ctx);
     e->command_sequence++;
+    if (ctx->id != e->last_context_id)
+        e->context_switches++;
     e->last_context_id = ctx->id;
     if (atomic_load_explicit(&d->timeline_active, memory_order_relaxed))
         timeline_command(d, c, begin, e->gpu_ns, cycles);

@@ -8,18 +8,25 @@
 
 #include "engine.h"
 
-static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_t gpu_ns)
+static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_t gpu_ns,
+                        tally_sample_reason reason)
 {
     pthread_mutex_lock(&s->lock);
     if (s->count == s->capacity) {
         s->lost = true;
     } else {
         uint32_t i = (s->head + s->count++) % s->capacity;
-        s->headers[i] = (tally_sample){gpu_ns, TALLY_SAMPLE_TIMER, d->exec.last_context_id,
-                                       d->info.core_clock_hz};
+        s->headers[i] = (tally_sample){gpu_ns,
+                                       reason,
+                                       d->exec.last_context_id,
+                                       d->info.core_clock_hz,
+                                       s->taken,
+                                       d->exec.context_switches};
         tally_executor_snapshot(d, d->exec.global, gpu_ns, &s->raw[(size_t)i * d->raw_count]);
-        pthread_cond_broadcast(&s->ready);
     }
+    s->taken++;
+    s->last_taken_ns = gpu_ns;
+    pthread_cond_broadcast(&s->ready); /* flushers wait for dropped samples too */
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -31,12 +38,12 @@ void tally_samplers_advance(struct tally_device *d, uint64_t until, bool inclusi
     pthread_mutex_lock(&d->listeners_lock);
     for (struct tally_sampler *s = d->samplers; s; s = s->next) {
         if (!s->has_baseline) {
-            take_sample(d, s, d->exec.gpu_ns);
+            take_sample(d, s, d->exec.gpu_ns, TALLY_SAMPLE_TIMER);
             s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
             s->has_baseline = true;
         }
         while (s->next_ns < until || (inclusive && s->next_ns == until)) {
-            take_sample(d, s, s->next_ns);
+            take_sample(d, s, s->next_ns, TALLY_SAMPLE_TIMER);
             s->next_ns += s->interval_ns;
         }
         if (s->next_ns < next)
@@ -159,4 +166,63 @@ tally_status tally_sampler_wait(tally_sampler *s, uint64_t timeout_ns)
     tally_status status = s->count ? TALLY_OK : TALLY_TIMEOUT;
     pthread_mutex_unlock(&s->lock);
     return status;
+}
+
+tally_status tally_sampler_drop_oldest(tally_sampler *s, uint32_t keep, uint32_t *dropped)
+{
+    if (!s)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&s->lock);
+    uint32_t n = s->count > keep ? s->count - keep : 0;
+    s->head = (s->head + n) % s->capacity;
+    s->count -= n;
+    pthread_mutex_unlock(&s->lock);
+    if (dropped)
+        *dropped = n;
+    return TALLY_OK;
+}
+
+/* Virtual clock, idle queue: the queue thread does not touch the executor
+ * until the next submission, and waiting for idleness ordered its last
+ * writes before this read. */
+static tally_status flush_virtual(struct tally_device *d, struct tally_sampler *s)
+{
+    pthread_mutex_lock(&d->listeners_lock);
+    pthread_mutex_lock(&s->lock);
+    bool due = s->taken == 0 || s->last_taken_ns < d->exec.gpu_ns;
+    pthread_mutex_unlock(&s->lock);
+    if (due)
+        take_sample(d, s, d->exec.gpu_ns, s->taken ? TALLY_SAMPLE_FLUSH : TALLY_SAMPLE_TIMER);
+    if (!s->has_baseline) {
+        s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
+        s->has_baseline = true;
+    }
+    pthread_mutex_unlock(&d->listeners_lock);
+    return TALLY_OK;
+}
+
+static tally_status flush_realtime(struct tally_device *d, struct tally_sampler *s,
+                                   uint64_t timeout_ns)
+{
+    uint64_t now = tally_device_gpu_time_ns(d);
+    uint64_t executed = atomic_load_explicit(&d->published_gpu_ns, memory_order_relaxed);
+    uint64_t target = now > executed ? now : executed;
+    struct timespec storage;
+    const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
+    pthread_mutex_lock(&s->lock);
+    while (!s->taken || s->last_taken_ns < target)
+        if (!tally_cond_wait(&s->ready, &s->lock, deadline))
+            break;
+    bool covered = s->taken && s->last_taken_ns >= target;
+    pthread_mutex_unlock(&s->lock);
+    return covered ? TALLY_OK : TALLY_TIMEOUT;
+}
+
+tally_status tally_sampler_flush(tally_sampler *s, uint64_t timeout_ns)
+{
+    if (!s)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (s->device->info.clock == TALLY_CLOCK_VIRTUAL)
+        return flush_virtual(s->device, s);
+    return flush_realtime(s->device, s, timeout_ns);
 }

@@ -1,25 +1,36 @@
 /*
  * The process-wide device every front door shares, opened from the
- * environment on first use. Its reports are finished when the last user
- * releases it, or at exit for programs that never tear their APIs down.
+ * environment on first use, with the sampling TALLY_SAMPLE asks for. Its
+ * reports are finished when the last user releases it, or at exit for
+ * programs that never tear their APIs down.
  */
 #include <stdlib.h>
 
-#include "engine.h"
+#include "md_internal.h"
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static tally_device *shared_device;
 static unsigned shared_refs;
+static struct md_env_sampling *shared_sampling;
 static bool exit_hook_installed;
+
+/* Sampling ends first: its last report needs the device running. */
+static void close_shared(tally_device *device, struct md_env_sampling *sampling)
+{
+    md_env_sampling_stop(sampling);
+    tally_device_close(device);
+}
 
 static void close_at_exit(void)
 {
     pthread_mutex_lock(&shared_lock);
     tally_device *d = shared_device;
+    struct md_env_sampling *sampling = shared_sampling;
     shared_device = NULL;
+    shared_sampling = NULL;
     shared_refs = 0;
     pthread_mutex_unlock(&shared_lock);
-    tally_device_close(d);
+    close_shared(d, sampling);
 }
 
 tally_status tally_device_acquire_shared(tally_device **out)
@@ -41,7 +52,9 @@ tally_status tally_device_acquire_shared(tally_device **out)
         }
         if (s != TALLY_OK)
             tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
-        else if (!exit_hook_installed)
+        else
+            shared_sampling = md_env_sampling_start(shared_device);
+        if (s == TALLY_OK && !exit_hook_installed)
             exit_hook_installed = atexit(close_at_exit) == 0;
     }
     if (s == TALLY_OK)
@@ -54,11 +67,14 @@ tally_status tally_device_acquire_shared(tally_device **out)
 void tally_device_release_shared(tally_device *device)
 {
     tally_device *closing = NULL;
+    struct md_env_sampling *sampling = NULL;
     pthread_mutex_lock(&shared_lock);
     if (device && device == shared_device && --shared_refs == 0) {
         closing = shared_device;
+        sampling = shared_sampling;
         shared_device = NULL;
+        shared_sampling = NULL;
     }
     pthread_mutex_unlock(&shared_lock);
-    tally_device_close(closing);
+    close_shared(closing, sampling);
 }

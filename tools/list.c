@@ -1,4 +1,6 @@
-/* tally list: the catalogue as a table, whole or in one API's vocabulary. */
+/* tally list: the catalogue as a table, whole or in one API's vocabulary, or
+ * as the Metrics-Discovery-style API enumerates it (--md). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,10 +58,86 @@ static void list_sets(const tally_catalogue *cat)
     }
 }
 
+static const char *value_type_name(tally_md_value_type type)
+{
+    static const char *const names[] = {"uint32", "uint64", "float", "bool", "cstring", "double"};
+    return (unsigned)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+static void print_symbol(const tally_md_global_symbol *symbol)
+{
+    const tally_md_typed_value *v = &symbol->value;
+    printf("  %-28s ", symbol->symbol_name);
+    if (v->type == TALLY_MD_VALUE_CSTRING)
+        printf("%s\n", v->value.cstring);
+    else if (v->type == TALLY_MD_VALUE_UINT32)
+        printf("%" PRIu32 "\n", v->value.u32);
+    else if (v->type == TALLY_MD_VALUE_UINT64)
+        printf("%" PRIu64 "\n", v->value.u64);
+    else
+        printf("%g\n", tally_md_typed_value_as_double(v));
+}
+
+static void list_md_set(tally_md_metric_set *set, uint32_t index)
+{
+    static const char *const metric_types[] = {
+        "duration", "event", "event_with_range", "throughput", "timestamp", "flag", "ratio", "raw"};
+    static const char *const info_types[] = {"report_reason", "value",          "flag",
+                                             "timestamp",     "context_id_tag", "sample_phase",
+                                             "gpu_node"};
+    const tally_md_metric_set_params *p = tally_md_metric_set_get_params(set);
+    printf("  Metric set %u: %s (%s), raw report %u bytes, %u raw counters\n", index,
+           p->symbol_name, p->short_name, p->raw_report_size, p->raw_counter_count);
+    for (uint32_t m = 0; m < p->metrics_count; m++) {
+        const tally_md_metric_params *mp = tally_md_metric_set_get_metric(set, m);
+        printf("    Metric %u: %-24s %-34s %-10s %-7s %s\n", m, mp->symbol_name, mp->short_name,
+               metric_types[mp->metric_type], value_type_name(mp->result_type), mp->units);
+    }
+    for (uint32_t i = 0; i < p->information_count; i++) {
+        const tally_md_information_params *ip = tally_md_metric_set_get_information(set, i);
+        printf("    Info %u: %-26s %-34s %-14s %-7s %s\n", i + p->metrics_count, ip->symbol_name,
+               ip->short_name, info_types[ip->info_type], value_type_name(ip->result_type),
+               ip->units);
+    }
+}
+
+/* The device's view through the Metrics-Discovery-style API itself. */
+static int list_md(void)
+{
+    tally_device_options options;
+    tally_device_options_from_env(&options);
+    options.report_path = options.trace_path = NULL;
+    tally_device *device = NULL;
+    tally_md_device *md = NULL;
+    char error[256] = "";
+    tally_status s = tally_device_open(&options, &device, error, sizeof(error));
+    if (s == TALLY_OK)
+        s = tally_md_device_open(device, &md);
+    if (s != TALLY_OK) {
+        fprintf(stderr, "tally list: %s\n", *error ? error : tally_status_string(s));
+        tally_device_close(device);
+        return 1;
+    }
+    const tally_md_device_params *p = tally_md_device_get_params(md);
+    printf("Device: %s\nGlobal symbols:\n", p->device_name);
+    for (uint32_t i = 0; i < p->global_symbols_count; i++)
+        print_symbol(tally_md_device_get_global_symbol(md, i));
+    for (uint32_t g = 0; g < p->concurrent_groups_count; g++) {
+        tally_md_concurrent_group *group = tally_md_device_get_concurrent_group(md, g);
+        const tally_md_concurrent_group_params *gp = tally_md_concurrent_group_get_params(group);
+        printf("Concurrent group %u: %s: %s\n", g, gp->symbol_name, gp->description);
+        for (uint32_t k = 0; k < gp->metric_sets_count; k++)
+            list_md_set(tally_md_concurrent_group_get_metric_set(group, k), k);
+    }
+    tally_md_device_close(md);
+    tally_device_close(device);
+    return 0;
+}
+
 int tally_cli_list(int argc, char **argv)
 {
     int api = -1;
-    enum { COUNTERS, GROUPS, SETS } what = COUNTERS;
+    enum { COUNTERS, GROUPS, SETS, MD } what = COUNTERS;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--api") == 0 && i + 1 < argc) {
             if (parse_api(argv[++i], &api) != 0)
@@ -68,11 +146,15 @@ int tally_cli_list(int argc, char **argv)
             what = GROUPS;
         } else if (strcmp(argv[i], "--sets") == 0) {
             what = SETS;
+        } else if (strcmp(argv[i], "--md") == 0) {
+            what = MD;
         } else {
             fprintf(stderr, "tally list: unknown option \"%s\"\n", argv[i]);
             return 2;
         }
     }
+    if (what == MD)
+        return list_md();
     const tally_catalogue *cat;
     tally_status s = tally_backend_catalogue(NULL, &cat);
     if (s != TALLY_OK) {

@@ -9,7 +9,7 @@ static void usage(FILE *out)
     fputs("usage: tally COMMAND [ARGS]\n"
           "\n"
           "commands:\n"
-          "  list [--api vk|gl|cl|md] [--groups|--sets]\n"
+          "  list [--api vk|gl|cl|md] [--groups|--sets|--md]\n"
           "        the counter catalogue, or one API's view of it\n"
           "  run [OPTIONS] [--] PROGRAM [ARGS...]\n"
           "        run a program with the Vulkan layer and the GL, EGL and CL shims\n"

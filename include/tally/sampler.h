@@ -20,6 +20,7 @@ typedef struct tally_sampler tally_sampler;
 
 typedef enum tally_sample_reason {
     TALLY_SAMPLE_TIMER = 0, /* an interval boundary */
+    TALLY_SAMPLE_FLUSH = 1, /* taken by tally_sampler_flush */
 } tally_sample_reason;
 
 typedef struct tally_sample {
@@ -27,6 +28,9 @@ typedef struct tally_sample {
     uint32_t reason;       /* tally_sample_reason */
     uint32_t context_id;   /* context of the last command executed, 0: none */
     uint64_t core_frequency_hz;
+    uint64_t sequence;         /* samples this sampler took before, dropped ones included */
+    uint64_t context_switches; /* commands, since the device opened, whose context
+                                * differed from the previous command's */
 } tally_sample;
 
 #define TALLY_SAMPLER_MIN_INTERVAL_NS 1000u
@@ -48,6 +52,19 @@ TALLY_API tally_status tally_sampler_read(tally_sampler *sampler, tally_sample *
                                           bool *lost);
 /* Waits until at least one sample is unread: TALLY_OK or TALLY_TIMEOUT. */
 TALLY_API tally_status tally_sampler_wait(tally_sampler *sampler, uint64_t timeout_ns);
+/* Drops all but the newest `keep` unread samples; *dropped (may be NULL)
+ * receives how many went. */
+TALLY_API tally_status tally_sampler_drop_oldest(tally_sampler *sampler, uint32_t keep,
+                                                 uint32_t *dropped);
+/*
+ * Makes the samples cover every command executed so far; call it once the
+ * device is idle (tally_device_wait_idle) and nothing is being submitted.
+ * Virtual clock: takes a sample now (TALLY_SAMPLE_FLUSH) unless the latest
+ * one is already at the current GPU time. Realtime clock: the queue takes
+ * samples while idle, so this waits up to timeout_ns for one at or after the
+ * current GPU time (TALLY_TIMEOUT otherwise).
+ */
+TALLY_API tally_status tally_sampler_flush(tally_sampler *sampler, uint64_t timeout_ns);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  *   timeline.h   timeline events
  *   sampler.h    periodic sampling
  *   report.h     report and trace writers
+ *   metrics_discovery.h  the Metrics-Discovery-style API
  */
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
@@ -16,6 +17,7 @@
 #include "tally/types.h"
 #include "tally/catalogue.h"
 #include "tally/device.h"
+#include "tally/metrics_discovery.h"
 #include "tally/report.h"
 #include "tally/results.h"
 #include "tally/sampler.h"

@@ -1,0 +1,288 @@
+/*
+ * Sampling the shared device from the environment (what `tally run --sample`
+ * sets): TALLY_SAMPLE (an interval: "100us", "1ms", "250000ns", "2s"),
+ * TALLY_SAMPLE_SET (a metric set; default the catalogue's first) and
+ * TALLY_SAMPLE_OUTPUT (default "tally-samples.csv"). A thread reads the
+ * stream, calculates each interval's values and writes them as CSV rows (and
+ * as counter tracks of the device's trace, when there is one). Bad values
+ * are logged and ignored: the program runs on unsampled.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atomic_file.h"
+#include "md_internal.h"
+#include "report_text.h"
+
+#define DEFAULT_OUTPUT "tally-samples.csv"
+#define POLL_MS 50u
+#define BATCH_MS 10
+
+struct md_env_sampling {
+    tally_device *device;
+    tally_md_device *md;
+    tally_md_metric_set *set;
+    tally_md_concurrent_group *group;
+    uint32_t interval_ns;
+    struct atomic_file file;
+    /* the reader's buffers: the previous read's last report, then new ones */
+    uint8_t *raw;
+    uint32_t raw_capacity; /* reports, besides the carried one */
+    bool has_previous;
+    tally_md_typed_value *values;
+    uint64_t last_end_ns;
+    pthread_t thread;
+    bool thread_started;
+    atomic_bool stopping;
+};
+
+/* --- parsing ---------------------------------------------------------------------- */
+
+static bool parse_interval(const char *text, uint32_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t ns;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    char *end = NULL;
+    if (!text || *text < '0' || *text > '9')
+        return false;
+    unsigned long long value = strtoull(text, &end, 10);
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            if (value == 0 || value > UINT32_MAX / units[i].ns)
+                return false;
+            *out = (uint32_t)(value * units[i].ns);
+            return true;
+        }
+    }
+    return false;
+}
+
+static tally_md_metric_set *choose_set(tally_md_device *md, const char *name)
+{
+    if (name && *name) {
+        for (uint32_t i = 0; i < md->set_count; i++)
+            if (strcmp(md->sets[i].params.symbol_name, name) == 0)
+                return &md->sets[i];
+        tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE_SET: no metric set \"%s\"; sampling %s", name,
+                  md->sets[0].params.symbol_name);
+    }
+    return &md->sets[0];
+}
+
+/* --- output --------------------------------------------------------------------------- */
+
+static void put_header(struct md_env_sampling *s)
+{
+    FILE *out = atomic_file_stream(&s->file);
+    const tally_md_metric_set_params *p = &s->set->params;
+    for (uint32_t m = 0; m < p->metrics_count; m++)
+        fprintf(out, "%s%s", m ? "," : "", s->set->metrics[m].symbol_name);
+    for (uint32_t i = 0; i < p->information_count; i++)
+        fprintf(out, ",%s", s->set->information[i].symbol_name);
+    fputc('\n', out);
+}
+
+static void put_value(FILE *out, const tally_md_typed_value *v)
+{
+    char text[REPORT_F64_SIZE];
+    switch (v->type) {
+    case TALLY_MD_VALUE_UINT32: fprintf(out, "%" PRIu32, v->value.u32); break;
+    case TALLY_MD_VALUE_UINT64: fprintf(out, "%" PRIu64, v->value.u64); break;
+    case TALLY_MD_VALUE_BOOL: fputc(v->value.b ? '1' : '0', out); break;
+    case TALLY_MD_VALUE_FLOAT:
+    case TALLY_MD_VALUE_DOUBLE:
+        report_format_f64(tally_md_typed_value_as_double(v), text);
+        fputs(text, out);
+        break;
+    default: break;
+    }
+}
+
+static void put_rows(struct md_env_sampling *s, uint32_t rows)
+{
+    FILE *out = atomic_file_stream(&s->file);
+    uint32_t width = s->set->params.metrics_count + s->set->params.information_count;
+    for (uint32_t r = 0; r < rows; r++) {
+        for (uint32_t c = 0; c < width; c++) {
+            if (c)
+                fputc(',', out);
+            put_value(out, &s->values[(size_t)r * width + c]);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* Each metric's value holds over its interval: it is set at the interval's
+ * begin; the track returns to 0 where sampling ended. */
+static void trace_rows(struct md_env_sampling *s, uint32_t rows, bool final)
+{
+    struct tally_device *d = s->device;
+    const tally_md_metric_set_params *p = &s->set->params;
+    uint32_t width = p->metrics_count + p->information_count;
+    char name[160];
+    pthread_mutex_lock(&d->listeners_lock);
+    for (uint32_t r = 0; d->trace && r < rows; r++) {
+        const tally_md_typed_value *row = &s->values[(size_t)r * width];
+        uint64_t begin = row[p->metrics_count + TALLY_MD_INFO_QUERY_BEGIN_TIME].value.u64;
+        for (uint32_t m = 0; m < p->metrics_count; m++) {
+            snprintf(name, sizeof(name), "%s.%s", p->symbol_name, s->set->metrics[m].symbol_name);
+            tally_trace_counter(d->trace, name, begin, tally_md_typed_value_as_double(&row[m]));
+        }
+    }
+    for (uint32_t m = 0; d->trace && final && s->last_end_ns && m < p->metrics_count; m++) {
+        snprintf(name, sizeof(name), "%s.%s", p->symbol_name, s->set->metrics[m].symbol_name);
+        tally_trace_counter(d->trace, name, s->last_end_ns, 0.0);
+    }
+    pthread_mutex_unlock(&d->listeners_lock);
+}
+
+/* --- reading ---------------------------------------------------------------------------- */
+
+/* Reads what the stream holds and writes its rows, until a read comes back
+ * short or, when until_ns is not 0, the rows reach that GPU time (a stream
+ * that produces faster than this reads must not keep it here forever). The
+ * last report read is carried to the front of the buffer to open the next
+ * interval. */
+static void drain(struct md_env_sampling *s, uint64_t until_ns)
+{
+    uint32_t size = s->set->params.raw_report_size;
+    uint32_t width = s->set->params.metrics_count + s->set->params.information_count;
+    for (;;) {
+        uint32_t count = s->raw_capacity, status = 0;
+        uint8_t *fresh = s->raw + (s->has_previous ? size : 0);
+        if (tally_md_read_io_stream(s->group, &count, fresh, 0, &status) != TALLY_OK || !count)
+            return;
+        uint32_t total = count + (s->has_previous ? 1 : 0), rows = 0;
+        tally_md_calculate_metrics(s->set, s->raw, (size_t)total * size, s->values,
+                                   (size_t)total * width, &rows);
+        if (rows)
+            s->last_end_ns = s->values[(size_t)(rows - 1) * width + s->set->params.metrics_count +
+                                       TALLY_MD_INFO_QUERY_END_TIME]
+                                 .value.u64;
+        put_rows(s, rows);
+        trace_rows(s, rows, false);
+        memmove(s->raw, s->raw + (size_t)(total - 1) * size, size);
+        s->has_previous = true;
+        if (count < s->raw_capacity || (until_ns && s->last_end_ns >= until_ns) ||
+            (!until_ns && atomic_load(&s->stopping)))
+            return;
+    }
+}
+
+/* Reports are read in batches: the stream holds about a second of them, so
+ * pausing between reads costs nothing but saves a wake-up per report. */
+static void *read_loop(void *arg)
+{
+    struct md_env_sampling *s = arg;
+    const struct timespec pause = {0, BATCH_MS * 1000000L};
+    while (!atomic_load(&s->stopping)) {
+        if (tally_md_wait_for_reports(s->group, POLL_MS) != TALLY_OK)
+            continue;
+        drain(s, 0);
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+/* --- start and stop ---------------------------------------------------------------------- */
+
+static void destroy(struct md_env_sampling *s)
+{
+    tally_md_device_close(s->md);
+    free(s->raw);
+    free(s->values);
+    free(s);
+}
+
+static tally_status open_output(struct md_env_sampling *s, const char *path)
+{
+    tally_status status = atomic_file_open(&s->file, path);
+    if (status != TALLY_OK) {
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: cannot create \"%s\": %s", path,
+                  tally_status_string(status));
+        return status;
+    }
+    put_header(s);
+    return TALLY_OK;
+}
+
+static tally_status start_stream(struct md_env_sampling *s, uint32_t interval)
+{
+    uint32_t buffer_size = 0;
+    tally_status status = tally_md_open_io_stream(s->group, s->set, &interval, &buffer_size);
+    if (status != TALLY_OK) {
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE: cannot sample %s: %s", s->set->params.symbol_name,
+                  tally_status_string(status));
+        return status;
+    }
+    s->interval_ns = interval;
+    s->raw_capacity = buffer_size / s->set->params.raw_report_size;
+    size_t width = (size_t)s->set->params.metrics_count + s->set->params.information_count;
+    s->raw = malloc((size_t)(s->raw_capacity + 1) * s->set->params.raw_report_size);
+    s->values = malloc((size_t)(s->raw_capacity + 1) * width * sizeof(*s->values));
+    return s->raw && s->values ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
+}
+
+struct md_env_sampling *md_env_sampling_start(tally_device *device)
+{
+    const char *interval_text = secure_getenv("TALLY_SAMPLE");
+    if (!interval_text || !*interval_text)
+        return NULL;
+    uint32_t interval = 0;
+    if (!parse_interval(interval_text, &interval)) {
+        tally_log(TALLY_LOG_WARN,
+                  "TALLY_SAMPLE: \"%s\" is not an interval like 100us, 1ms or 250000ns; not "
+                  "sampling",
+                  interval_text);
+        return NULL;
+    }
+    struct md_env_sampling *s = calloc(1, sizeof(*s));
+    if (!s || tally_md_device_open(device, &s->md) != TALLY_OK || !s->md->set_count) {
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE: cannot sample this device");
+        if (s)
+            destroy(s);
+        return NULL;
+    }
+    s->device = device;
+    s->set = choose_set(s->md, secure_getenv("TALLY_SAMPLE_SET"));
+    s->group = tally_md_metric_set_get_concurrent_group(s->set);
+    const char *path = secure_getenv("TALLY_SAMPLE_OUTPUT");
+    atomic_init(&s->stopping, false);
+    if (start_stream(s, interval) != TALLY_OK ||
+        open_output(s, path && *path ? path : DEFAULT_OUTPUT) != TALLY_OK) {
+        destroy(s);
+        return NULL;
+    }
+    s->thread_started = pthread_create(&s->thread, NULL, read_loop, s) == 0;
+    if (!s->thread_started)
+        tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: no reader thread; samples are read at exit");
+    return s;
+}
+
+void md_env_sampling_stop(struct md_env_sampling *s)
+{
+    if (!s)
+        return;
+    tally_device_wait_idle(s->device);
+    /* the report that ends the last interval of work comes within one interval */
+    uint64_t now = tally_device_gpu_time_ns(s->device);
+    uint64_t executed = atomic_load(&s->device->published_gpu_ns);
+    uint64_t until = now > executed ? now : executed;
+    uint64_t timeout_ms = 2u * s->interval_ns / 1000000u + 1000u;
+    if (tally_md_flush_io_stream(s->group, (uint32_t)timeout_ms) != TALLY_OK)
+        tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: the last interval of work may be missing");
+    atomic_store(&s->stopping, true);
+    if (s->thread_started)
+        pthread_join(s->thread, NULL);
+    drain(s, until ? until : 1);
+    trace_rows(s, 0, true);
+    const char *path = s->file.path;
+    tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->set->params.symbol_name, path);
+    if (atomic_file_commit(&s->file) != TALLY_OK)
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: the samples could not be written");
+    destroy(s);
+}

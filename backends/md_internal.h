@@ -1,0 +1,81 @@
+/*
+ * The Metrics-Discovery view's objects, shared by the md_*.c files: the
+ * device view with its global symbols, concurrent groups (each with at most
+ * one open stream) and metric sets with their metrics, information items and
+ * raw report layout.
+ */
+#ifndef TALLY_MD_INTERNAL_H
+#define TALLY_MD_INTERNAL_H
+
+#include "engine.h"
+#include "tally/metrics_discovery.h"
+
+/*
+ * Raw report layout (little-endian, every field naturally aligned):
+ *   0x00 u32 report id: the report's sequence number in its stream
+ *   0x04 u32 reason mask (tally_md_report_reason) | CONTEXT_VALID
+ *   0x08 u32 context id of the last command executed
+ *   0x0c u32 core frequency in MHz
+ *   0x10 u64 GPU timestamp in ns
+ *   0x18 u32 context switches since the device opened, modulo 2^32
+ *   0x1c u16 metric set index, u16 raw counter count N
+ *   0x20 u32 low 32 bits of each of the N counters
+ *   then u8  bits 32..39 of each counter, padded with zeros to 8 bytes
+ */
+#define MD_HEADER_SIZE 0x20u
+#define MD_CONTEXT_VALID (1u << 31)
+#define MD_COUNTER_MASK ((1ull << TALLY_MD_RAW_COUNTER_BITS) - 1)
+
+struct tally_md_metric_set {
+    tally_md_metric_set_params params;
+    struct tally_md_device *device;
+    uint32_t index; /* in the catalogue */
+    tally_md_metric_params *metrics;
+    tally_md_information_params information[TALLY_MD_INFO_COUNT];
+    uint32_t *raw_slots; /* engine raw slot of each report counter */
+};
+
+struct md_stream {
+    tally_sampler *sampler;
+    tally_md_metric_set *set;
+    uint32_t capacity; /* reports */
+    tally_sample *headers;
+    uint64_t *raw; /* capacity x raw_count */
+};
+
+struct tally_md_concurrent_group {
+    tally_md_concurrent_group_params params;
+    struct tally_md_device *device;
+    uint32_t index;
+    tally_md_metric_set **sets;
+    pthread_mutex_t lock; /* guards stream */
+    struct md_stream *stream;
+};
+
+struct tally_md_device {
+    tally_md_device_params params;
+    tally_device *engine;
+    bool shared; /* release the shared device on close */
+    tally_md_global_symbol *symbols;
+    tally_md_concurrent_group *groups;
+    tally_md_metric_set *sets;
+    uint32_t set_count;
+};
+
+/* md_metric_set.c: fills md->sets[index] from the catalogue. */
+TALLY_HIDDEN tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index);
+
+/* md_calculate.c: one raw report from a sample of the engine's sampler. */
+TALLY_HIDDEN void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
+                                   const uint64_t *raw, uint32_t reason_mask, void *report);
+
+/* md_stream.c: claims a concurrent group of an engine device for one set. */
+TALLY_HIDDEN void md_close_stream(tally_md_concurrent_group *group);
+
+/* md_env_sampling.c: sampling the shared device as TALLY_SAMPLE says; NULL
+ * when it is not set or not usable (logged). Stopping writes the file. */
+struct md_env_sampling;
+TALLY_HIDDEN struct md_env_sampling *md_env_sampling_start(tally_device *device);
+TALLY_HIDDEN void md_env_sampling_stop(struct md_env_sampling *sampling);
+
+#endif

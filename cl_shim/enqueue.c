@@ -1,0 +1,411 @@
+/*
+ * Enqueues that do device work become canonical commands in the queue's
+ * stream: kernels are dispatches, reads, writes, copies, fills and maps are
+ * transfers. On a counter-enabled queue a command that returns an event is
+ * bracketed by a marker pair whose results the event reports.
+ *
+ * Submission: a counter-enabled queue submits after every such command, so
+ * results exist as soon as the driver completes the event; other queues
+ * submit at CL's submission points (clFlush, clFinish, clWaitForEvents,
+ * blocking enqueues, release) and every SUBMIT_BATCH commands, which bounds
+ * the memory a never-flushed queue holds; each submission wakes the
+ * engine's thread, so they are kept few.
+ */
+#include <string.h>
+
+#include "shim.h"
+
+#define SUBMIT_BATCH 4096
+
+typedef enum work_kind { WORK_NONE, WORK_DISPATCH, WORK_TRANSFER } work_kind;
+
+typedef struct work {
+    work_kind kind;
+    tally_program *program; /* a dispatch's kernel profile */
+    tally_dispatch dispatch;
+    tally_transfer transfer;
+} work;
+
+static void record_work_locked(queue_record *q, const work *w)
+{
+    if (w->kind == WORK_DISPATCH) {
+        if (w->program && q->bound_program != w->program) {
+            tally_stream_bind_program(q->stream, w->program);
+            q->bound_program = w->program;
+        }
+        tally_stream_dispatch(q->stream, &w->dispatch);
+    } else if (w->kind == WORK_TRANSFER) {
+        tally_stream_transfer(q->stream, &w->transfer);
+    }
+}
+
+/* After the driver accepted the command: record it. */
+static void record(queue_record *q, cl_event *event, const work *w, bool blocking,
+                   const char *api_name)
+{
+    event_record *e = NULL;
+    if (q->counter_count > 0 && event && *event)
+        e = event_track(*event, q);
+    if (!e && w->kind == WORK_NONE)
+        return;
+    pthread_mutex_lock(&q->lock);
+    if (e)
+        tally_stream_marker_begin(q->stream, e->results, 0);
+    record_work_locked(q, w);
+    if (e)
+        tally_stream_marker_end(q->stream, e->results, 0);
+    q->unsubmitted++;
+    if (e || blocking || q->unsubmitted >= SUBMIT_BATCH)
+        queue_submit_locked(q, api_name);
+    pthread_mutex_unlock(&q->lock);
+}
+
+static uint32_t clamp_u32(size_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The local size the driver uses for a launch without one: the kernel's
+ * required size if it has one, otherwise the driver's rule (local_size.c). */
+static void chosen_local_size(queue_record *q, cl_kernel kernel, const size_t global[3],
+                              size_t local[3])
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    size_t required[3] = {0, 0, 0};
+    if (cl->clGetKernelWorkGroupInfo(kernel, q->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof(required), required, NULL) == CL_SUCCESS &&
+        required[0] && required[1] && required[2]) {
+        memcpy(local, required, sizeof(required));
+        return;
+    }
+    size_t multiple = 1;
+    cl->clGetKernelWorkGroupInfo(kernel, q->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                 sizeof(multiple), &multiple, NULL);
+    default_local_size(&q->limits, multiple, global, local);
+}
+
+static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                           const size_t *offset, const size_t *global_size,
+                           const size_t *local_size, cl_event *event, const char *api_name)
+{
+    queue_record *q = queue_find(queue);
+    if (!q || !q->stream)
+        return;
+    work w = {.kind = WORK_DISPATCH};
+    size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+    for (cl_uint d = 0; d < work_dim && d < 3; d++) {
+        global[d] = global_size ? global_size[d] : 0;
+        if (global[d] == 0)
+            w.kind = WORK_NONE; /* an empty range runs nothing */
+    }
+    if (w.kind == WORK_DISPATCH) {
+        if (local_size) {
+            for (cl_uint d = 0; d < work_dim && d < 3; d++)
+                local[d] = local_size[d] ? local_size[d] : 1;
+        } else {
+            chosen_local_size(q, kernel, global, local);
+        }
+        w.program = kernel_program(tally_context_device(q->context), kernel);
+        w.dispatch.api_name = api_name;
+        for (int d = 0; d < 3; d++) {
+            w.dispatch.local_size[d] = clamp_u32(local[d]);
+            /* Non-uniform groups (OpenCL 2.0) count the partial last group. */
+            w.dispatch.groups[d] = clamp_u32((global[d] + local[d] - 1) / local[d]);
+            if (offset && (cl_uint)d < work_dim)
+                w.dispatch.base_group[d] = clamp_u32(offset[d] / local[d]);
+        }
+    }
+    record(q, event, &w, false, api_name);
+}
+
+static void record_transfer(cl_command_queue queue, cl_event *event, tally_transfer_kind kind,
+                            uint64_t bytes, bool blocking, const char *api_name)
+{
+    queue_record *q = queue_find(queue);
+    if (!q || !q->stream)
+        return;
+    work w = {.kind = WORK_TRANSFER};
+    w.transfer = (tally_transfer){.api_name = api_name, .kind = kind, .bytes = bytes};
+    record(q, event, &w, blocking, api_name);
+}
+
+static uint64_t region_bytes(const size_t region[3])
+{
+    return region ? (uint64_t)region[0] * region[1] * region[2] : 0;
+}
+
+static uint64_t image_bytes(cl_mem image, const size_t region[3])
+{
+    size_t element = 0;
+    next_cl()->clGetImageInfo(image, CL_IMAGE_ELEMENT_SIZE, sizeof(element), &element, NULL);
+    return region_bytes(region) * element;
+}
+
+#define WAIT_ARGS cl_uint num_events, const cl_event *wait_list, cl_event *event
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel,
+                                                           cl_uint work_dim, const size_t *offset,
+                                                           const size_t *global,
+                                                           const size_t *local, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
+                                                   num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_ndrange(queue, kernel, work_dim, offset, global, local, event,
+                       "clEnqueueNDRangeKernel");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_kernel kernel,
+                                                  WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
+    static const size_t one[3] = {1, 1, 1};
+    if (err == CL_SUCCESS)
+        record_ndrange(queue, kernel, 1, NULL, one, one, event, "clEnqueueTask");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueTask);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer,
+                                                        cl_bool blocking, size_t offset,
+                                                        size_t size, void *ptr, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr,
+                                                num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueReadBuffer");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueReadBuffer);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer,
+                                                         cl_bool blocking, size_t offset,
+                                                         size_t size, const void *ptr, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr,
+                                                 num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_WRITE, size, blocking, "clEnqueueWriteBuffer");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueWriteBuffer);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src,
+                                                        cl_mem dst, size_t src_offset,
+                                                        size_t dst_offset, size_t size, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size,
+                                                num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_COPY, size, false, "clEnqueueCopyBuffer");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueCopyBuffer);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer,
+                                                        const void *pattern, size_t pattern_size,
+                                                        size_t offset, size_t size, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size,
+                                                num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_FILL, size, false, "clEnqueueFillBuffer");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueFillBuffer);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBufferRect(
+    cl_command_queue queue, cl_mem buffer, cl_bool blocking, const size_t *buffer_origin,
+    const size_t *host_origin, const size_t *region, size_t buffer_row_pitch,
+    size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueReadBufferRect(
+        queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
+        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_READ, region_bytes(region), blocking,
+                        "clEnqueueReadBufferRect");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueReadBufferRect);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBufferRect(
+    cl_command_queue queue, cl_mem buffer, cl_bool blocking, const size_t *buffer_origin,
+    const size_t *host_origin, const size_t *region, size_t buffer_row_pitch,
+    size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
+    WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueWriteBufferRect(
+        queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
+        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_WRITE, region_bytes(region), blocking,
+                        "clEnqueueWriteBufferRect");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueWriteBufferRect);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferRect(
+    cl_command_queue queue, cl_mem src, cl_mem dst, const size_t *src_origin,
+    const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
+    size_t dst_row_pitch, size_t dst_slice_pitch, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region,
+                                                    src_row_pitch, src_slice_pitch, dst_row_pitch,
+                                                    dst_slice_pitch, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_COPY, region_bytes(region), false,
+                        "clEnqueueCopyBufferRect");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueCopyBufferRect);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadImage(cl_command_queue queue, cl_mem image,
+                                                       cl_bool blocking, const size_t *origin,
+                                                       const size_t *region, size_t row_pitch,
+                                                       size_t slice_pitch, void *ptr, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch,
+                                               slice_pitch, ptr, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
+                        "clEnqueueReadImage");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueReadImage);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteImage(cl_command_queue queue, cl_mem image,
+                                                        cl_bool blocking, const size_t *origin,
+                                                        const size_t *region, size_t row_pitch,
+                                                        size_t slice_pitch, const void *ptr,
+                                                        WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueWriteImage(queue, image, blocking, origin, region, row_pitch,
+                                                slice_pitch, ptr, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_WRITE, image_bytes(image, region), blocking,
+                        "clEnqueueWriteImage");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueWriteImage);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImage(cl_command_queue queue, cl_mem src,
+                                                       cl_mem dst, const size_t *src_origin,
+                                                       const size_t *dst_origin,
+                                                       const size_t *region, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueCopyImage(queue, src, dst, src_origin, dst_origin, region,
+                                               num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
+                        "clEnqueueCopyImage");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueCopyImage);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillImage(cl_command_queue queue, cl_mem image,
+                                                       const void *color, const size_t *origin,
+                                                       const size_t *region, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueFillImage(queue, image, color, origin, region, num_events,
+                                               wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_FILL, image_bytes(image, region), false,
+                        "clEnqueueFillImage");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueFillImage);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src,
+                                                               cl_mem dst, const size_t *src_origin,
+                                                               const size_t *region,
+                                                               size_t dst_offset, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region,
+                                                       dst_offset, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
+                        "clEnqueueCopyImageToBuffer");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueCopyImageToBuffer);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src,
+                                                               cl_mem dst, size_t src_offset,
+                                                               const size_t *dst_origin,
+                                                               const size_t *region, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin,
+                                                       region, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(dst, region), false,
+                        "clEnqueueCopyBufferToImage");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueCopyBufferToImage);
+
+/* A map makes the region readable by the host: a device-to-host read. */
+SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer,
+                                                      cl_bool blocking, cl_map_flags flags,
+                                                      size_t offset, size_t size, WAIT_ARGS,
+                                                      cl_int *errcode_ret)
+{
+    cl_int err;
+    void *mapped = next_cl()->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size,
+                                                 num_events, wait_list, event, &err);
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueMapBuffer");
+    return mapped;
+}
+TALLY_CL_EXPORT(clEnqueueMapBuffer);
+
+SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapImage(cl_command_queue queue, cl_mem image,
+                                                     cl_bool blocking, cl_map_flags flags,
+                                                     const size_t *origin, const size_t *region,
+                                                     size_t *row_pitch, size_t *slice_pitch,
+                                                     WAIT_ARGS, cl_int *errcode_ret)
+{
+    cl_int err;
+    void *mapped =
+        next_cl()->clEnqueueMapImage(queue, image, blocking, flags, origin, region, row_pitch,
+                                     slice_pitch, num_events, wait_list, event, &err);
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (err == CL_SUCCESS)
+        record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
+                        "clEnqueueMapImage");
+    return mapped;
+}
+TALLY_CL_EXPORT(clEnqueueMapImage);
+
+/* Markers do no work: on a counter-enabled queue their event measures an
+ * empty scope. */
+static void record_marker(cl_command_queue queue, cl_event *event, const char *api_name)
+{
+    queue_record *q = queue_find(queue);
+    work none = {.kind = WORK_NONE};
+    if (q && q->stream)
+        record(q, event, &none, false, api_name);
+}
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_event *event)
+{
+    cl_int err = next_cl()->clEnqueueMarker(queue, event);
+    if (err == CL_SUCCESS)
+        record_marker(queue, event, "clEnqueueMarker");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueMarker);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarkerWithWaitList(cl_command_queue queue, WAIT_ARGS)
+{
+    cl_int err = next_cl()->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
+    if (err == CL_SUCCESS)
+        record_marker(queue, event, "clEnqueueMarkerWithWaitList");
+    return err;
+}
+TALLY_CL_EXPORT(clEnqueueMarkerWithWaitList);

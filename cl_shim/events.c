@@ -1,0 +1,170 @@
+/*
+ * Events of counter-enabled queues: each holds the results of its command's
+ * marker pair until the program releases it. Events of other queues and
+ * user events have no record and report no counters.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+/* How long clGetEventProfilingInfo waits for the engine once the driver says
+ * the command is complete; the engine runs far faster than this. */
+#define RESULT_WAIT_NS (10ull * 1000 * 1000 * 1000)
+
+static handle_map events;
+static pthread_once_t events_once = PTHREAD_ONCE_INIT;
+
+static void init_events(void)
+{
+    handle_map_init(&events);
+}
+
+static handle_map *event_map(void)
+{
+    pthread_once(&events_once, init_events);
+    return &events;
+}
+
+static void destroy_record(handle_entry *entry)
+{
+    event_record *e = (event_record *)entry;
+    tally_results_release(e->results);
+    free(e);
+}
+
+void events_destroy_all(void)
+{
+    handle_map_drain(event_map(), destroy_record);
+}
+
+uint32_t events_live(void)
+{
+    return handle_map_count(event_map());
+}
+
+event_record *event_track(cl_event event, queue_record *q)
+{
+    event_record *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    if (tally_results_create(tally_context_device(q->context), q->counters, q->counter_count, 1,
+                             &e->results) != TALLY_OK) {
+        free(e);
+        return NULL;
+    }
+    e->entry.key = event;
+    handle_entry *stale = handle_map_insert(event_map(), &e->entry);
+    if (stale)
+        destroy_record(stale);
+    return e;
+}
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clRetainEvent(cl_event event)
+{
+    cl_int err = next_cl()->clRetainEvent(event);
+    if (err == CL_SUCCESS)
+        handle_map_retain(event_map(), event);
+    return err;
+}
+TALLY_CL_EXPORT(clRetainEvent);
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clReleaseEvent(cl_event event)
+{
+    cl_int err = next_cl()->clReleaseEvent(event);
+    if (err == CL_SUCCESS) {
+        handle_entry *gone = handle_map_release(event_map(), event);
+        if (gone)
+            destroy_record(gone);
+    }
+    return err;
+}
+TALLY_CL_EXPORT(clReleaseEvent);
+
+/* One result in the union member of the counter's storage. */
+static cl_performance_counter_result_codeplay to_result(const tally_counter_info *counter,
+                                                        tally_value value)
+{
+    cl_performance_counter_result_codeplay result;
+    memset(&result, 0, sizeof(result));
+    switch (counter->storage) {
+    case TALLY_STORAGE_INT32: result.int32 = (cl_int)value.i64; break;
+    case TALLY_STORAGE_INT64: result.int64 = value.i64; break;
+    case TALLY_STORAGE_UINT32: result.uint32 = (cl_uint)value.u64; break;
+    case TALLY_STORAGE_UINT64: result.uint64 = value.u64; break;
+    case TALLY_STORAGE_FLOAT32: result.float32 = (cl_float)value.f64; break;
+    case TALLY_STORAGE_FLOAT64: result.float64 = value.f64; break;
+    }
+    return result;
+}
+
+static cl_int read_results(event_record *e, cl_performance_counter_result_codeplay *out)
+{
+    if (tally_results_wait(e->results, 0, RESULT_WAIT_NS) != TALLY_OK)
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
+    uint32_t count = tally_results_counter_count(e->results);
+    tally_value values[count];
+    if (tally_results_get(e->results, 0, values, count, NULL) != TALLY_OK)
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
+    const uint32_t *counters = tally_results_counters(e->results);
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = to_result(tally_catalogue_counter(cl_catalogue(), counters[i]), values[i]);
+    return CL_SUCCESS;
+}
+
+/* The checks of the spec and of the oneAPI Construction Kit, in order. */
+static cl_int counter_results(cl_event event, size_t size, void *value, size_t *size_ret)
+{
+    if ((size == 0) != (value == NULL))
+        return CL_INVALID_VALUE;
+    cl_int status;
+    cl_int err = next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                           &status, NULL);
+    if (err != CL_SUCCESS)
+        return err; /* not an event */
+    event_record *e = (event_record *)handle_map_find(event_map(), event);
+    if (!e)
+        return CL_INVALID_VALUE; /* a user event, or a queue without counters */
+    size_t needed =
+        tally_results_counter_count(e->results) * sizeof(cl_performance_counter_result_codeplay);
+    if (value && size < needed)
+        return CL_INVALID_VALUE;
+    if (status != CL_COMPLETE)
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (value) {
+        err = read_results(e, value);
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    if (size_ret)
+        *size_ret = needed;
+    return CL_SUCCESS;
+}
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event, cl_profiling_info name,
+                                                            size_t size, void *value,
+                                                            size_t *size_ret)
+{
+    if (name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY)
+        return counter_results(event, size, value, size_ret);
+    return next_cl()->clGetEventProfilingInfo(event, name, size, value, size_ret);
+}
+TALLY_CL_EXPORT(clGetEventProfilingInfo);
+
+/* Waiting flushes the events' queues: what they recorded is submitted. */
+SHIM_HIDDEN cl_int CL_API_CALL shim_clWaitForEvents(cl_uint count, const cl_event *list)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    for (cl_uint i = 0; list && i < count; i++) {
+        cl_command_queue queue = NULL;
+        if (cl->clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) !=
+                CL_SUCCESS ||
+            !queue)
+            continue;
+        queue_record *q = queue_find(queue);
+        if (q)
+            queue_submit(q, "clWaitForEvents");
+    }
+    return cl->clWaitForEvents(count, list);
+}
+TALLY_CL_EXPORT(clWaitForEvents);

@@ -1,0 +1,49 @@
+/*
+ * Side tables keyed by the driver's own handles (the shim never wraps CL
+ * objects). Sharded so that threads using different objects rarely meet on a
+ * lock; each entry carries the application's reference count of its handle.
+ */
+#ifndef TALLY_CL_HANDLE_MAP_H
+#define TALLY_CL_HANDLE_MAP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HANDLE_MAP_SHARDS 64
+#define HANDLE_MAP_BUCKETS 64
+
+/* Embedded in a record as its first member. */
+typedef struct handle_entry {
+    const void *key;
+    uint32_t app_refs; /* guarded by the shard lock */
+    struct handle_entry *next;
+} handle_entry;
+
+typedef struct handle_map_shard {
+    pthread_mutex_t lock;
+    handle_entry *buckets[HANDLE_MAP_BUCKETS];
+} handle_map_shard;
+
+typedef struct handle_map {
+    handle_map_shard shards[HANDLE_MAP_SHARDS];
+} handle_map;
+
+void handle_map_init(handle_map *map);
+/* A handle the driver just created: one application reference. An entry
+ * still keyed by the same address (the driver reused it after a release the
+ * shim did not see) is unlinked and returned for the caller to destroy. */
+handle_entry *handle_map_insert(handle_map *map, handle_entry *entry);
+/* The entry of a handle, or NULL. Valid while the application holds the
+ * handle (using a released handle is the application's error). */
+handle_entry *handle_map_find(handle_map *map, const void *key);
+/* One more application reference; false if the handle is unknown. */
+bool handle_map_retain(handle_map *map, const void *key);
+/* One less; the entry is unlinked and returned when none is left. */
+handle_entry *handle_map_release(handle_map *map, const void *key);
+/* How many handles the map holds. */
+uint32_t handle_map_count(handle_map *map);
+/* Unlinks every entry, calling destroy on each. */
+void handle_map_drain(handle_map *map, void (*destroy)(handle_entry *entry));
+
+#endif

@@ -1,0 +1,47 @@
+/* Every entry point the shim intercepts, as an X-macro list: the layer's
+ * dispatch table and the preload exports are generated from it. */
+#define TALLY_CL_INTERCEPTED(X)                                                                    \
+    X(clGetPlatformInfo)                                                                           \
+    X(clBuildProgram)                                                                              \
+    X(clCompileProgram)                                                                            \
+    X(clGetDeviceInfo)                                                                             \
+    X(clGetExtensionFunctionAddress)                                                               \
+    X(clGetExtensionFunctionAddressForPlatform)                                                    \
+    X(clCreateCommandQueue)                                                                        \
+    X(clCreateCommandQueueWithProperties)                                                          \
+    X(clRetainCommandQueue)                                                                        \
+    X(clReleaseCommandQueue)                                                                       \
+    X(clGetCommandQueueInfo)                                                                       \
+    X(clRetainEvent)                                                                               \
+    X(clReleaseEvent)                                                                              \
+    X(clGetEventProfilingInfo)                                                                     \
+    X(clWaitForEvents)                                                                             \
+    X(clFlush)                                                                                     \
+    X(clFinish)                                                                                    \
+    X(clEnqueueNDRangeKernel)                                                                      \
+    X(clEnqueueTask)                                                                               \
+    X(clEnqueueReadBuffer)                                                                         \
+    X(clEnqueueWriteBuffer)                                                                        \
+    X(clEnqueueCopyBuffer)                                                                         \
+    X(clEnqueueFillBuffer)                                                                         \
+    X(clEnqueueReadBufferRect)                                                                     \
+    X(clEnqueueWriteBufferRect)                                                                    \
+    X(clEnqueueCopyBufferRect)                                                                     \
+    X(clEnqueueReadImage)                                                                          \
+    X(clEnqueueWriteImage)                                                                         \
+    X(clEnqueueCopyImage)                                                                          \
+    X(clEnqueueFillImage)                                                                          \
+    X(clEnqueueCopyImageToBuffer)                                                                  \
+    X(clEnqueueCopyBufferToImage)                                                                  \
+    X(clEnqueueMapBuffer)                                                                          \
+    X(clEnqueueMapImage)                                                                           \
+    X(clEnqueueMarker)                                                                             \
+    X(clEnqueueMarkerWithWaitList)
+
+/* Entry points the shim calls but does not intercept. */
+#define TALLY_CL_CALLED(X)                                                                         \
+    X(clGetEventInfo)                                                                              \
+    X(clGetKernelInfo)                                                                             \
+    X(clGetKernelArgInfo)                                                                          \
+    X(clGetKernelWorkGroupInfo)                                                                    \
+    X(clGetImageInfo)

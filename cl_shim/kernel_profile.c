@@ -1,0 +1,147 @@
+/*
+ * The static profile of a kernel, classified from its arguments (the shim
+ * does not compile kernels, so it cannot count their instructions). Per
+ * work-item:
+ *
+ *   alu   1
+ *   load  1 per pointer argument it can only read (const global, constant)
+ *   store 1 per pointer argument it may write (non-const global)
+ *   tex   1 per read_only or read_write image argument
+ *   store 1 per write_only or read_write image argument
+ *
+ * Local pointers and arguments passed by value count nothing. The argument
+ * qualifiers come from clGetKernelArgInfo, which needs programs built with
+ * -cl-kernel-arg-info: the shim adds that option to every build and compile.
+ * A kernel whose arguments cannot be read is profiled as 1 ALU, 1 load and
+ * 1 store per work-item.
+ *
+ * Programs are shared by all kernels of the same mix: a short table, read
+ * without a lock, grown under one when a new mix appears.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define MAX_MIXES 64
+
+typedef struct mix_program {
+    uint64_t key;
+    tally_program *program;
+} mix_program;
+
+static mix_program mixes[MAX_MIXES];
+static _Atomic uint32_t mix_count;
+static pthread_mutex_t mixes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const tally_instruction_mix unknown_mix = {.alu = 1, .load = 1, .store = 1};
+
+static bool classify_argument(cl_kernel kernel, cl_uint index, tally_instruction_mix *mix)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    cl_kernel_arg_address_qualifier address;
+    cl_kernel_arg_access_qualifier access;
+    cl_kernel_arg_type_qualifier type;
+    if (cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(address),
+                               &address, NULL) != CL_SUCCESS ||
+        cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access),
+                               &access, NULL) != CL_SUCCESS ||
+        cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(type), &type,
+                               NULL) != CL_SUCCESS)
+        return false;
+    if (access != CL_KERNEL_ARG_ACCESS_NONE) { /* an image */
+        mix->tex += access != CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+        mix->store += access != CL_KERNEL_ARG_ACCESS_READ_ONLY;
+    } else if (address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
+               (address == CL_KERNEL_ARG_ADDRESS_GLOBAL && (type & CL_KERNEL_ARG_TYPE_CONST))) {
+        mix->load++;
+    } else if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL) {
+        mix->store++;
+    }
+    return true;
+}
+
+static tally_instruction_mix classify(cl_kernel kernel)
+{
+    cl_uint count = 0;
+    if (next_cl()->clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(count), &count, NULL) !=
+        CL_SUCCESS)
+        return unknown_mix;
+    tally_instruction_mix mix = {.alu = 1};
+    for (cl_uint i = 0; i < count; i++)
+        if (!classify_argument(kernel, i, &mix))
+            return unknown_mix;
+    return mix;
+}
+
+static uint64_t key_of(const tally_instruction_mix *mix)
+{
+    return (uint64_t)(mix->alu & 0xffff) << 48 | (uint64_t)(mix->tex & 0xffff) << 32 |
+           (uint64_t)(mix->load & 0xffff) << 16 | (mix->store & 0xffff);
+}
+
+static tally_program *find(uint64_t key, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (mixes[i].key == key)
+            return mixes[i].program;
+    return NULL;
+}
+
+static tally_program *create(tally_device *device, const tally_instruction_mix *mix)
+{
+    tally_program_desc desc = {.name = "OpenCL kernel"};
+    tally_stage_profile *cs = &desc.stages[TALLY_STAGE_COMPUTE];
+    cs->present = true;
+    cs->mix = *mix;
+    cs->local_size[0] = cs->local_size[1] = cs->local_size[2] = 1;
+    tally_program *program = NULL;
+    return tally_program_create(device, &desc, &program) == TALLY_OK ? program : NULL;
+}
+
+tally_program *kernel_program(tally_device *device, cl_kernel kernel)
+{
+    tally_instruction_mix mix = classify(kernel);
+    uint64_t key = key_of(&mix);
+    tally_program *program = find(key, atomic_load_explicit(&mix_count, memory_order_acquire));
+    if (program)
+        return program;
+    pthread_mutex_lock(&mixes_lock);
+    uint32_t count = atomic_load_explicit(&mix_count, memory_order_relaxed);
+    program = find(key, count);
+    if (!program && count < MAX_MIXES) {
+        program = create(device, &mix);
+        if (program) {
+            mixes[count] = (mix_program){key, program};
+            atomic_store_explicit(&mix_count, count + 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&mixes_lock);
+    /* A full table: the first mix stands in (documented limit, never hit in
+     * practice). */
+    return program ? program : (count ? mixes[0].program : NULL);
+}
+
+void kernel_programs_release(void)
+{
+    pthread_mutex_lock(&mixes_lock);
+    uint32_t count = atomic_load(&mix_count);
+    for (uint32_t i = 0; i < count; i++)
+        tally_program_release(mixes[i].program);
+    atomic_store(&mix_count, 0);
+    pthread_mutex_unlock(&mixes_lock);
+}
+
+/* Adds -cl-kernel-arg-info to a program's build options; NULL: no memory. */
+char *options_with_arg_info(const char *options)
+{
+    static const char flag[] = "-cl-kernel-arg-info";
+    const char *given = options ? options : "";
+    size_t size = strlen(given) + sizeof(flag) + 1;
+    char *joined = malloc(size);
+    if (joined)
+        snprintf(joined, size, "%s%s%s", given, *given ? " " : "", flag);
+    return joined;
+}

@@ -1,0 +1,47 @@
+/*
+ * The engine device the shim records into: the process-wide shared device,
+ * acquired on the first queue and held until exit, when every record left
+ * (queues and events the program never released) is submitted and freed
+ * before the device finishes its reports.
+ */
+#include <stdlib.h>
+
+#include "shim.h"
+
+static tally_device *device;
+static pthread_once_t session_once = PTHREAD_ONCE_INIT;
+
+static void end_session(void)
+{
+    queues_destroy_all();
+    events_destroy_all();
+    kernel_programs_release();
+    /* The shared device closes itself at exit (its handler ran first
+     * registered, so it runs after this one). */
+}
+
+static void start_session(void)
+{
+    tally_device *d = NULL;
+    if (tally_device_acquire_shared(&d) != TALLY_OK) {
+        tally_log(TALLY_LOG_ERROR, "OpenCL: no engine device; commands are not recorded");
+        return;
+    }
+    device = d;
+    atexit(end_session);
+}
+
+tally_device *session_device(void)
+{
+    pthread_once(&session_once, start_session);
+    return device;
+}
+
+/* For tests and tools: the side records alive now (queues the program has
+ * not released, events of counter-enabled queues it still holds). */
+__attribute__((visibility("default"))) void tally_cl_shim_live_records(uint32_t *queues,
+                                                                       uint32_t *events)
+{
+    *queues = queues_live();
+    *events = events_live();
+}

@@ -1,0 +1,110 @@
+/* What the parts of libtally_cl share: the next layer's entry points, the
+ * side records of queues and events, and the engine session. */
+#ifndef TALLY_CL_SHIM_H
+#define TALLY_CL_SHIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cl_api.h"
+#include "handle_map.h"
+#include "tally/tally.h"
+
+#define SHIM_HIDDEN __attribute__((visibility("hidden")))
+
+/* --- next.c: where calls go down to ------------------------------------- */
+
+/* The entry points below the shim: the loader's exports in preload mode
+ * (dlsym(RTLD_NEXT)), the target dispatch in layer mode. Never NULL, but
+ * slots may be, when the program does not use OpenCL through the loader. */
+SHIM_HIDDEN const struct _cl_icd_dispatch *next_cl(void);
+/* Layer mode: the loader's target table (entries beyond num_entries stay NULL). */
+SHIM_HIDDEN void next_cl_set_target(const struct _cl_icd_dispatch *target, cl_uint num_entries);
+/* True when this process's global cl* symbols are a libtally_cl's exports
+ * (any copy): then that copy counts, and a layer instance passes through. */
+SHIM_HIDDEN bool preload_is_active(void);
+
+/* --- catalogue_view.c: the catalogue as Codeplay records -------------------- */
+
+SHIM_HIDDEN const tally_catalogue *cl_catalogue(void);
+/* The 32-bit Codeplay uuid of a counter: the first four bytes of its
+ * catalogue UUID, big-endian. */
+SHIM_HIDDEN cl_uint counter_cl_uuid(const tally_counter_info *counter);
+/* The catalogue index of a Codeplay uuid; false if none has it. */
+SHIM_HIDDEN bool counter_index_of_uuid(cl_uint uuid, uint32_t *index);
+SHIM_HIDDEN cl_int device_performance_counters(size_t size, void *value, size_t *size_ret);
+
+/* --- session.c: the engine device every queue records into ------------- */
+
+/* The shared device, opened on first use; NULL if it cannot be (the shim
+ * then passes everything through and logs why once). */
+SHIM_HIDDEN tally_device *session_device(void);
+/* --- kernel_profile.c, programs.c --------------------------------------- */
+
+/* The engine program of a kernel's static profile (docs/opencl.md), shared
+ * by kernels of the same profile; NULL if none can be created. */
+SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
+SHIM_HIDDEN void kernel_programs_release(void);
+/* options + " -cl-kernel-arg-info", malloc'ed; NULL when out of memory. */
+SHIM_HIDDEN char *options_with_arg_info(const char *options);
+
+/* --- queues.c ---------------------------------------------------------------- */
+
+typedef struct device_limits {
+    size_t max_item_sizes[3];
+    size_t max_group_size;
+    cl_uint compute_units;
+} device_limits;
+
+/* The side record of a cl_command_queue. */
+typedef struct queue_record {
+    handle_entry entry; /* key: the cl_command_queue */
+    cl_command_queue queue;
+    cl_device_id device;
+    device_limits limits;
+    /* Counters enabled at creation, as catalogue indices in enable order;
+     * count 0: a queue without counters. Immutable. */
+    uint32_t *counters;
+    uint32_t counter_count;
+    /* The application's property list (terminator included) when it named
+     * counters, returned for CL_QUEUE_PROPERTIES_ARRAY. */
+    cl_queue_properties *app_properties;
+    size_t app_property_count;
+
+    pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
+    tally_context *context; /* NULL: the engine is unavailable */
+    tally_stream *stream;
+    tally_program *bound_program; /* since the last submission */
+    uint32_t unsubmitted;         /* commands recorded since the last submission */
+} queue_record;
+
+/* The record of a queue, or NULL for a queue the shim did not see created. */
+SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
+/* Submits what the queue recorded (a CL submission point). */
+SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
+SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name);
+SHIM_HIDDEN void queues_destroy_all(void);
+SHIM_HIDDEN uint32_t queues_live(void);
+
+/* --- events.c ----------------------------------------------------------------- */
+
+/* The side record of an event of a counter-enabled queue. */
+typedef struct event_record {
+    handle_entry entry;     /* key: the cl_event */
+    tally_results *results; /* one slot: the command's marker pair */
+} event_record;
+
+/* Creates the record of a new event with counter results; NULL on failure
+ * (the event then reports no counters). */
+SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
+SHIM_HIDDEN void events_destroy_all(void);
+SHIM_HIDDEN uint32_t events_live(void);
+
+/* --- local_size.c ------------------------------------------------------------- */
+
+/* The local size the driver chose when the program passed none (PoCL's rule,
+ * docs/opencl.md). global has three entries (1 beyond work_dim). */
+SHIM_HIDDEN void default_local_size(const device_limits *limits, size_t preferred_multiple,
+                                    const size_t global[3], size_t local[3]);
+
+#endif
