@@ -1,7 +1,7 @@
 /* GL_AMD_performance_monitor through libtally_gl.so on a real llvmpipe
  * context: every error the spec lists, the string rule apitrace relies on,
  * availability only after submission, and exact counts for known draws. */
-#include "fixture.h"
+#include "gl_fixture.h"
 #include "tally/tally.h"
 
 #include <setjmp.h>

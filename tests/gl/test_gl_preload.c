@@ -1,7 +1,7 @@
 /* libtally_preload through the GL shim: programs that open the GL libraries
  * themselves get the shim's wrappers, and dlsym keeps its meaning for
  * everything else, RTLD_NEXT included. */
-#include "fixture.h"
+#include "gl_fixture.h"
 
 #include <dlfcn.h>
 #include <math.h>

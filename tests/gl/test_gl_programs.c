@@ -1,7 +1,7 @@
 /* Programs: each linked program's profile comes from its GLSL (compiled by
  * the shim with glslang) and its compute local size from GL, so counters
  * that multiply a per-invocation count are exact for known shaders. */
-#include "fixture.h"
+#include "gl_fixture.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
