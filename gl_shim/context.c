@@ -3,6 +3,7 @@
 #include "gl_shim.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +14,29 @@ static _Thread_local tally_gl_context *current_context;
 static pthread_once_t device_once = PTHREAD_ONCE_INIT;
 static tally_device *shared_device;
 
+/* Set when the process exits: the engine closes the shared device in its
+ * exit handler, after which GL calls (from later exit handlers or static
+ * destructors) pass through and touch no engine object. */
+static _Atomic(bool) exiting;
+
+/* Work the exiting thread recorded after its last submission point still
+ * executes. Registered after the engine's own exit handler, so it runs
+ * before the device finishes its reports. */
+static void submit_at_exit(void)
+{
+    if (current_context)
+        tally_gl_submit(current_context, "exit", false);
+    atomic_store_explicit(&exiting, true, memory_order_release);
+}
+
 static void open_device(void)
 {
     if (tally_device_acquire_shared(&shared_device) != TALLY_OK) {
         shared_device = NULL;
         tally_log(TALLY_LOG_WARN, "GL shim: no counter device; GL calls pass through unmeasured");
+        return;
     }
+    atexit(submit_at_exit);
 }
 
 tally_device *tally_gl_device(void)
@@ -62,6 +80,8 @@ static tally_gl_context *create_context(tally_gl_window_api window_api, void *ha
 
 static void free_context(tally_gl_context *ctx)
 {
+    if (atomic_load_explicit(&exiting, memory_order_acquire))
+        return; /* the device is gone with everything made from it */
     tally_gl_amd_destroy_all(ctx);
     tally_gl_intel_destroy_all(ctx);
     tally_gl_programs_destroy_all(ctx);
@@ -101,6 +121,8 @@ static void unlink_locked(tally_gl_context *gone)
 /* After a successful MakeCurrent of handle (NULL: none) on this thread. */
 static void make_current(tally_gl_window_api window_api, void *handle)
 {
+    if (atomic_load_explicit(&exiting, memory_order_acquire))
+        return;
     tally_gl_context *previous = current_context;
     if (previous && previous->window_api == window_api && previous->handle == handle)
         return;
@@ -213,7 +235,7 @@ EXPORT egl_boolean eglDestroyContext(void *display, void *context)
 
 static void frame_end(const char *api_name)
 {
-    tally_gl_context *ctx = current_context;
+    tally_gl_context *ctx = tally_gl_current();
     if (ctx && ctx->stream) {
         if (tally_stream_frame_boundary(ctx->stream) == TALLY_OK)
             tally_gl_recorded(ctx);

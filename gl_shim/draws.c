@@ -403,3 +403,61 @@ void tally_gl_after_glReadPixels(GLint x, GLint y, GLsizei width, GLsizei height
     (void)x, (void)y, (void)width, (void)height, (void)format, (void)type, (void)pixels;
     tally_gl_submit(tally_gl_current(), "glReadPixels", true);
 }
+
+/* Blocking reads: the program waits for the GPU's work, so it is executed. */
+void tally_gl_after_glGetBufferSubData(GLenum target, GLintptr offset, GLsizeiptr size, void *data)
+{
+    (void)target, (void)offset, (void)size, (void)data;
+    tally_gl_submit(tally_gl_current(), "glGetBufferSubData", true);
+}
+
+void tally_gl_after_glMapBuffer(void *result, GLenum target, GLenum access)
+{
+    (void)target;
+    if (result && (access == GL_READ_ONLY || access == GL_READ_WRITE))
+        tally_gl_submit(tally_gl_current(), "glMapBuffer", true);
+}
+
+void tally_gl_after_glMapBufferRange(void *result, GLenum target, GLintptr offset,
+                                     GLsizeiptr length, GLbitfield access)
+{
+    (void)target, (void)offset, (void)length;
+    if (result && (access & GL_MAP_READ_BIT))
+        tally_gl_submit(tally_gl_current(), "glMapBufferRange", true);
+}
+
+void tally_gl_after_glClientWaitSync(GLenum result, GLsync sync, GLbitfield flags, GLuint64 timeout)
+{
+    (void)result, (void)sync, (void)flags, (void)timeout;
+    tally_gl_submit(tally_gl_current(), "glClientWaitSync", true);
+}
+
+/* Reading a query's result waits for it; asking for availability flushes. */
+static void query_read(GLenum pname, const char *api_name)
+{
+    tally_gl_submit(tally_gl_current(), api_name, pname == GL_QUERY_RESULT);
+}
+
+void tally_gl_after_glGetQueryObjectiv(GLuint id, GLenum pname, GLint *params)
+{
+    (void)id, (void)params;
+    query_read(pname, "glGetQueryObjectiv");
+}
+
+void tally_gl_after_glGetQueryObjectuiv(GLuint id, GLenum pname, GLuint *params)
+{
+    (void)id, (void)params;
+    query_read(pname, "glGetQueryObjectuiv");
+}
+
+void tally_gl_after_glGetQueryObjecti64v(GLuint id, GLenum pname, GLint64 *params)
+{
+    (void)id, (void)params;
+    query_read(pname, "glGetQueryObjecti64v");
+}
+
+void tally_gl_after_glGetQueryObjectui64v(GLuint id, GLenum pname, GLuint64 *params)
+{
+    (void)id, (void)params;
+    query_read(pname, "glGetQueryObjectui64v");
+}

@@ -122,9 +122,9 @@ def main():
                                for t, n in c.params]
             out.append(f"void tally_gl_after_{name}({', '.join(params) or 'void'});")
     out.append("void tally_gl_after_vertex(void);")
-    out.append("\n/* Real functions of the hand-written wrappers. */")
+    out.append("\n/* Real functions, for the shim's own calls. */")
     for name in wrapped:
-        if roles[name] in ("custom", "call"):
+        if roles[name] != "shim":
             out.append(f"extern _Atomic(void *) tally_gl_real_{name};")
             out.append(f"#define REAL_{name} ((PFN_{name})TALLY_PRELOAD_NEXT(tally_gl_real_{name}, \"{name}\"))")
     out.append("\n#endif")
@@ -137,8 +137,7 @@ def main():
         c = commands[name]
         if role == "shim":
             continue
-        storage = "" if role in ("custom", "call") else "static "
-        src.append(f"{storage}_Atomic(void *) tally_gl_real_{name};")
+        src.append(f"_Atomic(void *) tally_gl_real_{name};")
         if role in ("custom", "call"):
             continue
         hook_of = {"after": name, "alias": c.alias, "vertex": "vertex"}[role]

@@ -1,7 +1,9 @@
-/* Program objects: each linked program's static profile (which stages it
- * has, the compute local size GL reports) as an engine program, bound for
- * the draws and dispatches made while it is in use. */
+/* Program objects: each linked program's static profile (its stages, their
+ * instruction mix from the GLSL compiled with glslang, the compute local size
+ * GL reports) as an engine program, bound for the draws and dispatches made
+ * while it is in use. */
 #include "gl_shim.h"
+#include "glsl_profile.h"
 
 #include <stdlib.h>
 
@@ -46,6 +48,26 @@ static int stage_of(GLint shader_type)
     }
 }
 
+/* Adds the instruction mix of a shader's GLSL source to a stage's profile. */
+static void profile_source(GLuint shader, tally_stage stage, tally_stage_profile *profile)
+{
+    PFN_glGetShaderiv get_shader = REAL_glGetShaderiv;
+    PFN_glGetShaderSource get_source = REAL_glGetShaderSource;
+    GLint length = 0;
+    get_shader(shader, GL_SHADER_SOURCE_LENGTH, &length);
+    if (!get_source || length <= 0)
+        return;
+    GLchar *source = malloc((size_t)length + 1);
+    if (!source)
+        return;
+    GLsizei got = 0;
+    get_source(shader, length + 1, &got, source);
+    source[got] = '\0';
+    if (!tally_gl_glsl_profile(stage, source, profile))
+        tally_log(TALLY_LOG_DEBUG, "GL shim: glslang could not compile shader %u", shader);
+    free(source);
+}
+
 /* The profile GL can tell about a linked program. */
 static bool describe(GLuint name, tally_program_desc *desc)
 {
@@ -65,8 +87,10 @@ static bool describe(GLuint name, tally_program_desc *desc)
         GLint type = 0;
         get_shader(shaders[i], GL_SHADER_TYPE, &type);
         int stage = stage_of(type);
-        if (stage >= 0)
-            desc->stages[stage].present = true;
+        if (stage < 0)
+            continue;
+        desc->stages[stage].present = true;
+        profile_source(shaders[i], (tally_stage)stage, &desc->stages[stage]);
     }
     if (desc->stages[TALLY_STAGE_COMPUTE].present) {
         GLint size[3] = {1, 1, 1};

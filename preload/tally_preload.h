@@ -13,17 +13,29 @@
  *
  * How a shim uses it
  * ------------------
- * 1. Link libtally_preload (CMake: tally_preload_add_interposers(target),
- *    which also adds interposers.c to the shim: see 3).
+ * 1. In the shim's CMakeLists.txt:
+ *        if(NOT TARGET tally_preload)
+ *          add_subdirectory(${PROJECT_SOURCE_DIR}/preload ${PROJECT_BINARY_DIR}/preload)
+ *        endif()
+ *        tally_preload_add_interposers(tally_egl)
+ *    which links libtally_preload.so and compiles interposers.c into the
+ *    shim (see 3). The shim needs no GL/EGL library as DT_NEEDED.
  * 2. Define one table of tally_preload_symbol with static storage, one entry
  *    per function the shim wraps, and register it once from a constructor:
  *        static _Atomic(void *) real_glFlush;
  *        static tally_preload_symbol table[] = {
  *            {"glFlush", (void *)glFlush, &real_glFlush}, ...};
  *        tally_preload_register("gl", table, count);
- *    A wrapper calls down with TALLY_PRELOAD_NEXT(real_glFlush, "glFlush"),
- *    which is the real function (NULL if none can be found: a wrapper must
- *    then return without calling it).
+ *    Each wrapper is also exported by the shim under the same name (default
+ *    visibility), so programs linked against the API libraries bind to it.
+ *    Set shim_only for functions no library defines (extension entry points
+ *    the shim implements): they are handed out even when the real lookup
+ *    finds nothing. A wrapper calls down with
+ *    TALLY_PRELOAD_NEXT(real_glFlush, "glFlush"): the real function, taken
+ *    from the slot (filled by lookups the program made, or resolved on first
+ *    use from the API libraries already loaded, then the real
+ *    eglGetProcAddress / glXGetProcAddressARB). NULL if none can be found: a
+ *    wrapper must then return without calling it.
  * 3. Each shim exports the interposers dlsym, glXGetProcAddress,
  *    glXGetProcAddressARB and eglGetProcAddress, compiled from preload/
  *    interposers.c into the shim itself. They must be in the preloaded
@@ -45,8 +57,18 @@
  * - glXGetProcAddress[ARB] / eglGetProcAddress: the real function's answer,
  *   replaced by the wrapper for registered names (and the real answer kept
  *   in the `real` slot).
- * - The real dlsym is libc's, found with dlvsym(..., "GLIBC_2.34") and the
- *   pre-2.34 version "GLIBC_2.2.5" as fallback.
+ * - The real dlsym is libc's, found with dlvsym(RTLD_DEFAULT, "dlsym",
+ *   "GLIBC_2.34") and the pre-2.34 version "GLIBC_2.2.5" as fallback
+ *   (dlvsym never matches an unversioned interposer). Until this library's
+ *   constructor has run, dlsym is only forwarded to libc, on code built
+ *   without sanitizer instrumentation: sanitizer runtimes preloaded ahead of
+ *   a shim look up their interceptors through it before they are ready.
+ * - The EGL/GLX calls that make, destroy and swap contexts are the GL shim's
+ *   (eglMakeCurrent, eglDestroyContext, eglSwapBuffers, glXMakeCurrent,
+ *   glXMakeContextCurrent, glXDestroyContext, glXSwapBuffers). Another shim
+ *   that needs them registers its own wrappers, which then chain (below):
+ *   lookups through dlsym/GetProcAddress reach every wrapper in turn, but a
+ *   direct call binds to the first preloaded shim's export only.
  * - Registering a name a second time chains: the new entry's `real` slot is
  *   set to the previous wrapper, and lookups return the new wrapper.
  *

@@ -1,7 +1,7 @@
 /* GL_AMD_performance_monitor through libtally_gl.so on a real llvmpipe
  * context: every error the spec lists, the string rule apitrace relies on,
  * availability only after submission, and exact counts for known draws. */
-#include "fixture.h"
+#include "gl_fixture.h"
 #include "tally/tally.h"
 
 #include <setjmp.h>
@@ -399,6 +399,48 @@ static void glfinish_makes_results_available_at_once(void **state)
     DeleteMonitors(1, &m);
 }
 
+/* A read the program blocks on executes the work before it. */
+static void blocking_reads_submit_and_wait(void **state)
+{
+    (void)state;
+    GLuint group, id;
+    ids_of("DrawCalls", &group, &id);
+    GLuint buffer;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ARRAY_BUFFER, 16, NULL, GL_STATIC_DRAW);
+    GLuint m;
+    GenMonitors(1, &m);
+    SelectCounters(m, GL_TRUE, group, 1, &id);
+    BeginMonitor(m);
+    glDrawArrays(GL_POINTS, 0, 1);
+    EndMonitor(m);
+    assert_int_equal(available(m), 0);
+    unsigned char bytes[16];
+    glGetBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(bytes), bytes);
+    assert_int_equal(available(m), 1);
+
+    BeginMonitor(m);
+    glDrawArrays(GL_POINTS, 0, 1);
+    EndMonitor(m);
+    assert_int_equal(available(m), 0);
+    void *mapped = glMapBufferRange(GL_ARRAY_BUFFER, 0, 16, GL_MAP_READ_BIT);
+    assert_non_null(mapped);
+    assert_int_equal(available(m), 1);
+    glUnmapBuffer(GL_ARRAY_BUFFER);
+
+    BeginMonitor(m);
+    glDrawArrays(GL_POINTS, 0, 1);
+    EndMonitor(m);
+    GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+    glDeleteSync(sync);
+    assert_int_equal(available(m), 1);
+    DeleteMonitors(1, &m);
+    glDeleteBuffers(1, &buffer);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void driver_and_shim_errors_are_each_reported_once(void **state)
 {
     (void)state;
@@ -444,6 +486,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_fresh_monitor_reports_zero_and_small_buffers_get_nothing),
         cmocka_unit_test(results_are_available_once_submitted_with_exact_counts),
         cmocka_unit_test(glfinish_makes_results_available_at_once),
+        cmocka_unit_test(blocking_reads_submit_and_wait),
         cmocka_unit_test(driver_and_shim_errors_are_each_reported_once),
         cmocka_unit_test(destroying_a_context_with_an_active_monitor_is_harmless),
     };

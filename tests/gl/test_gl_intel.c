@@ -1,7 +1,7 @@
 /* GL_INTEL_performance_query through libtally_gl.so on llvmpipe: ids,
  * names, the data layout, the limits, every error of the spec and the
  * WAIT / FLUSH / DONOT_FLUSH rules, on desktop GL and on GLES 3. */
-#include "fixture.h"
+#include "gl_fixture.h"
 #include "tally/tally.h"
 
 #include <setjmp.h>

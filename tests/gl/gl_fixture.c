@@ -1,4 +1,4 @@
-#include "fixture.h"
+#include "gl_fixture.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
