@@ -208,27 +208,41 @@ static void spread(const struct result *rows, int n, double *low, double *high)
     }
 }
 
+/* The median over rounds of a config's figure over the same round's "none":
+ * the machine's load drifts slowly, so a round's runs share most of it. */
+static double paired_overhead(struct result results[CONFIGS][MAX_ROUNDS], int c, int n,
+                              size_t offset)
+{
+    double v[MAX_ROUNDS];
+    for (int r = 0; r < n; r++) {
+        double x = *(const double *)((const char *)&results[c][r] + offset);
+        double base = *(const double *)((const char *)&results[0][r] + offset);
+        v[r] = (x / base - 1) * 100;
+    }
+    return median(v, n);
+}
+
 static void print_table(struct result results[CONFIGS][MAX_ROUNDS], const struct settings *s)
 {
     printf("\ntally_bench_md_vulkan (%s build): vk_frames on lavapipe, %u frames of %u draws "
-           "and a dispatch per process,\nmedian of %d interleaved rounds "
-           "(range: fastest and slowest round's ms/frame)\n\n",
+           "and a dispatch per process,\nmedian of %d interleaved rounds; range: the fastest and "
+           "slowest round's ms/frame;\n\"+\": median over rounds of the change against the same "
+           "round's \"none\"\n\n",
            TALLY_BENCH_BUILD_TYPE, s->frames, s->draws, s->rounds);
-    printf("%-7s %9s %17s %8s %8s %9s %9s %9s %9s\n", "config", "ms/frame", "range", "CPU ms/f",
-           "frame +", "CPU +", "process s", "proc CPU", "samples");
-    double base = 0, base_cpu = 0;
+    printf("%-7s %9s %13s %8s %8s %8s %9s %9s %9s\n", "config", "ms/frame", "range", "frame +",
+           "CPU ms/f", "CPU +", "process s", "proc CPU", "samples");
+    size_t wall = offsetof(struct result, ms_per_frame);
+    size_t cpu = offsetof(struct result, cpu_ms_per_frame);
     for (int c = 0; c < CONFIGS; c++) {
         const struct result *rows = results[c];
-        double ms = column_median(rows, s->rounds, offsetof(struct result, ms_per_frame));
-        double cpu = column_median(rows, s->rounds, offsetof(struct result, cpu_ms_per_frame));
         double low, high;
         spread(rows, s->rounds, &low, &high);
-        if (c == 0)
-            base = ms, base_cpu = cpu;
         char range[32];
         snprintf(range, sizeof(range), "%.3f-%.3f", low, high);
-        printf("%-7s %9.3f %17s %8.3f %+7.1f%% %+8.1f%% %9.2f %9.2f %9.0f\n", configs[c].name, ms,
-               range, cpu, (ms / base - 1) * 100, (cpu / base_cpu - 1) * 100,
+        printf("%-7s %9.3f %13s %+7.1f%% %8.3f %+7.1f%% %9.2f %9.2f %9.0f\n", configs[c].name,
+               column_median(rows, s->rounds, wall), range,
+               paired_overhead(results, c, s->rounds, wall), column_median(rows, s->rounds, cpu),
+               paired_overhead(results, c, s->rounds, cpu),
                column_median(rows, s->rounds, offsetof(struct result, process_s)),
                column_median(rows, s->rounds, offsetof(struct result, process_cpu_s)),
                column_median(rows, s->rounds, offsetof(struct result, samples)));
