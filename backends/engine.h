@@ -133,6 +133,7 @@ struct tally_pending {
     uint64_t seqno;
     uint64_t submit_gpu_ns; /* realtime mode: GPU time of the submit call */
     uint32_t pass_index;
+    uint32_t flags; /* tally_submit_flags */
     const char *api_name;
     uint32_t stream_count;
     struct tally_pending_stream streams[];

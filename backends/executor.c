@@ -276,16 +276,6 @@ static void run_recording(struct tally_device *d, struct tally_recording *rec, u
     e->program = program;
 }
 
-/* API calls whose purpose is to flush the program's commands to the GPU. */
-static bool is_flush_call(const char *api_name)
-{
-    static const char *const flushes[] = {"glFlush", "glFinish", "clFlush", "clFinish"};
-    for (size_t i = 0; i < sizeof flushes / sizeof flushes[0]; i++)
-        if (strcmp(api_name, flushes[i]) == 0)
-            return true;
-    return false;
-}
-
 /* The driver's side of a submission, at the CPU time of the API call that
  * made it (realtime clock), or when the queue took it (virtual clock). */
 static void driver_events(struct tally_device *d, const struct tally_pending *p,
@@ -294,7 +284,7 @@ static void driver_events(struct tally_device *d, const struct tally_pending *p,
     uint64_t at = d->exec.submitted_ns;
     push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT, at,
                submission_fields, 3);
-    if (p->api_name && is_flush_call(p->api_name)) {
+    if (p->flags & TALLY_SUBMIT_FLUSH) {
         uint64_t context = p->stream_count ? p->streams[0].context->id : 0;
         push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_FLUSH, TALLY_EVENT_INSTANT, at,
                    &context, 1);

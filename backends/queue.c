@@ -24,6 +24,7 @@ static struct tally_pending *build_pending(const tally_submission *sub)
         return NULL;
     p->pass_index = sub->pass_index;
     p->api_name = sub->api_name ? sub->api_name : "submit";
+    p->flags = sub->flags;
     for (uint32_t i = 0; i < sub->stream_count; i++) {
         struct tally_stream *s = sub->streams[i];
         struct tally_pending_stream *ps = &p->streams[p->stream_count++];

@@ -56,7 +56,7 @@ static void record(queue_record *q, cl_event *event, const work *w, bool blockin
         tally_stream_marker_end(q->stream, e->results, 0);
     q->unsubmitted++;
     if (e || blocking || q->unsubmitted >= SUBMIT_BATCH)
-        queue_submit_locked(q, api_name);
+        queue_submit_locked(q, api_name, 0);
     pthread_mutex_unlock(&q->lock);
 }
 

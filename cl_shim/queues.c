@@ -48,14 +48,14 @@ queue_record *queue_find(cl_command_queue queue)
     return q;
 }
 
-void queue_submit_locked(queue_record *q, const char *api_name)
+void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)
 {
     if (!q->stream || q->unsubmitted == 0)
         return;
     tally_submission submission = {
         .streams = &q->stream,
         .stream_count = 1,
-        .flags = TALLY_SUBMIT_CONSUME,
+        .flags = TALLY_SUBMIT_CONSUME | flags,
         .api_name = api_name,
     };
     if (tally_submit(tally_context_device(q->context), &submission, NULL) != TALLY_OK)
@@ -64,11 +64,21 @@ void queue_submit_locked(queue_record *q, const char *api_name)
     q->bound_program = NULL;
 }
 
-void queue_submit(queue_record *q, const char *api_name)
+static void submit(queue_record *q, const char *api_name, uint32_t flags)
 {
     pthread_mutex_lock(&q->lock);
-    queue_submit_locked(q, api_name);
+    queue_submit_locked(q, api_name, flags);
     pthread_mutex_unlock(&q->lock);
+}
+
+void queue_submit(queue_record *q, const char *api_name)
+{
+    submit(q, api_name, 0);
+}
+
+void queue_flush(queue_record *q, const char *api_name)
+{
+    submit(q, api_name, TALLY_SUBMIT_FLUSH);
 }
 
 static void destroy_record(handle_entry *entry)
@@ -391,7 +401,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clFlush(cl_command_queue queue)
 {
     queue_record *q = queue_find(queue);
     if (q)
-        queue_submit(q, "clFlush");
+        queue_flush(q, "clFlush");
     return next_cl()->clFlush(queue);
 }
 TALLY_CL_EXPORT(clFlush);
@@ -400,7 +410,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clFinish(cl_command_queue queue)
 {
     queue_record *q = queue_find(queue);
     if (q)
-        queue_submit(q, "clFinish");
+        queue_flush(q, "clFinish");
     return next_cl()->clFinish(queue);
 }
 TALLY_CL_EXPORT(clFinish);

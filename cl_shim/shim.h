@@ -82,7 +82,9 @@ typedef struct queue_record {
 SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
 /* Submits what the queue recorded (a CL submission point). */
 SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
-SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name);
+SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags);
+/* queue_submit for the API's explicit flushes (clFlush, clFinish). */
+SHIM_HIDDEN void queue_flush(queue_record *q, const char *api_name);
 SHIM_HIDDEN void queues_destroy_all(void);
 SHIM_HIDDEN uint32_t queues_live(void);
 

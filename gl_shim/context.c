@@ -178,14 +178,14 @@ void tally_gl_error(tally_gl_context *ctx, GLenum error)
         ctx->pending_errors[ctx->pending_error_count++] = error;
 }
 
-void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait)
+static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, bool wait)
 {
     if (!ctx || !ctx->stream)
         return;
     tally_device *device = tally_context_device(ctx->engine);
     if (ctx->stream_has_work) {
         tally_stream *streams[1] = {ctx->stream};
-        tally_submission submission = {streams, 1, 0, TALLY_SUBMIT_CONSUME, api_name};
+        tally_submission submission = {streams, 1, 0, TALLY_SUBMIT_CONSUME | flags, api_name};
         uint64_t seqno = 0;
         if (tally_submit(device, &submission, &seqno) == TALLY_OK)
             ctx->last_seqno = seqno;
@@ -194,6 +194,16 @@ void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait)
     }
     if (wait && ctx->last_seqno)
         tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);
+}
+
+void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait)
+{
+    submit(ctx, api_name, 0, wait);
+}
+
+void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait)
+{
+    submit(ctx, api_name, TALLY_SUBMIT_FLUSH, wait);
 }
 
 /* ---- EGL and GLX entry points that make, destroy and swap contexts ---- */

@@ -389,12 +389,12 @@ void tally_gl_after_glPatchParameteri(GLenum pname, GLint value)
 /* Submission points: what the program waits for has to be executed. */
 void tally_gl_after_glFlush(void)
 {
-    tally_gl_submit(tally_gl_current(), "glFlush", false);
+    tally_gl_flush(tally_gl_current(), "glFlush", false);
 }
 
 void tally_gl_after_glFinish(void)
 {
-    tally_gl_submit(tally_gl_current(), "glFinish", true);
+    tally_gl_flush(tally_gl_current(), "glFinish", true);
 }
 
 void tally_gl_after_glReadPixels(GLint x, GLint y, GLsizei width, GLsizei height, GLenum format,

@@ -89,6 +89,8 @@ TALLY_GL_HIDDEN void tally_gl_error(tally_gl_context *ctx, GLenum error);
 
 /* Submits what the context recorded; waits for it when wait is true. */
 TALLY_GL_HIDDEN void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait);
+/* The same, for the API's explicit flushes (glFlush, glFinish). */
+TALLY_GL_HIDDEN void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait);
 /* Marks that the stream holds commands to submit. */
 static inline void tally_gl_recorded(tally_gl_context *ctx)
 {

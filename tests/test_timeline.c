@@ -311,11 +311,11 @@ static void spans_of_a_track_have_ids_of_their_own(void **state)
     tally_timeline_unsubscribe(sub);
 }
 
-static void submit_as(struct engine_fixture *fx, const char *api_name)
+static void submit_as(struct engine_fixture *fx, const char *api_name, uint32_t flags)
 {
     tally_submission sub = {.streams = &fx->stream,
                             .stream_count = 1,
-                            .flags = TALLY_SUBMIT_CONSUME,
+                            .flags = TALLY_SUBMIT_CONSUME | flags,
                             .api_name = api_name};
     assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
@@ -332,11 +332,11 @@ static void submissions_flushes_and_frames_are_on_the_driver_track(void **state)
     assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
     record_draws(fx, 2);
     assert_int_equal(tally_stream_frame_boundary(fx->stream), TALLY_OK);
-    submit_as(fx, "eglSwapBuffers");
+    submit_as(fx, "eglSwapBuffers", 0);
     record_draws(fx, 1);
-    submit_as(fx, "glFlush");
+    submit_as(fx, "glFlush", TALLY_SUBMIT_FLUSH);
     record_draws(fx, 1);
-    submit_as(fx, "vkQueueSubmit");
+    submit_as(fx, "vkQueueSubmit", 0);
     tally_event events[4096];
     uint32_t count = 0;
     assert_int_equal(tally_timeline_read(sub, events, 4096, &count, NULL), TALLY_OK);
@@ -393,7 +393,7 @@ static void driver_instants_are_at_the_time_of_the_submitting_call(void **state)
     uint64_t before = tally_device_gpu_time_ns(fx.device);
     tally_submission submission = {.streams = &fx.stream,
                                    .stream_count = 1,
-                                   .flags = TALLY_SUBMIT_CONSUME,
+                                   .flags = TALLY_SUBMIT_CONSUME | TALLY_SUBMIT_FLUSH,
                                    .api_name = "glFinish"};
     assert_int_equal(tally_submit(fx.device, &submission, NULL), TALLY_OK);
     uint64_t after = tally_device_gpu_time_ns(fx.device);

@@ -147,6 +147,9 @@ TALLY_API tally_status tally_stream_execute(tally_stream *stream, tally_stream *
 enum tally_submit_flags {
     /* After submitting, the streams start over empty (GL and CL semantics). */
     TALLY_SUBMIT_CONSUME = 1u << 0,
+    /* The submitting call is the API's explicit flush (glFlush, glFinish,
+     * clFlush, clFinish): the timeline shows a Flush on the driver track. */
+    TALLY_SUBMIT_FLUSH = 1u << 1,
 };
 
 typedef struct tally_submission {

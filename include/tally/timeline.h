@@ -89,8 +89,9 @@ TALLY_API tally_status tally_timeline_peek(tally_subscription *subscription, uin
  * is written, the queue thread records nothing. */
 TALLY_API void tally_timeline_set_paused(tally_subscription *subscription, bool paused);
 
-/* Front ends report driver-side happenings (a flush) on the driver track at
- * the current GPU time. */
+/* Driver-side happenings that are not submissions, on the driver track at the
+ * current GPU time. (Submissions, flushes and frames get theirs from
+ * tally_submit: see TALLY_SUBMIT_FLUSH and tally_stream_frame_boundary.) */
 TALLY_API void tally_timeline_emit(tally_device *device, uint32_t kind, uint32_t type,
                                    const uint64_t *fields, uint32_t field_count);
 

@@ -398,6 +398,7 @@ static void submissions_frames_and_flushes_have_events(void **state)
     egl_fixture_draw(fx, 3, 1, TALLY_TOPOLOGY_TRIANGLE_LIST);
     tally_submission flush = swap;
     flush.api_name = "glFlush";
+    flush.flags |= TALLY_SUBMIT_FLUSH;
     assert_int_equal(tally_submit(fx->device, &flush, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
     static struct egl_record records[256];
