@@ -431,6 +431,33 @@ static void destroyed_pool_still_in_a_command_buffer_is_harmless(void **state)
     vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
 }
 
+/* The layer remembers, per thread, the last command buffer a draw went to.
+ * A command buffer freed and another allocated (lavapipe hands out the freed
+ * handle value again) must count its own draws, never the freed one's. */
+static void command_buffer_allocated_after_a_free_counts_its_own_draws(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    reset_in_own_command_buffer(c, &s, 1);
+    VkCommandBuffer freed = vk_context_begin(c);
+    vk_context_draw_triangle(c, freed);
+    vkEndCommandBuffer(freed);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &freed);
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vk_context_draw_triangle(c, cb);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, s.pool, 0);
+    vkEndCommandBuffer(cb);
+    for (uint32_t pass = 0; pass < s.passes; pass++)
+        assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 2 * 3);
+    free(r);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    destroy_pool(c, &s);
+}
+
 /* Without the feature, a performance pool cannot be made, as on a driver without it. */
 static void pool_without_the_feature_enabled_is_refused(void **state)
 {
@@ -485,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(results_of_a_query_never_submitted_are_not_ready),
         cmocka_unit_test(pass_index_out_of_range_leaves_the_query_unavailable),
         cmocka_unit_test(destroyed_pool_still_in_a_command_buffer_is_harmless),
+        cmocka_unit_test(command_buffer_allocated_after_a_free_counts_its_own_draws),
     };
     const struct CMUnitTest devices[] = {
         cmocka_unit_test(pool_without_the_feature_enabled_is_refused),
