@@ -12,8 +12,28 @@ layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandB
     return object_map_get(&device->command_buffers, (uint64_t)(uintptr_t)handle);
 }
 
+_Atomic uint64_t layer_command_buffer_generation = 1;
+__thread layer_command_buffer_cache layer_last_command_buffer
+    __attribute__((tls_model("initial-exec")));
+
+layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle)
+{
+    /* Read before the map: a free racing this lookup makes the entry stale. */
+    uint64_t generation =
+        atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire);
+    layer_device *device = layer_device_of(handle);
+    layer_command_buffer *cb = device ? layer_command_buffer_find(device, handle) : NULL;
+    if (cb)
+        layer_last_command_buffer =
+            (layer_command_buffer_cache){.handle = handle, .record = cb, .generation = generation};
+    return cb;
+}
+
+/* The record is out of its map already; every thread's cached answer is
+ * made stale before its memory goes. */
 static void command_buffer_free(layer_command_buffer *cb)
 {
+    atomic_fetch_add_explicit(&layer_command_buffer_generation, 1, memory_order_acq_rel);
     if (cb->stream)
         tally_stream_destroy(cb->stream);
     free(cb);

@@ -3,32 +3,12 @@
 
 /* The stream binds one program at a time; a command buffer has a graphics
  * and a compute binding, so the right one is bound before each command. */
-static void bind_for(layer_command_buffer *cb, tally_program *program)
+void layer_record_bind(layer_command_buffer *cb, tally_program *program)
 {
     if (cb->stream_program == program)
         return;
     if (tally_stream_bind_program(cb->stream, program) == TALLY_OK)
         cb->stream_program = program;
-}
-
-void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
-                       uint32_t instance_count, uint32_t first, uint32_t first_instance,
-                       int32_t vertex_offset, uint32_t flags)
-{
-    bind_for(cb, cb->graphics_program);
-    tally_draw draw = {
-        .api_name = api_name,
-        .count = count,
-        .instance_count = instance_count,
-        .first = first,
-        .first_instance = first_instance,
-        .vertex_offset = vertex_offset,
-        .flags = flags,
-        .topology = cb->topology,
-        .patch_control_points = cb->patch_control_points,
-        .index_size = 4,
-    };
-    tally_stream_draw(cb->stream, &draw);
 }
 
 void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
@@ -61,7 +41,7 @@ void layer_record_dispatch(layer_command_buffer *cb, const char *api_name, uint3
                            uint32_t z, uint32_t base_x, uint32_t base_y, uint32_t base_z,
                            uint32_t flags)
 {
-    bind_for(cb, cb->compute_program);
+    layer_record_bind(cb, cb->compute_program);
     tally_dispatch dispatch = {
         .api_name = api_name,
         .groups = {x, y, z},

@@ -4,9 +4,31 @@
 
 #include "layer_state.h"
 
-void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
-                       uint32_t instance_count, uint32_t first, uint32_t first_instance,
-                       int32_t vertex_offset, uint32_t flags);
+/* Binds the program to the command buffer's stream if another is bound there. */
+void layer_record_bind(layer_command_buffer *cb, tally_program *program);
+
+/* Inline: every vkCmdDraw* wrapper records through here, and a call more
+ * per draw is a measurable share of what the layer costs. */
+static inline void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
+                                     uint32_t instance_count, uint32_t first,
+                                     uint32_t first_instance, int32_t vertex_offset, uint32_t flags)
+{
+    if (__builtin_expect(cb->stream_program != cb->graphics_program, 0))
+        layer_record_bind(cb, cb->graphics_program);
+    tally_draw draw = {
+        .api_name = api_name,
+        .count = count,
+        .instance_count = instance_count,
+        .first = first,
+        .first_instance = first_instance,
+        .vertex_offset = vertex_offset,
+        .flags = flags,
+        .topology = cb->topology,
+        .patch_control_points = cb->patch_control_points,
+        .index_size = 4,
+    };
+    tally_stream_draw(cb->stream, &draw);
+}
 void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
                              const VkMultiDrawInfoEXT *draws, uint32_t instance_count,
                              uint32_t first_instance, uint32_t stride);

@@ -132,6 +132,36 @@ const layer_entry_point *layer_entry_point_find(const char *name);
 
 /* Command buffer records (command_buffers.c). */
 layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle);
+
+/* Every draw looks up its command buffer's record, and a thread records
+ * into one command buffer at a time: each thread keeps its last answer.
+ * The answer is trusted only while no command buffer record has been freed
+ * since (record_generation counts the frees), so a freed handle given back
+ * by the driver for a new command buffer, on any thread, never reaches a
+ * stale record. The app synchronizes a free with any later use of the same
+ * handle value, which makes the bump visible before that use. */
+typedef struct layer_command_buffer_cache {
+    VkCommandBuffer handle;
+    layer_command_buffer *record;
+    uint64_t generation;
+} layer_command_buffer_cache;
+extern _Atomic uint64_t layer_command_buffer_generation;
+extern __thread layer_command_buffer_cache layer_last_command_buffer
+    __attribute__((tls_model("initial-exec")));
+/* The record of a command buffer, through the device's map. NULL if the
+ * layer has none (its allocation failed, or the handle is not one). */
+layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle);
+
+static inline layer_command_buffer *layer_command_buffer_of(VkCommandBuffer handle)
+{
+    const layer_command_buffer_cache *last = &layer_last_command_buffer;
+    if (__builtin_expect(last->handle == handle, 1) &&
+        __builtin_expect(last->generation == atomic_load_explicit(&layer_command_buffer_generation,
+                                                                  memory_order_acquire),
+                         1))
+        return last->record;
+    return layer_command_buffer_lookup(handle);
+}
 /* Drops every record of the device's command buffers and pools. */
 void layer_command_buffers_destroy_all(layer_device *device);
 

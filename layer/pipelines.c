@@ -218,12 +218,12 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
                                                   VkPipelineBindPoint pipelineBindPoint,
                                                   VkPipeline pipeline)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
+    layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
     device->dispatch.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
-    layer_pipeline *record = object_map_get(&device->pipelines, (uint64_t)pipeline);
     if (!cb)
         return;
+    layer_pipeline *record = object_map_get(&device->pipelines, (uint64_t)pipeline);
     tally_program *program = record ? record->program : NULL;
     if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS) {
         cb->graphics_program = program;
@@ -239,9 +239,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetPrimitiveTopology(VkCommandBuffer commandBuffer,
                                                           VkPrimitiveTopology primitiveTopology)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
+    layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
     device->dispatch.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb)
         cb->topology = (uint8_t)primitiveTopology;
 }

@@ -4,6 +4,7 @@
  * (research/vulkan.md section 3.4), re-implemented, with values checked
  * against hand-computed truth, and misuse answered without a crash or hang.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -431,6 +432,103 @@ static void destroyed_pool_still_in_a_command_buffer_is_harmless(void **state)
     vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
 }
 
+/* The layer remembers, per thread, the last command buffer a draw went to.
+ * A command buffer freed and another allocated (lavapipe hands out the freed
+ * handle value again) must count its own draws, never the freed one's. */
+static void command_buffer_allocated_after_a_free_counts_its_own_draws(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s = create_pool(c, 0, 1);
+    reset_in_own_command_buffer(c, &s, 1);
+    VkCommandBuffer freed = vk_context_begin(c);
+    vk_context_draw_triangle(c, freed);
+    vkEndCommandBuffer(freed);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &freed);
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vk_context_draw_triangle(c, cb);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, s.pool, 0);
+    vkEndCommandBuffer(cb);
+    for (uint32_t pass = 0; pass < s.passes; pass++)
+        assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 2 * 3);
+    free(r);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    destroy_pool(c, &s);
+}
+
+typedef struct recorder {
+    vk_context *c;
+    VkCommandPool pool; /* each thread its own: pools are externally synchronized */
+    VkQueryPool query_pool;
+    uint32_t triangles;
+    VkCommandBuffer cb;
+} recorder;
+
+/* Allocates, records and frees command buffers (so handle values come back
+ * and records are freed under the other thread's feet), then records the
+ * triangles inside the query into the command buffer it keeps. No cmocka
+ * assertion here: they are for the test's own thread. */
+static void *record_on_own_thread(void *arg)
+{
+    recorder *r = arg;
+    VkCommandBufferAllocateInfo info = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+                                        r->pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    for (int round = 0; round < 20; round++) {
+        VkCommandBuffer churn;
+        if (vkAllocateCommandBuffers(r->c->device, &info, &churn) != VK_SUCCESS)
+            return NULL;
+        vkBeginCommandBuffer(churn, &begin);
+        vk_context_draw_triangle(r->c, churn);
+        vkEndCommandBuffer(churn);
+        vkFreeCommandBuffers(r->c->device, r->pool, 1, &churn);
+    }
+    if (vkAllocateCommandBuffers(r->c->device, &info, &r->cb) != VK_SUCCESS)
+        return NULL;
+    vkBeginCommandBuffer(r->cb, &begin);
+    vkCmdBeginQuery(r->cb, r->query_pool, 0, 0);
+    for (uint32_t i = 0; i < r->triangles; i++)
+        vk_context_draw_triangle(r->c, r->cb);
+    vkCmdEndQuery(r->cb, r->query_pool, 0);
+    vkEndCommandBuffer(r->cb);
+    return NULL;
+}
+
+/* Two threads recording at once, each into its own command buffers, each
+ * counting only its own draws. */
+static void command_buffers_recorded_on_two_threads_count_their_own_draws(void **state)
+{
+    vk_context *c = *state;
+    pool_selection s[2] = {create_pool(c, 0, 1), create_pool(c, 0, 1)};
+    reset_in_own_command_buffer(c, s, 2);
+    recorder r[2];
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++) {
+        r[t] = (recorder){.c = c, .query_pool = s[t].pool, .triangles = 5 + 2 * (uint32_t)t};
+        VkCommandPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                        .queueFamilyIndex = c->family};
+        assert_int_equal(vkCreateCommandPool(c->device, &info, NULL, &r[t].pool), VK_SUCCESS);
+    }
+    for (int t = 0; t < 2; t++)
+        assert_int_equal(pthread_create(&threads[t], NULL, record_on_own_thread, &r[t]), 0);
+    for (int t = 0; t < 2; t++)
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+    for (int t = 0; t < 2; t++) {
+        assert_non_null(r[t].cb);
+        for (uint32_t pass = 0; pass < s[t].passes; pass++)
+            assert_int_equal(vk_context_submit(c, r[t].cb, pass), VK_SUCCESS);
+        VkPerformanceCounterResultKHR *results = read_results(c, &s[t]);
+        assert_int_equal(value_of(c, &s[t], results, "IaVertices"), 3 * r[t].triangles);
+        free(results);
+        vkFreeCommandBuffers(c->device, r[t].pool, 1, &r[t].cb);
+        vkDestroyCommandPool(c->device, r[t].pool, NULL);
+        destroy_pool(c, &s[t]);
+    }
+}
+
 /* Without the feature, a performance pool cannot be made, as on a driver without it. */
 static void pool_without_the_feature_enabled_is_refused(void **state)
 {
@@ -485,6 +583,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(results_of_a_query_never_submitted_are_not_ready),
         cmocka_unit_test(pass_index_out_of_range_leaves_the_query_unavailable),
         cmocka_unit_test(destroyed_pool_still_in_a_command_buffer_is_harmless),
+        cmocka_unit_test(command_buffer_allocated_after_a_free_counts_its_own_draws),
+        cmocka_unit_test(command_buffers_recorded_on_two_threads_count_their_own_draws),
     };
     const struct CMUnitTest devices[] = {
         cmocka_unit_test(pool_without_the_feature_enabled_is_refused),
