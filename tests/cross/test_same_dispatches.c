@@ -109,9 +109,9 @@ static unsigned long long line_number(json_object *line, const char *field)
     return (unsigned long long)json_object_get_uint64(value);
 }
 
-/* The kernel of global size G and local size L against the Vulkan dispatch
- * named `api_name` (of G/L groups of local size L). */
-static void assert_same_as_vulkan(both *b, const char *api_name, cl_uint dims, const size_t *global,
+/* The kernel of global size G and local size L against `vulkan`, the report
+ * record of a dispatch of G/L groups of local size L. */
+static void assert_same_as_vulkan(both *b, json_object *vulkan, cl_uint dims, const size_t *global,
                                   const size_t *local)
 {
     unsigned long long items = 1, groups = 1;
@@ -120,30 +120,55 @@ static void assert_same_as_vulkan(both *b, const char *api_name, cl_uint dims, c
         groups *= global[d] / local[d];
     }
     kernel_counts cl = enqueue_and_count(b->cl, dims, global, local);
-    size_t at = 0;
-    json_object *vulkan = find_command(report_commands(&b->vulkan), api_name, NULL, 0, &at);
     assert_non_null(vulkan);
     assert_int_equal(cl.invocations, command_value(vulkan, "CsInvocations"));
     assert_int_equal(cl.workgroups, command_value(vulkan, "CsWorkgroups"));
     assert_int_equal(cl.invocations, items);
     assert_int_equal(cl.workgroups, groups);
+}
+
+/* vk_workload's dispatch named `api_name`, checked against lavapipe's own
+ * COMPUTE_SHADER_INVOCATIONS for it too. */
+static json_object *vk_workload_dispatch(both *b, const char *api_name, unsigned long long items)
+{
+    size_t at = 0;
+    json_object *vulkan = find_command(report_commands(&b->vulkan), api_name, NULL, 0, &at);
+    assert_non_null(vulkan);
     json_object *line = json_object_array_get_idx(b->vulkan_lines, at);
     assert_int_equal(line_number(line, "cs_invocations"), items);
+    return vulkan;
 }
 
 /* vkCmdDispatchBase(1, 0, 0, 5, 1, 1): 5 groups of 8 after a base of 1. */
 static void one_dimensional_kernel_counts_like_the_vulkan_dispatch(void **state)
 {
     size_t global[1] = {5 * VK_WORKLOAD_LOCAL_SIZE}, local[1] = {VK_WORKLOAD_LOCAL_SIZE};
-    assert_same_as_vulkan(*state, "vkCmdDispatchBase", 1, global, local);
+    json_object *vulkan = vk_workload_dispatch(*state, "vkCmdDispatchBase", global[0]);
+    assert_same_as_vulkan(*state, vulkan, 1, global, local);
 }
 
-/* vkCmdDispatch(4, 3, 2) of groups of 8x1x1. */
-static void three_dimensional_kernel_counts_like_the_vulkan_dispatch(void **state)
+/* vkCmdDispatch(4, 3, 2) of groups of 8x1x1: a 3D range of 1D groups. */
+static void three_dimensional_range_counts_like_the_vulkan_dispatch(void **state)
 {
     size_t global[3] = {4 * VK_WORKLOAD_LOCAL_SIZE, 3, 2},
            local[3] = {VK_WORKLOAD_LOCAL_SIZE, 1, 1};
-    assert_same_as_vulkan(*state, "vkCmdDispatch", 3, global, local);
+    json_object *vulkan =
+        vk_workload_dispatch(*state, "vkCmdDispatch", global[0] * global[1] * global[2]);
+    assert_same_as_vulkan(*state, vulkan, 3, global, local);
+}
+
+/* 3D groups: 2x3x2 groups of 4x2x2 through vk_dispatch_shape. */
+static void three_dimensional_workgroups_count_like_the_vulkan_dispatch(void **state)
+{
+    const char *argv[] = {VK_DISPATCH_SHAPE, SHAPE_SHADER, "2", "3", "2", "4", "2", "2", NULL};
+    const char *env[] = {"TALLY_COUNTERS=CsInvocations,CsWorkgroups", NULL};
+    run_result run = run_under_layer(argv, ACTIVATE_EXPLICIT, env);
+    if (run.exit_code != 0)
+        fail_msg("vk_dispatch_shape (%d): %s", run.exit_code, run.output ? run.output : "");
+    json_object *vulkan = find_command(report_commands(&run), "vkCmdDispatch", NULL, 0, NULL);
+    size_t global[3] = {2 * 4, 3 * 2, 2 * 2}, local[3] = {4, 2, 2};
+    assert_same_as_vulkan(*state, vulkan, 3, global, local);
+    run_result_free(&run);
 }
 
 int main(int argc, char **argv)
@@ -152,7 +177,8 @@ int main(int argc, char **argv)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_dimensional_kernel_counts_like_the_vulkan_dispatch),
-        cmocka_unit_test(three_dimensional_kernel_counts_like_the_vulkan_dispatch),
+        cmocka_unit_test(three_dimensional_range_counts_like_the_vulkan_dispatch),
+        cmocka_unit_test(three_dimensional_workgroups_count_like_the_vulkan_dispatch),
     };
     return cmocka_run_group_tests(tests, set_up, tear_down);
 }
