@@ -50,6 +50,39 @@ static GLuint build_program(void)
     return ok ? program : 0;
 }
 
+/* What the driver counts for one draw, as vk_workload measures its draws. */
+static const GLenum STATISTICS[] = {GL_VERTICES_SUBMITTED_ARB, GL_PRIMITIVES_SUBMITTED_ARB,
+                                    GL_VERTEX_SHADER_INVOCATIONS_ARB,
+                                    GL_CLIPPING_INPUT_PRIMITIVES_ARB};
+enum { STATISTIC_COUNT = sizeof(STATISTICS) / sizeof(STATISTICS[0]) };
+
+typedef struct measurement {
+    GLuint queries[STATISTIC_COUNT];
+} measurement;
+
+static measurement measure_begin(void)
+{
+    measurement m;
+    glGenQueries(STATISTIC_COUNT, m.queries);
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glBeginQuery(STATISTICS[i], m.queries[i]);
+    return m;
+}
+
+static void measure_end_and_print(measurement *m, const char *api)
+{
+    GLuint64 values[STATISTIC_COUNT];
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glEndQuery(STATISTICS[i]);
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glGetQueryObjectui64v(m->queries[i], GL_QUERY_RESULT, &values[i]);
+    glDeleteQueries(STATISTIC_COUNT, m->queries);
+    printf("{\"api\":\"%s\",\"ia_vertices\":%llu,\"ia_primitives\":%llu,"
+           "\"vs_invocations\":%llu,\"clipper_invocations\":%llu}\n",
+           api, (unsigned long long)values[0], (unsigned long long)values[1],
+           (unsigned long long)values[2], (unsigned long long)values[3]);
+}
+
 static GLuint index_buffer(GLsizei count)
 {
     GLuint *indices = malloc(sizeof(*indices) * (size_t)count);
@@ -88,9 +121,13 @@ int main(int argc, char **argv)
     GLuint vertex_array;
     glGenVertexArrays(1, &vertex_array);
     glBindVertexArray(vertex_array);
+    measurement m = measure_begin();
     glDrawArraysInstanced(GL_TRIANGLES, 0, vertices, instances);
+    measure_end_and_print(&m, "glDrawArraysInstanced");
     GLuint elements = index_buffer(indices);
+    m = measure_begin();
     glDrawElementsInstanced(GL_TRIANGLES, indices, GL_UNSIGNED_INT, NULL, indexed_instances);
+    measure_end_and_print(&m, "glDrawElementsInstanced");
     glFinish();
     GLenum error = glGetError();
     glDeleteBuffers(1, &elements);
