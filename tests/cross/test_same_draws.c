@@ -58,7 +58,8 @@ static int run_both(void **state)
     snprintf(indexed_instances, sizeof(indexed_instances), "%d", VK_WORKLOAD_INDEXED_INSTANCES);
     const char *gl_argv[] = {GL_SAME_DRAWS, vertices, instances, indices, indexed_instances, NULL};
     const char *gl_env[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD, "EGL_PLATFORM=surfaceless",
-                            "TALLY_COUNTERS=" COMPARED_LIST, NULL};
+                            "TALLY_COUNTERS=" COMPARED_LIST,
+                            "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS, NULL};
     r.gl = run_under_layer(gl_argv, ACTIVATE_NONE, gl_env);
     r.vulkan = run_vk_workload(COMPARED_LIST);
     if (r.gl.exit_code != 0 || !r.gl.report || r.vulkan.exit_code != 0 || !r.vulkan.report) {
