@@ -150,6 +150,7 @@ struct tally_executor {
     uint32_t last_context_id;
     uint64_t context_switches;    /* commands whose context differs from the last one's */
     uint64_t submission;          /* seqno being executed */
+    uint64_t submitted_ns;        /* when the driver was handed it: its driver-side events' time */
     uint32_t submission_event_id; /* its begin and end events share it */
     uint64_t submission_commands; /* commands it holds */
     uint32_t pass_index;

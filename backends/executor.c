@@ -241,9 +241,11 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_LABEL_PUSH:
     case TALLY_CMD_LABEL_POP: run_label(ctx, c, rec); break;
     case TALLY_CMD_FRAME: {
+        /* A frame ends when the program presents or swaps: a CPU-side
+         * happening, at the time its submission was handed over. */
         uint64_t fields[2] = {ctx->frame, ctx->id};
-        push_event(d, TALLY_TRACK_QUEUE, 0, TALLY_EVENT_KIND_FRAME, TALLY_EVENT_INSTANT,
-                   d->exec.gpu_ns, fields, 2);
+        push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_FRAME, TALLY_EVENT_INSTANT,
+                   d->exec.submitted_ns, fields, 2);
         ctx->frame++;
         break;
     }
@@ -274,6 +276,31 @@ static void run_recording(struct tally_device *d, struct tally_recording *rec, u
     e->program = program;
 }
 
+/* API calls whose purpose is to flush the program's commands to the GPU. */
+static bool is_flush_call(const char *api_name)
+{
+    static const char *const flushes[] = {"glFlush", "glFinish", "clFlush", "clFinish"};
+    for (size_t i = 0; i < sizeof flushes / sizeof flushes[0]; i++)
+        if (strcmp(api_name, flushes[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The driver's side of a submission, at the CPU time of the API call that
+ * made it (realtime clock), or when the queue took it (virtual clock). */
+static void driver_events(struct tally_device *d, const struct tally_pending *p,
+                          const uint64_t *submission_fields)
+{
+    uint64_t at = d->exec.submitted_ns;
+    push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT, at,
+               submission_fields, 3);
+    if (p->api_name && is_flush_call(p->api_name)) {
+        uint64_t context = p->stream_count ? p->streams[0].context->id : 0;
+        push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_FLUSH, TALLY_EVENT_INSTANT, at,
+                   &context, 1);
+    }
+}
+
 static void begin_submission(struct tally_device *d, struct tally_pending *p)
 {
     struct tally_executor *e = &d->exec;
@@ -290,9 +317,9 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
     /* From the commands' counter, so no two spans of a track share an id. */
     e->submission_event_id = atomic_fetch_add(&d->next_event_id, 1) + 1;
     uint64_t fields[3] = {p->seqno, p->stream_count, e->submission_commands};
-    uint64_t submitted = d->info.clock == TALLY_CLOCK_REALTIME ? p->submit_gpu_ns : e->gpu_ns;
-    push_event(d, TALLY_TRACK_DRIVER, 0, TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_INSTANT,
-               submitted, fields, 3);
+    e->submitted_ns = d->info.clock == TALLY_CLOCK_REALTIME ? p->submit_gpu_ns : e->gpu_ns;
+    driver_events(d, p, fields);
+    /* The queue's own span of it: when the GPU ran it, around its commands. */
     push_event(d, TALLY_TRACK_QUEUE, e->submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_BEGIN, e->gpu_ns, fields, 3);
 }

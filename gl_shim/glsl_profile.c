@@ -1,7 +1,7 @@
 /* GLSL to SPIR-V with glslang (locations and bindings auto-mapped, as GL
  * shaders seldom give them), then the SPIR-V's instruction mix. */
 #include "glsl_profile.h"
-#include "spirv_mix.h"
+#include <tally/spirv.h>
 
 #include <glslang/Include/glslang_c_interface.h>
 #include <glslang/Public/resource_limits_c.h>
@@ -62,8 +62,9 @@ static bool compile(tally_stage stage, const char *source, glslang_client_t clie
             glslang_program_map_io(program)) {
             glslang_program_SPIRV_generate(program, input.stage);
             tally_stage_profile counted = *out;
-            ok = tally_spirv_mix(glslang_program_SPIRV_get_ptr(program),
-                                 glslang_program_SPIRV_get_size(program), &counted);
+            ok = tally_spirv_stage_profile(glslang_program_SPIRV_get_ptr(program),
+                                           glslang_program_SPIRV_get_size(program), "main", NULL,
+                                           &counted);
             if (ok)
                 *out = counted;
         }

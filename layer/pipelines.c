@@ -4,7 +4,7 @@
  * beginning a render pass sets the command buffer's stream state.
  */
 #include "layer_state.h"
-#include "spirv_profile.h"
+#include <tally/spirv.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +51,29 @@ static int stage_index(VkShaderStageFlagBits stage)
     }
 }
 
+/* The engine's SPIR-V reader, with Vulkan's specialization map entries
+ * restated in its own terms. */
+static bool profile_from_spirv(const uint32_t *words, size_t count,
+                               const VkPipelineShaderStageCreateInfo *stage,
+                               tally_stage_profile *profile)
+{
+    const VkSpecializationInfo *info = stage->pSpecializationInfo;
+    enum { MAX_ENTRIES = 64 };
+    tally_spirv_spec_entry entries[MAX_ENTRIES];
+    tally_spirv_specialization spec = {0};
+    if (info && info->pMapEntries && info->pData) {
+        spec.entry_count = info->mapEntryCount < MAX_ENTRIES ? info->mapEntryCount : MAX_ENTRIES;
+        for (uint32_t i = 0; i < spec.entry_count; i++)
+            entries[i] =
+                (tally_spirv_spec_entry){info->pMapEntries[i].constantID,
+                                         info->pMapEntries[i].offset, info->pMapEntries[i].size};
+        spec.entries = entries;
+        spec.data = info->pData;
+        spec.data_size = info->dataSize;
+    }
+    return tally_spirv_stage_profile(words, count, stage->pName, &spec, profile);
+}
+
 /* The stage's SPIR-V: its module's, or a module create info chained to the stage. */
 static void stage_profile(layer_device *device, const VkPipelineShaderStageCreateInfo *stage,
                           tally_program_desc *desc)
@@ -74,8 +97,7 @@ static void stage_profile(layer_device *device, const VkPipelineShaderStageCreat
         }
     }
     tally_stage_profile *profile = &desc->stages[index];
-    if (!words ||
-        !layer_spirv_profile(words, count, stage->pName, stage->pSpecializationInfo, profile))
+    if (!words || !profile_from_spirv(words, count, stage, profile))
         profile->present = true; /* the stage runs; its mix is unknown */
 }
 

@@ -311,6 +311,108 @@ static void spans_of_a_track_have_ids_of_their_own(void **state)
     tally_timeline_unsubscribe(sub);
 }
 
+static void submit_as(struct engine_fixture *fx, const char *api_name)
+{
+    tally_submission sub = {.streams = &fx->stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = api_name};
+    assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
+}
+
+/* Submissions, flushes and frames are the driver's: instants on the Driver
+ * track at the time the submission was handed over (on the virtual clock,
+ * when the queue took it: its span on the Queue begins then), not when the
+ * GPU reached them. The queue keeps its own span of each submission. */
+static void submissions_flushes_and_frames_are_on_the_driver_track(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx->device, 4096, &sub), TALLY_OK);
+    record_draws(fx, 2);
+    assert_int_equal(tally_stream_frame_boundary(fx->stream), TALLY_OK);
+    submit_as(fx, "eglSwapBuffers");
+    record_draws(fx, 1);
+    submit_as(fx, "glFlush");
+    record_draws(fx, 1);
+    submit_as(fx, "vkQueueSubmit");
+    tally_event events[4096];
+    uint32_t count = 0;
+    assert_int_equal(tally_timeline_read(sub, events, 4096, &count, NULL), TALLY_OK);
+    static const uint32_t driver_kinds[] = {TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_KIND_FRAME,
+                                            TALLY_EVENT_KIND_SUBMISSION, TALLY_EVENT_KIND_FLUSH,
+                                            TALLY_EVENT_KIND_SUBMISSION};
+    static const uint32_t driver_submission[] = {0, 0, 1, 1, 2};
+    uint64_t queue_begins[3] = {0};
+    uint32_t driver = 0, queue_submissions = 0;
+    const tally_event *on_driver[5] = {NULL};
+    for (uint32_t i = 0; i < count; i++) {
+        const tally_event *ev = &events[i];
+        if (ev->track == TALLY_TRACK_QUEUE && ev->kind == TALLY_EVENT_KIND_SUBMISSION &&
+            ev->type == TALLY_EVENT_BEGIN) {
+            assert_true(queue_submissions < 3);
+            queue_begins[queue_submissions++] = ev->timestamp_ns;
+        }
+        if (ev->kind == TALLY_EVENT_KIND_FRAME || ev->kind == TALLY_EVENT_KIND_FLUSH)
+            assert_int_equal(ev->track, TALLY_TRACK_DRIVER);
+        if (ev->track != TALLY_TRACK_DRIVER)
+            continue;
+        assert_true(driver < 5);
+        assert_int_equal(ev->kind, driver_kinds[driver]);
+        assert_int_equal(ev->type, TALLY_EVENT_INSTANT);
+        on_driver[driver++] = ev;
+    }
+    assert_int_equal(driver, 5);
+    assert_int_equal(queue_submissions, 3);
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(on_driver[i]->timestamp_ns, queue_begins[driver_submission[i]]);
+    assert_true(queue_begins[1] > queue_begins[0]); /* the frame's draws ran in between */
+    uint32_t context = tally_context_id(fx->context);
+    assert_int_equal(on_driver[1]->fields[0], 0); /* the context's first frame */
+    assert_int_equal(on_driver[1]->fields[1], context);
+    assert_int_equal(on_driver[3]->fields[0], context);
+    assert_int_equal(on_driver[2]->fields[0], on_driver[0]->fields[0] + 1); /* seqnos */
+    tally_timeline_unsubscribe(sub);
+}
+
+/* On the realtime clock, the driver's instants are at the CPU time of the
+ * API call that submitted: between the clock read before and after it. */
+static void driver_instants_are_at_the_time_of_the_submitting_call(void **state)
+{
+    (void)state;
+    struct engine_fixture fx = {0};
+    tally_device_options options = {.clock = TALLY_CLOCK_REALTIME};
+    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
+    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
+    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    tally_subscription *sub = NULL;
+    assert_int_equal(tally_timeline_subscribe(fx.device, 4096, &sub), TALLY_OK);
+    record_draws(&fx, 2);
+    assert_int_equal(tally_stream_frame_boundary(fx.stream), TALLY_OK);
+    uint64_t before = tally_device_gpu_time_ns(fx.device);
+    tally_submission submission = {.streams = &fx.stream,
+                                   .stream_count = 1,
+                                   .flags = TALLY_SUBMIT_CONSUME,
+                                   .api_name = "glFinish"};
+    assert_int_equal(tally_submit(fx.device, &submission, NULL), TALLY_OK);
+    uint64_t after = tally_device_gpu_time_ns(fx.device);
+    assert_int_equal(tally_device_wait_idle(fx.device), TALLY_OK);
+    tally_event events[256];
+    uint32_t count = 0, driver = 0;
+    assert_int_equal(tally_timeline_read(sub, events, 256, &count, NULL), TALLY_OK);
+    for (uint32_t i = 0; i < count; i++) {
+        if (events[i].track != TALLY_TRACK_DRIVER)
+            continue;
+        assert_true(events[i].timestamp_ns >= before);
+        assert_true(events[i].timestamp_ns <= after);
+        driver++;
+    }
+    assert_int_equal(driver, 3); /* the submission, its flush and its frame */
+    tally_timeline_unsubscribe(sub);
+    engine_fixture_close(&fx);
+}
+
 /* A dispatch that names no local size ran with its program's (or 1s): the
  * event says what applied. */
 static void dispatch_events_carry_the_local_size_that_applied(void **state)
@@ -366,6 +468,9 @@ int main(int argc, char **argv)
             engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(dispatch_events_carry_the_local_size_that_applied,
                                         engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(submissions_flushes_and_frames_are_on_the_driver_track,
+                                        engine_fixture_setup, engine_fixture_teardown),
+        cmocka_unit_test(driver_instants_are_at_the_time_of_the_submitting_call),
         cmocka_unit_test_setup_teardown(spans_of_a_track_have_ids_of_their_own,
                                         engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(

@@ -1,8 +1,9 @@
 /*
  * A workload the sampling benchmark runs: something that renders frames on
  * the process's shared device. workload_streams.c records frames through
- * libtally streams directly; a Vulkan or GL program driven through the layer
- * or a shim can take its place behind the same three functions.
+ * libtally streams directly, isolating the engine. A real Vulkan program under
+ * `tally run --sample` is measured by bench_md_vulkan.c instead, as a child
+ * process, since TALLY_SAMPLE samples the process's own shared device.
  */
 #ifndef TALLY_BENCH_MD_WORKLOAD_H
 #define TALLY_BENCH_MD_WORKLOAD_H

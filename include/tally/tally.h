@@ -10,6 +10,7 @@
  *   sampler.h    periodic sampling
  *   report.h     report and trace writers
  *   metrics_discovery.h  the Metrics-Discovery-style API
+ *   spirv.h      a shader stage's static profile from its SPIR-V
  */
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
@@ -21,6 +22,7 @@
 #include "tally/report.h"
 #include "tally/results.h"
 #include "tally/sampler.h"
+#include "tally/spirv.h"
 #include "tally/stream.h"
 #include "tally/timeline.h"
 

@@ -129,7 +129,7 @@ static void records_and_the_trace_describe_the_same_commands_at_the_same_times(v
     assert_non_null(trace);
     json_object *events = NULL;
     assert_true(json_object_object_get_ex(trace, "traceEvents", &events));
-    size_t matched = 0, draws = 0, dispatches = 0;
+    size_t matched = 0, draws = 0, dispatches = 0, frames = 0, driver_submissions = 0;
     for (size_t i = 0; i < json_object_array_length(events); i++) {
         json_object *event = json_object_array_get_idx(events, i), *phase = NULL;
         assert_true(json_object_object_get_ex(event, "ph", &phase));
@@ -141,11 +141,17 @@ static void records_and_the_trace_describe_the_same_commands_at_the_same_times(v
         assert_same(&expected[matched], event);
         draws += strcmp(expected[matched].name, "Draw") == 0;
         dispatches += strcmp(expected[matched].name, "Dispatch") == 0;
+        /* frame ends and submissions as the driver saw them: the Driver track */
+        bool on_driver = expected[matched].track == TALLY_TRACK_DRIVER;
+        frames += strcmp(expected[matched].name, "Frame") == 0 && on_driver;
+        driver_submissions += strcmp(expected[matched].name, "Submission") == 0 && on_driver;
         matched++;
     }
     assert_int_equal(matched, count);
     assert_int_equal(draws, 12); /* 6 draws in each of 2 frames */
     assert_int_equal(dispatches, 2);
+    assert_int_equal(frames, 2);
+    assert_int_equal(driver_submissions, 2);
     json_object_put(trace);
     unlink(trace_path);
     unlink(records_path);

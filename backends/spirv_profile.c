@@ -1,5 +1,5 @@
-/* Reading a stage's static profile out of SPIR-V (see spirv_profile.h). */
-#include "spirv_profile.h"
+/* Reading a stage's static profile out of SPIR-V (see tally/spirv.h). */
+#include "tally/spirv.h"
 
 #include <spirv/unified1/spirv.h>
 #include <stdlib.h>
@@ -102,20 +102,20 @@ static bool scan_declarations(module_scan *scan, const uint32_t *words, size_t c
     return scan->has_entry;
 }
 
-static void apply_specialization(module_scan *scan, const VkSpecializationInfo *spec)
+static void apply_specialization(module_scan *scan, const tally_spirv_specialization *spec)
 {
-    if (!spec || !spec->pMapEntries || !spec->pData)
+    if (!spec || !spec->entries || !spec->data)
         return;
     for (uint32_t id = 0; id < scan->bound; id++) {
         if (scan->ids[id].spec_id < 0)
             continue;
-        for (uint32_t e = 0; e < spec->mapEntryCount; e++) {
-            const VkSpecializationMapEntry *entry = &spec->pMapEntries[e];
-            if (entry->constantID != (uint32_t)scan->ids[id].spec_id ||
-                entry->offset + entry->size > spec->dataSize)
+        for (uint32_t e = 0; e < spec->entry_count; e++) {
+            const tally_spirv_spec_entry *entry = &spec->entries[e];
+            if (entry->constant_id != (uint32_t)scan->ids[id].spec_id ||
+                entry->offset + entry->size > spec->data_size)
                 continue;
             uint32_t value = 0;
-            memcpy(&value, (const char *)spec->pData + entry->offset,
+            memcpy(&value, (const char *)spec->data + entry->offset,
                    entry->size < sizeof(value) ? entry->size : sizeof(value));
             scan->ids[id].value = value;
         }
@@ -185,8 +185,9 @@ static void resolve_local_size(const module_scan *scan, tally_stage_profile *pro
     }
 }
 
-bool layer_spirv_profile(const uint32_t *words, size_t word_count, const char *entry_point,
-                         const VkSpecializationInfo *specialization, tally_stage_profile *profile)
+bool tally_spirv_stage_profile(const uint32_t *words, size_t word_count, const char *entry_point,
+                               const tally_spirv_specialization *specialization,
+                               tally_stage_profile *profile)
 {
     if (!words || word_count < 5 || words[0] != SpvMagicNumber || !entry_point)
         return false;
