@@ -155,7 +155,6 @@ static void null_pointers_are_invalid_arguments(void **state)
     assert_int_equal(tally_plan_passes(cat, counters, 1, NULL, NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
 
-
 static void results_report_the_planned_pass_count(void **state)
 {
     (void)state;
