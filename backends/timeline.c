@@ -219,15 +219,25 @@ void tally_timeline_unsubscribe(tally_subscription *s)
     free(s);
 }
 
+/* Copies up to max_events unread events, from the first-th oldest on; the
+ * caller holds s->lock. */
+static uint32_t copy_unread(const struct tally_subscription *s, uint32_t first, tally_event *events,
+                            uint32_t max_events)
+{
+    uint32_t available = first < s->count ? s->count - first : 0;
+    uint32_t n = available < max_events ? available : max_events;
+    for (uint32_t i = 0; i < n; i++)
+        events[i] = s->ring[(s->head + first + i) % s->capacity];
+    return n;
+}
+
 tally_status tally_timeline_read(tally_subscription *s, tally_event *events, uint32_t max_events,
                                  uint32_t *count, bool *lost)
 {
     if (!s || !count || (max_events && !events))
         return TALLY_ERROR_INVALID_ARGUMENT;
     pthread_mutex_lock(&s->lock);
-    uint32_t n = s->count < max_events ? s->count : max_events;
-    for (uint32_t i = 0; i < n; i++)
-        events[i] = s->ring[(s->head + i) % s->capacity];
+    uint32_t n = copy_unread(s, 0, events, max_events);
     s->head = (s->head + n) % s->capacity;
     s->count -= n;
     if (lost)
@@ -254,10 +264,7 @@ tally_status tally_timeline_peek(tally_subscription *s, uint32_t first, tally_ev
     if (!s || !count || (max_events && !events))
         return TALLY_ERROR_INVALID_ARGUMENT;
     pthread_mutex_lock(&s->lock);
-    uint32_t available = first < s->count ? s->count - first : 0;
-    uint32_t n = available < max_events ? available : max_events;
-    for (uint32_t i = 0; i < n; i++)
-        events[i] = s->ring[(s->head + first + i) % s->capacity];
+    uint32_t n = copy_unread(s, first, events, max_events);
     if (lost)
         *lost = s->lost;
     pthread_mutex_unlock(&s->lock);
