@@ -124,8 +124,11 @@ static void destroy(struct tally_md_device *md)
 static tally_status open_view(tally_device *device, bool shared, tally_md_device **out)
 {
     struct tally_md_device *md = calloc(1, sizeof(*md));
-    if (!md)
+    if (!md) {
+        if (shared) /* the reference the caller took is this view's to drop */
+            tally_device_release_shared(device);
         return TALLY_ERROR_OUT_OF_MEMORY;
+    }
     md->engine = device;
     md->shared = shared;
     tally_status s = build(md);

@@ -269,10 +269,8 @@ void md_env_sampling_stop(struct md_env_sampling *s)
         return;
     tally_device_wait_idle(s->device);
     /* the report that ends the last interval of work comes within one interval */
-    uint64_t now = tally_device_gpu_time_ns(s->device);
-    uint64_t executed = atomic_load(&s->device->published_gpu_ns);
-    uint64_t until = now > executed ? now : executed;
-    uint64_t timeout_ms = 2u * s->interval_ns / 1000000u + 1000u;
+    uint64_t until = tally_device_covered_gpu_ns(s->device);
+    uint64_t timeout_ms = 2ull * s->interval_ns / 1000000u + 1000u;
     if (tally_md_flush_io_stream(s->group, (uint32_t)timeout_ms) != TALLY_OK)
         tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: the last interval of work may be missing");
     atomic_store(&s->stopping, true);
@@ -280,9 +278,10 @@ void md_env_sampling_stop(struct md_env_sampling *s)
         pthread_join(s->thread, NULL);
     drain(s, until ? until : 1);
     trace_rows(s, 0, true);
-    const char *path = s->file.path;
-    tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->set->params.symbol_name, path);
-    if (atomic_file_commit(&s->file) != TALLY_OK)
+    if (atomic_file_commit(&s->file) == TALLY_OK)
+        tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->set->params.symbol_name,
+                  s->file.path);
+    else
         tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: the samples could not be written");
     destroy(s);
 }

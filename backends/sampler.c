@@ -30,6 +30,17 @@ static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_
     pthread_mutex_unlock(&s->lock);
 }
 
+/* A new sampler's first sample, now, and when its next one is due. Callers
+ * hold listeners_lock. */
+static void ensure_baseline(struct tally_device *d, struct tally_sampler *s)
+{
+    if (s->has_baseline)
+        return;
+    take_sample(d, s, d->exec.gpu_ns, TALLY_SAMPLE_TIMER);
+    s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
+    s->has_baseline = true;
+}
+
 /* Queue thread: takes every sample due before `until` (or at it, when
  * inclusive) from the device's counters as they are now. */
 void tally_samplers_advance(struct tally_device *d, uint64_t until, bool inclusive)
@@ -37,11 +48,7 @@ void tally_samplers_advance(struct tally_device *d, uint64_t until, bool inclusi
     uint64_t next = UINT64_MAX;
     pthread_mutex_lock(&d->listeners_lock);
     for (struct tally_sampler *s = d->samplers; s; s = s->next) {
-        if (!s->has_baseline) {
-            take_sample(d, s, d->exec.gpu_ns, TALLY_SAMPLE_TIMER);
-            s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
-            s->has_baseline = true;
-        }
+        ensure_baseline(d, s);
         while (s->next_ns < until || (inclusive && s->next_ns == until)) {
             take_sample(d, s, s->next_ns, TALLY_SAMPLE_TIMER);
             s->next_ns += s->interval_ns;
@@ -187,15 +194,18 @@ tally_status tally_sampler_drop_oldest(tally_sampler *s, uint32_t keep, uint32_t
  * writes before this read. */
 static tally_status flush_virtual(struct tally_device *d, struct tally_sampler *s)
 {
+    uint64_t now = d->exec.gpu_ns;
     pthread_mutex_lock(&d->listeners_lock);
+    ensure_baseline(d, s);
     pthread_mutex_lock(&s->lock);
-    bool due = s->taken == 0 || s->last_taken_ns < d->exec.gpu_ns;
+    bool due = s->last_taken_ns < now;
     pthread_mutex_unlock(&s->lock);
-    if (due)
-        take_sample(d, s, d->exec.gpu_ns, s->taken ? TALLY_SAMPLE_FLUSH : TALLY_SAMPLE_TIMER);
-    if (!s->has_baseline) {
-        s->next_ns = (d->exec.gpu_ns / s->interval_ns + 1) * s->interval_ns;
-        s->has_baseline = true;
+    if (due) {
+        take_sample(d, s, now, TALLY_SAMPLE_FLUSH);
+        /* A boundary at this very time is covered: the next timer sample
+         * must not make an empty interval. */
+        if (s->next_ns <= now)
+            s->next_ns = (now / s->interval_ns + 1) * s->interval_ns;
     }
     pthread_mutex_unlock(&d->listeners_lock);
     return TALLY_OK;
@@ -204,9 +214,7 @@ static tally_status flush_virtual(struct tally_device *d, struct tally_sampler *
 static tally_status flush_realtime(struct tally_device *d, struct tally_sampler *s,
                                    uint64_t timeout_ns)
 {
-    uint64_t now = tally_device_gpu_time_ns(d);
-    uint64_t executed = atomic_load_explicit(&d->published_gpu_ns, memory_order_relaxed);
-    uint64_t target = now > executed ? now : executed;
+    uint64_t target = tally_device_covered_gpu_ns(d);
     struct timespec storage;
     const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&s->lock);
@@ -216,6 +224,13 @@ static tally_status flush_realtime(struct tally_device *d, struct tally_sampler 
     bool covered = s->taken && s->last_taken_ns >= target;
     pthread_mutex_unlock(&s->lock);
     return covered ? TALLY_OK : TALLY_TIMEOUT;
+}
+
+uint64_t tally_device_covered_gpu_ns(struct tally_device *d)
+{
+    uint64_t now = tally_device_gpu_time_ns(d);
+    uint64_t executed = atomic_load_explicit(&d->published_gpu_ns, memory_order_relaxed);
+    return now > executed ? now : executed;
 }
 
 tally_status tally_sampler_flush(tally_sampler *s, uint64_t timeout_ns)
