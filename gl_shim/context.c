@@ -126,6 +126,9 @@ static void make_current(tally_gl_window_api window_api, void *handle)
     tally_gl_context *previous = current_context;
     if (previous && previous->window_api == window_api && previous->handle == handle)
         return;
+    /* Releasing a context flushes it (EGL and GLX say so): its recorded
+     * work must not wait for a context that may never be current again. */
+    tally_gl_submit(previous, "MakeCurrent", false);
     pthread_mutex_lock(&contexts_lock);
     tally_gl_context *next = handle ? find_or_attach_locked(window_api, handle) : NULL;
     bool free_previous = false;

@@ -225,9 +225,13 @@ static bool read_indirect(GLenum target, GLenum binding, const void *offset, voi
     GLint buffer = 0;
     REAL_glGetIntegerv(binding, &buffer);
     if (buffer == 0) {
-        if (!offset || ctx->gles)
+        /* Only draws of a compatibility context may take their parameters
+         * from client memory; anywhere else the driver refused the call,
+         * and `offset` is no pointer. */
+        tally_gl_learn_version(ctx);
+        if (!offset || target != GL_DRAW_INDIRECT_BUFFER || !ctx->compatibility)
             return false;
-        memcpy(out, offset, size); /* compatibility profile: client memory */
+        memcpy(out, offset, size);
         return true;
     }
     if (!ctx->gles) {
@@ -428,8 +432,11 @@ void tally_gl_after_glMapBufferRange(void *result, GLenum target, GLintptr offse
 
 void tally_gl_after_glClientWaitSync(GLenum result, GLsync sync, GLbitfield flags, GLuint64 timeout)
 {
-    (void)result, (void)sync, (void)flags, (void)timeout;
-    tally_gl_submit(tally_gl_current(), "glClientWaitSync", true);
+    (void)sync, (void)flags, (void)timeout;
+    /* The engine catches up only when the program's wait was over: a poll
+     * that timed out must not block on it. */
+    bool signaled = result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED;
+    tally_gl_submit(tally_gl_current(), "glClientWaitSync", signaled);
 }
 
 /* Reading a query's result waits for it; asking for availability flushes. */

@@ -48,6 +48,7 @@ typedef struct tally_gl_context {
     /* Extension advertisement, computed once per context. */
     bool version_known;
     bool gles;
+    bool compatibility;              /* desktop GL with the compatibility profile's client arrays */
     int version;                     /* major * 10 + minor */
     const GLubyte *real_extensions;  /* what the driver returned last */
     char *extensions;                /* real + the shim's, cached */
@@ -88,6 +89,8 @@ TALLY_GL_HIDDEN const tally_catalogue *tally_gl_catalogue(void);
 TALLY_GL_HIDDEN void tally_gl_error(tally_gl_context *ctx, GLenum error);
 
 /* Submits what the context recorded; waits for it when wait is true. */
+/* Learns once what kind of context this is: GL or GLES, version, profile. */
+TALLY_GL_HIDDEN void tally_gl_learn_version(tally_gl_context *ctx);
 TALLY_GL_HIDDEN void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait);
 /* The same, for the API's explicit flushes (glFlush, glFinish). */
 TALLY_GL_HIDDEN void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait);

@@ -32,7 +32,7 @@ static bool has_word(const char *list, const char *word)
     return false;
 }
 
-static void learn_version(tally_gl_context *ctx)
+void tally_gl_learn_version(tally_gl_context *ctx)
 {
     if (ctx->version_known)
         return;
@@ -46,13 +46,18 @@ static void learn_version(tally_gl_context *ctx)
     int major = atoi(digits);
     const char *dot = strchr(digits, '.');
     ctx->version = major * 10 + (dot ? atoi(dot + 1) % 10 : 0);
+    /* Before 3.2 every desktop context is a compatibility one. */
+    GLint profile = GL_CONTEXT_COMPATIBILITY_PROFILE_BIT;
+    if (!ctx->gles && ctx->version >= 32)
+        REAL_glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &profile);
+    ctx->compatibility = !ctx->gles && (profile & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT);
     ctx->version_known = true;
 }
 
 /* Whether glGetStringi and GL_NUM_EXTENSIONS exist in this context. */
 static bool has_indexed_extensions(tally_gl_context *ctx)
 {
-    learn_version(ctx);
+    tally_gl_learn_version(ctx);
     return ctx->version >= 30;
 }
 

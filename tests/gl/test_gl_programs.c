@@ -195,12 +195,25 @@ static void draws_reach_the_driver(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* Indirect parameters come from client memory only for draws of a
+ * compatibility context; a dispatch with no buffer bound is the driver's
+ * error, and its "offset" is not a pointer the shim may read. */
+static void indirect_dispatch_without_a_buffer_is_the_drivers_error(void **state)
+{
+    (void)state;
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+    glDispatchComputeIndirect(16);
+    assert_int_equal(glGetError(), GL_INVALID_OPERATION);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compute_counts_use_the_local_size_and_the_glsl),
         cmocka_unit_test(texture_instructions_are_one_per_fragment_invocation),
         cmocka_unit_test(draws_reach_the_driver),
+        cmocka_unit_test(indirect_dispatch_without_a_buffer_is_the_drivers_error),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
