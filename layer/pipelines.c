@@ -150,8 +150,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
     layer_device *device = layer_device_of(handle);
     VkResult result = device->dispatch.CreateGraphicsPipelines(
         handle, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-    if (result < 0 && result != VK_PIPELINE_COMPILE_REQUIRED)
-        return result;
+    /* On an error the pipelines that were made are still valid; the ones
+     * that failed are VK_NULL_HANDLE (vkCreate*Pipelines). */
     for (uint32_t i = 0; i < createInfoCount; i++) {
         if (!pPipelines[i])
             continue;
@@ -183,8 +183,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateComputePipelines(
     layer_device *device = layer_device_of(handle);
     VkResult result = device->dispatch.CreateComputePipelines(
         handle, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-    if (result < 0 && result != VK_PIPELINE_COMPILE_REQUIRED)
-        return result;
+    /* On an error the pipelines that were made are still valid; the ones
+     * that failed are VK_NULL_HANDLE (vkCreate*Pipelines). */
     for (uint32_t i = 0; i < createInfoCount; i++) {
         if (!pPipelines[i])
             continue;
