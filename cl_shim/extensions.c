@@ -31,18 +31,6 @@ static bool names_extension(const char *list, const char *name)
     return false;
 }
 
-static cl_int answer(const void *data, size_t size, size_t value_size, void *value,
-                     size_t *size_ret)
-{
-    if (value && value_size < size)
-        return CL_INVALID_VALUE;
-    if (value)
-        memcpy(value, data, size);
-    if (size_ret)
-        *size_ret = size;
-    return CL_SUCCESS;
-}
-
 /* The driver's answer to a query, in a malloc'ed buffer of *size bytes. */
 typedef cl_int (*info_query)(const void *object, cl_uint name, size_t size, void *value,
                              size_t *size_ret);
@@ -101,7 +89,7 @@ static cl_int extension_string(info_query query, const void *object, cl_uint nam
         free(data);
         text = longer;
     }
-    err = answer(text, strlen(text) + 1, value_size, value, size_ret);
+    err = shim_answer_info(text, strlen(text) + 1, value_size, value, size_ret);
     free(text);
     return err;
 }
@@ -130,7 +118,7 @@ static cl_int extension_versions(info_query query, const void *object, cl_uint n
         strcpy(list[count].name, extra);
         count++;
     }
-    err = answer(list, count * sizeof(cl_name_version), value_size, value, size_ret);
+    err = shim_answer_info(list, count * sizeof(cl_name_version), value_size, value, size_ret);
     free(list);
     return err;
 }

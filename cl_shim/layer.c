@@ -25,18 +25,6 @@ typedef cl_properties cl_layer_properties;
 static const char layer_name[] = "tally counters (cl_codeplay_performance_counters)";
 static struct _cl_icd_dispatch layer_dispatch;
 
-static cl_int copy_info(const void *data, size_t size, size_t value_size, void *value,
-                        size_t *size_ret)
-{
-    if (value && value_size < size)
-        return CL_INVALID_VALUE;
-    if (value)
-        memcpy(value, data, size);
-    if (size_ret)
-        *size_ret = size;
-    return CL_SUCCESS;
-}
-
 LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
                                                             size_t param_value_size,
                                                             void *param_value,
@@ -45,11 +33,11 @@ LAYER_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_
     static const cl_layer_api_version version = CL_LAYER_API_VERSION_100;
     switch (param_name) {
     case CL_LAYER_API_VERSION:
-        return copy_info(&version, sizeof(version), param_value_size, param_value,
-                         param_value_size_ret);
+        return shim_answer_info(&version, sizeof(version), param_value_size, param_value,
+                                param_value_size_ret);
     case CL_LAYER_NAME:
-        return copy_info(layer_name, sizeof(layer_name), param_value_size, param_value,
-                         param_value_size_ret);
+        return shim_answer_info(layer_name, sizeof(layer_name), param_value_size, param_value,
+                                param_value_size_ret);
     default: return CL_INVALID_VALUE;
     }
 }

@@ -387,13 +387,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetCommandQueueInfo(cl_command_queue queue
         return next_cl()->clGetCommandQueueInfo(queue, name, size, value, size_ret);
     /* The list the application gave, not the one the driver got. */
     size_t bytes = q->app_property_count * sizeof(cl_queue_properties);
-    if (value && size < bytes)
-        return CL_INVALID_VALUE;
-    if (value)
-        memcpy(value, q->app_properties, bytes);
-    if (size_ret)
-        *size_ret = bytes;
-    return CL_SUCCESS;
+    return shim_answer_info(q->app_properties, bytes, size, value, size_ret);
 }
 TALLY_CL_EXPORT(clGetCommandQueueInfo);
 

@@ -18,6 +18,10 @@
  * (dlsym(RTLD_NEXT)), the target dispatch in layer mode. Never NULL, but
  * slots may be, when the program does not use OpenCL through the loader. */
 SHIM_HIDDEN const struct _cl_icd_dispatch *next_cl(void);
+/* Replies to a clGet*Info with `size` bytes of `data`: CL_INVALID_VALUE when
+ * the program's buffer is too small, the size alone when it gave none. */
+SHIM_HIDDEN cl_int shim_answer_info(const void *data, size_t size, size_t value_size, void *value,
+                                    size_t *size_ret);
 /* Layer mode: the loader's target table (entries beyond num_entries stay NULL). */
 SHIM_HIDDEN void next_cl_set_target(const struct _cl_icd_dispatch *target, cl_uint num_entries);
 /* True when this process's global cl* symbols are a libtally_cl's exports
