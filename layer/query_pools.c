@@ -131,6 +131,79 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQ
         tally_stream_marker_end(cb->stream, pool->results, query);
 }
 
+/* A performance pool has one query per index (index 0): the indexed forms
+ * are the plain ones for the layer's pools. */
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer,
+                                                          VkQueryPool queryPool, uint32_t query,
+                                                          VkQueryControlFlags flags, uint32_t index)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    if (layer_query_pool_find(device, queryPool))
+        hook_vkCmdBeginQuery(commandBuffer, queryPool, query, flags);
+    else
+        device->dispatch.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQueryIndexedEXT(VkCommandBuffer commandBuffer,
+                                                        VkQueryPool queryPool, uint32_t query,
+                                                        uint32_t index)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    if (layer_query_pool_find(device, queryPool))
+        hook_vkCmdEndQuery(commandBuffer, queryPool, query);
+    else
+        device->dispatch.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
+}
+
+/* Names and tags of the layer's own pools stay with the layer: the driver
+ * never saw those handles. */
+static bool is_layer_pool(layer_device *device, bool is_query_pool, uint64_t handle)
+{
+    return is_query_pool && layer_query_pool_find(device, (VkQueryPool)(uintptr_t)handle);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkSetDebugUtilsObjectNameEXT(VkDevice handle, const VkDebugUtilsObjectNameInfoEXT *info)
+{
+    layer_device *device = layer_device_of(handle);
+    if (info &&
+        is_layer_pool(device, info->objectType == VK_OBJECT_TYPE_QUERY_POOL, info->objectHandle))
+        return VK_SUCCESS;
+    return device->dispatch.SetDebugUtilsObjectNameEXT(handle, info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkSetDebugUtilsObjectTagEXT(VkDevice handle, const VkDebugUtilsObjectTagInfoEXT *info)
+{
+    layer_device *device = layer_device_of(handle);
+    if (info &&
+        is_layer_pool(device, info->objectType == VK_OBJECT_TYPE_QUERY_POOL, info->objectHandle))
+        return VK_SUCCESS;
+    return device->dispatch.SetDebugUtilsObjectTagEXT(handle, info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkDebugMarkerSetObjectNameEXT(VkDevice handle, const VkDebugMarkerObjectNameInfoEXT *info)
+{
+    layer_device *device = layer_device_of(handle);
+    if (info &&
+        is_layer_pool(device, info->objectType == VK_DEBUG_REPORT_OBJECT_TYPE_QUERY_POOL_EXT,
+                      info->object))
+        return VK_SUCCESS;
+    return device->dispatch.DebugMarkerSetObjectNameEXT(handle, info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+hook_vkDebugMarkerSetObjectTagEXT(VkDevice handle, const VkDebugMarkerObjectTagInfoEXT *info)
+{
+    layer_device *device = layer_device_of(handle);
+    if (info &&
+        is_layer_pool(device, info->objectType == VK_DEBUG_REPORT_OBJECT_TYPE_QUERY_POOL_EXT,
+                      info->object))
+        return VK_SUCCESS;
+    return device->dispatch.DebugMarkerSetObjectTagEXT(handle, info);
+}
+
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdResetQueryPool(VkCommandBuffer commandBuffer,
                                                     VkQueryPool queryPool, uint32_t firstQuery,
                                                     uint32_t queryCount)

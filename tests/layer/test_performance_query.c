@@ -548,6 +548,50 @@ static void pool_without_the_feature_enabled_is_refused(void **state)
     vk_context_destroy(&c);
 }
 
+static VkBool32 VKAPI_PTR ignore_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                         VkDebugUtilsMessageTypeFlagsEXT types,
+                                         const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                         void *user)
+{
+    (void)severity, (void)types, (void)data, (void)user;
+    return VK_FALSE;
+}
+
+/* Engines name every object. A performance pool is the layer's own handle:
+ * naming it must not reach the driver, which never saw it; a pool of the
+ * driver's is named by the driver as before. */
+static void naming_a_performance_pool_stays_in_the_layer(void **state)
+{
+    (void)state;
+    vk_context c;
+    vk_context_options options = {.performance_query_extension = true,
+                                  .performance_query_feature = true,
+                                  .messenger = ignore_message};
+    assert_true(vk_context_create(&c, &options));
+    PFN_vkSetDebugUtilsObjectNameEXT set_name =
+        (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(c.device,
+                                                              "vkSetDebugUtilsObjectNameEXT");
+    assert_non_null(set_name);
+    pool_selection s = create_pool(&c, 0, 1);
+    VkDebugUtilsObjectNameInfoEXT name = {.sType =
+                                              VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                          .objectType = VK_OBJECT_TYPE_QUERY_POOL,
+                                          .objectHandle = (uint64_t)(uintptr_t)s.pool,
+                                          .pObjectName = "per-draw counters"};
+    assert_int_equal(set_name(c.device, &name), VK_SUCCESS);
+    VkQueryPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                  .queryCount = 1};
+    VkQueryPool timestamps = VK_NULL_HANDLE;
+    assert_int_equal(vkCreateQueryPool(c.device, &info, NULL, &timestamps), VK_SUCCESS);
+    name.objectHandle = (uint64_t)(uintptr_t)timestamps;
+    name.pObjectName = "timestamps";
+    assert_int_equal(set_name(c.device, &name), VK_SUCCESS);
+    vkDestroyQueryPool(c.device, timestamps, NULL);
+    destroy_pool(&c, &s);
+    vk_context_destroy(&c);
+}
+
 /* Without the extension enabled its device commands are not handed out. */
 static void device_commands_need_the_extension_enabled(void **state)
 {
@@ -589,6 +633,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest devices[] = {
         cmocka_unit_test(pool_without_the_feature_enabled_is_refused),
         cmocka_unit_test(device_commands_need_the_extension_enabled),
+        cmocka_unit_test(naming_a_performance_pool_stays_in_the_layer),
     };
     int failed = cmocka_run_group_tests(flows, open_context, close_context);
     return failed + cmocka_run_group_tests(devices, NULL, NULL);
