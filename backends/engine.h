@@ -30,6 +30,7 @@ enum tally_command_type {
     TALLY_CMD_LABEL_POP,
     TALLY_CMD_FRAME,
     TALLY_CMD_EXECUTE,
+    TALLY_CMD_DRAW_RUN, /* consecutive packed draws, appended through a stream's lane */
 };
 
 struct tally_recording;
@@ -53,14 +54,36 @@ struct tally_command {
             struct tally_recording *recording;
             uint32_t count;
         } execute;
+        struct {
+            const tally_packed_draw *first;
+            uint32_t count; /* fixed when the run closes */
+        } run;
     } u;
 };
+
+/* Whether the queue can execute a draw; tally_stream_draw refuses the rest. */
+static inline bool tally_packed_draw_valid(const tally_packed_draw *d)
+{
+    if (d->topology >= TALLY_TOPOLOGY_COUNT)
+        return false;
+    if (d->flags & TALLY_DRAW_INDEXED)
+        return d->index_size == 1 || d->index_size == 2 || d->index_size == 4;
+    return true;
+}
 
 #define TALLY_CHUNK_COMMANDS 511u
 
 struct tally_chunk {
     struct tally_chunk *next;
     struct tally_command commands[TALLY_CHUNK_COMMANDS];
+};
+
+/* 32 KiB of packed draws; runs of draws fill them in order. */
+#define TALLY_DRAW_BLOCK_DRAWS 1024u
+
+struct tally_draw_block {
+    struct tally_draw_block *next;
+    tally_packed_draw draws[TALLY_DRAW_BLOCK_DRAWS];
 };
 
 /* Objects a recording keeps alive until it is freed. */
@@ -80,9 +103,11 @@ struct tally_held {
  */
 struct tally_recording {
     atomic_uint refs;
-    uint32_t count;
+    uint32_t count;    /* command slots, a run of draws taking one */
+    uint32_t commands; /* canonical commands, each draw of a closed run counting one */
     struct tally_chunk *first, *last;
     uint32_t used_in_last;
+    struct tally_draw_block *first_draws, *last_draws; /* kept, like chunks, by a rewind */
     /* variable-size data (indices, labels), freed with the recording */
     struct tally_block *blocks;
     struct tally_held *held;
@@ -91,6 +116,9 @@ struct tally_recording {
 };
 
 struct tally_stream {
+    tally_draw_lane lane;           /* next == end while no run is open */
+    struct tally_command *open_run; /* the run the lane appends to, or NULL */
+    tally_packed_draw *draws_end;   /* the end of the lane's block */
     struct tally_context *context;
     struct tally_recording *recording; /* NULL until the first append */
     uint64_t id;
@@ -123,7 +151,8 @@ struct tally_program {
 
 struct tally_pending_stream {
     struct tally_recording *recording;
-    uint32_t count;
+    uint32_t count;    /* command slots executed */
+    uint32_t commands; /* canonical commands among them */
     struct tally_context *context;
     uint64_t stream_id;
 };
@@ -277,6 +306,11 @@ TALLY_HIDDEN void tally_recording_unref(struct tally_recording *recording);
 TALLY_HIDDEN struct tally_command *tally_recording_append(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_unappend(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_rewind(struct tally_recording *recording);
+/* The first of TALLY_DRAW_BLOCK_DRAWS free packed draws, or NULL if out of memory. */
+TALLY_HIDDEN tally_packed_draw *tally_recording_next_draws(struct tally_recording *recording);
+/* Fixes the stream's open run of draws, if any: before anything else is
+ * appended, or anything reads the recording. */
+TALLY_HIDDEN void tally_stream_close_run(struct tally_stream *stream);
 TALLY_HIDDEN void *tally_recording_store(struct tally_recording *recording, const void *data,
                                          size_t size);
 TALLY_HIDDEN tally_status tally_recording_hold(struct tally_recording *recording,

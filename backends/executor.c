@@ -225,6 +225,30 @@ static void run_label(struct tally_context *ctx, const struct tally_command *c,
 static void run_recording(struct tally_device *d, struct tally_recording *rec, uint32_t count,
                           struct tally_context *ctx, uint64_t stream_id, uint32_t depth);
 
+static void run_draws(struct tally_device *d, const struct tally_command *run,
+                      struct tally_context *ctx, uint64_t stream_id)
+{
+    struct tally_command c = {.type = TALLY_CMD_DRAW};
+    for (uint32_t i = 0; i < run->u.run.count; i++) {
+        const tally_packed_draw *p = &run->u.run.first[i];
+        if (!tally_packed_draw_valid(p))
+            continue;
+        c.u.draw = (tally_draw){
+            .api_name = p->api_name,
+            .count = p->count,
+            .instance_count = p->instance_count,
+            .first = p->first,
+            .first_instance = p->first_instance,
+            .vertex_offset = p->vertex_offset,
+            .flags = p->flags,
+            .topology = p->topology,
+            .patch_control_points = p->patch_control_points,
+            .index_size = p->index_size,
+        };
+        run_work(d, &c, ctx, stream_id);
+    }
+}
+
 static void run_command(struct tally_device *d, const struct tally_command *c,
                         struct tally_recording *rec, struct tally_context *ctx, uint64_t stream_id,
                         uint32_t depth)
@@ -233,6 +257,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_DRAW:
     case TALLY_CMD_DISPATCH:
     case TALLY_CMD_TRANSFER: run_work(d, c, ctx, stream_id); break;
+    case TALLY_CMD_DRAW_RUN: run_draws(d, c, ctx, stream_id); break;
     case TALLY_CMD_BIND_PROGRAM: d->exec.program = c->u.program ? &c->u.program->desc : NULL; break;
     case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
     case TALLY_CMD_MARKER_BEGIN:
@@ -303,7 +328,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
     e->pass_index = p->pass_index;
     e->submission_commands = 0;
     for (uint32_t i = 0; i < p->stream_count; i++)
-        e->submission_commands += p->streams[i].count;
+        e->submission_commands += p->streams[i].commands;
     /* From the commands' counter, so no two spans of a track share an id. */
     e->submission_event_id = atomic_fetch_add(&d->next_event_id, 1) + 1;
     uint64_t fields[3] = {p->seqno, p->stream_count, e->submission_commands};

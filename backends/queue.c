@@ -28,8 +28,10 @@ static struct tally_pending *build_pending(const tally_submission *sub)
     for (uint32_t i = 0; i < sub->stream_count; i++) {
         struct tally_stream *s = sub->streams[i];
         struct tally_pending_stream *ps = &p->streams[p->stream_count++];
+        tally_stream_close_run(s);
         ps->recording = s->recording;
         ps->count = s->recording ? s->recording->count : 0;
+        ps->commands = s->recording ? s->recording->commands : 0;
         if (ps->recording)
             tally_recording_ref(ps->recording);
         ps->context = s->context;

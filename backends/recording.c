@@ -60,6 +60,10 @@ void tally_recording_unref(struct tally_recording *recording)
         next = c->next;
         free(c);
     }
+    for (struct tally_draw_block *b = recording->first_draws, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
     free(recording);
 }
 
@@ -88,7 +92,24 @@ struct tally_command *tally_recording_append(struct tally_recording *r)
         if (!next_chunk(r))
             return NULL;
     r->count++;
+    r->commands++;
     return &r->last->commands[r->used_in_last++];
+}
+
+tally_packed_draw *tally_recording_next_draws(struct tally_recording *r)
+{
+    struct tally_draw_block *next = r->last_draws ? r->last_draws->next : r->first_draws;
+    if (!next) {
+        if (!(next = malloc(sizeof(*next))))
+            return NULL;
+        next->next = NULL;
+        if (r->last_draws)
+            r->last_draws->next = next;
+        else
+            r->first_draws = next;
+    }
+    r->last_draws = next;
+    return next->draws;
 }
 
 /* Forgets the commands but keeps the chunks, so a stream that is reset and
@@ -98,14 +119,17 @@ void tally_recording_rewind(struct tally_recording *r)
 {
     release_contents(r);
     r->count = 0;
+    r->commands = 0;
     r->last = NULL;
     r->used_in_last = 0;
+    r->last_draws = NULL;
 }
 
 /* Takes back the command just appended (its holds failed). */
 void tally_recording_unappend(struct tally_recording *r)
 {
     r->count--;
+    r->commands--;
     r->used_in_last--;
 }
 

@@ -31,10 +31,19 @@ void tally_stream_destroy(tally_stream *stream)
     free(stream);
 }
 
+/* Forgets the lane's run and block: they belong to the recording being dropped or rewound. */
+static void drop_lane(struct tally_stream *stream)
+{
+    stream->lane = (tally_draw_lane){NULL, NULL};
+    stream->open_run = NULL;
+    stream->draws_end = NULL;
+}
+
 tally_status tally_stream_reset(tally_stream *stream)
 {
     if (!stream)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    drop_lane(stream);
     struct tally_recording *r = stream->recording;
     if (r && atomic_load_explicit(&r->refs, memory_order_acquire) == 1) {
         tally_recording_rewind(r); /* nothing else reads it: reuse its memory */
@@ -52,7 +61,23 @@ uint64_t tally_stream_id(const tally_stream *stream)
 
 uint32_t tally_stream_command_count(const tally_stream *stream)
 {
-    return stream && stream->recording ? stream->recording->count : 0;
+    if (!stream || !stream->recording)
+        return 0;
+    uint32_t count = stream->recording->commands;
+    if (stream->open_run) /* counted as one command while open */
+        count += (uint32_t)(stream->lane.next - stream->open_run->u.run.first) - 1;
+    return count;
+}
+
+void tally_stream_close_run(struct tally_stream *stream)
+{
+    struct tally_command *run = stream->open_run;
+    if (!run)
+        return;
+    run->u.run.count = (uint32_t)(stream->lane.next - run->u.run.first);
+    stream->recording->commands += run->u.run.count - 1;
+    stream->open_run = NULL;
+    stream->lane.end = stream->lane.next;
 }
 
 /* The stream's recording, created on first use; NULL if out of memory. */
@@ -65,6 +90,7 @@ static struct tally_recording *recording_of(tally_stream *stream)
 
 static struct tally_command *append(tally_stream *stream, uint32_t type)
 {
+    tally_stream_close_run(stream);
     if (!recording_of(stream))
         return NULL;
     struct tally_command *c = tally_recording_append(stream->recording);
@@ -73,28 +99,81 @@ static struct tally_command *append(tally_stream *stream, uint32_t type)
     return c;
 }
 
+static tally_packed_draw packed(const tally_draw *d)
+{
+    return (tally_packed_draw){
+        .api_name = d->api_name,
+        .count = d->count,
+        .instance_count = d->instance_count,
+        .first = d->first,
+        .first_instance = d->first_instance,
+        .vertex_offset = d->vertex_offset,
+        .flags = (uint8_t)d->flags,
+        .topology = d->topology,
+        .patch_control_points = d->patch_control_points,
+        .index_size = d->index_size,
+    };
+}
+
+tally_status tally_stream_end_recording(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_stream_close_run(stream);
+    return TALLY_OK;
+}
+
+tally_draw_lane *tally_stream_draw_lane(tally_stream *stream)
+{
+    return stream ? &stream->lane : NULL;
+}
+
+/* A run starts in the lane's block, or in the next one when that is full. */
+tally_status tally_stream_draw_packed(tally_stream *stream, const tally_packed_draw *draw)
+{
+    if (!stream || !draw)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *run = append(stream, TALLY_CMD_DRAW_RUN);
+    if (!run)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    if (stream->lane.next == stream->draws_end) {
+        tally_packed_draw *block = tally_recording_next_draws(stream->recording);
+        if (!block) {
+            tally_recording_unappend(stream->recording);
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        }
+        stream->lane.next = block;
+        stream->draws_end = block + TALLY_DRAW_BLOCK_DRAWS;
+    }
+    run->u.run.first = stream->lane.next;
+    run->u.run.count = 0;
+    stream->open_run = run;
+    stream->lane.end = stream->draws_end;
+    *stream->lane.next++ = *draw;
+    return TALLY_OK;
+}
+
 static bool valid_draw(const tally_draw *d)
 {
-    if (d->topology >= TALLY_TOPOLOGY_COUNT)
-        return false;
     if (d->indices && !(d->flags & TALLY_DRAW_INDEXED))
         return false;
-    if (d->flags & TALLY_DRAW_INDEXED)
-        return d->index_size == 1 || d->index_size == 2 || d->index_size == 4;
-    return true;
+    tally_packed_draw p = packed(d);
+    return d->flags <= UINT8_MAX && tally_packed_draw_valid(&p);
 }
 
 tally_status tally_stream_draw(tally_stream *stream, const tally_draw *draw)
 {
     if (!stream || !draw || !valid_draw(draw))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    const void *indices = NULL;
-    if (draw->indices && draw->count) {
-        size_t bytes = (size_t)draw->count * draw->index_size;
-        struct tally_recording *r = recording_of(stream);
-        if (!r || !(indices = tally_recording_store(r, draw->indices, bytes)))
-            return TALLY_ERROR_OUT_OF_MEMORY;
+    if (!draw->indices || !draw->count) {
+        tally_packed_draw p = packed(draw);
+        return tally_stream_draw_inline(stream, &stream->lane, &p);
     }
+    size_t bytes = (size_t)draw->count * draw->index_size;
+    struct tally_recording *r = recording_of(stream);
+    const void *indices = r ? tally_recording_store(r, draw->indices, bytes) : NULL;
+    if (!indices)
+        return TALLY_ERROR_OUT_OF_MEMORY;
     struct tally_command *c = append(stream, TALLY_CMD_DRAW);
     if (!c)
         return TALLY_ERROR_OUT_OF_MEMORY;
@@ -228,6 +307,7 @@ tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary)
     if (!stream || !secondary || secondary == stream ||
         secondary->context->device != stream->context->device)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_stream_close_run(secondary);
     if (!secondary->recording || !secondary->recording->count)
         return TALLY_OK;
     struct tally_command *c;

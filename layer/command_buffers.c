@@ -109,6 +109,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
         if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
             cb->stream = NULL;
+        cb->draw_lane = tally_stream_draw_lane(cb->stream);
         if (!pool || !pool_add(pool, cb->handle) ||
             !object_map_put(&device->command_buffers, (uint64_t)(uintptr_t)cb->handle, cb)) {
             if (pool)
@@ -202,6 +203,18 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer command
     if (cb)
         reset_recording(cb);
     return device->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
+}
+
+/* A command buffer of simultaneous use may be submitted, or executed as a
+ * secondary, from several threads at once: its stream must be complete
+ * before that, while only its recording thread touches it. */
+VKAPI_ATTR VkResult VKAPI_CALL hook_vkEndCommandBuffer(VkCommandBuffer commandBuffer)
+{
+    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
+    if (cb && cb->stream)
+        tally_stream_end_recording(cb->stream);
+    layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    return device->dispatch.EndCommandBuffer(commandBuffer);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandBuffer(VkCommandBuffer commandBuffer,

@@ -15,19 +15,19 @@ static inline void layer_record_draw(layer_command_buffer *cb, const char *api_n
 {
     if (__builtin_expect(cb->stream_program != cb->graphics_program, 0))
         layer_record_bind(cb, cb->graphics_program);
-    tally_draw draw = {
+    tally_packed_draw draw = {
         .api_name = api_name,
         .count = count,
         .instance_count = instance_count,
         .first = first,
         .first_instance = first_instance,
         .vertex_offset = vertex_offset,
-        .flags = flags,
+        .flags = (uint8_t)flags,
         .topology = cb->topology,
         .patch_control_points = cb->patch_control_points,
         .index_size = 4,
     };
-    tally_stream_draw(cb->stream, &draw);
+    tally_stream_draw_inline(cb->stream, cb->draw_lane, &draw);
 }
 void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
                              const VkMultiDrawInfoEXT *draws, uint32_t instance_count,

@@ -73,6 +73,7 @@ typedef struct layer_command_buffer {
     layer_device *device;
     VkCommandPool pool;
     tally_stream *stream;            /* NULL when not counting */
+    tally_draw_lane *draw_lane;      /* the stream's */
     tally_program *graphics_program; /* bound by the application */
     tally_program *compute_program;
     tally_program *stream_program; /* what the stream has bound now */

@@ -109,6 +109,52 @@ typedef struct tally_render_state {
     uint32_t flags;                  /* tally_render_flags */
 } tally_render_state;
 
+/*
+ * Inline draw recording, for front ends where every draw call pays for the
+ * append (the Vulkan layer). A stream keeps a lane: the free slots after its
+ * open run of draws. Appending is a bounds check and a 32-byte copy, as a
+ * driver emits into its command buffer; any other command closes the run.
+ * These draws are checked when the queue executes them, not when recorded:
+ * one the engine cannot execute (a topology or index size out of range)
+ * counts as no work. A packed draw carries no index data.
+ */
+typedef struct tally_packed_draw {
+    const char *api_name; /* static storage */
+    uint32_t count, instance_count, first, first_instance;
+    int32_t vertex_offset;
+    uint8_t flags; /* tally_draw_flags */
+    uint8_t topology, patch_control_points, index_size;
+} tally_packed_draw;
+
+typedef struct tally_draw_lane {
+    tally_packed_draw *next, *end;
+} tally_draw_lane;
+
+/* The stream's lane: one pointer for the stream's whole life. */
+TALLY_API tally_draw_lane *tally_stream_draw_lane(tally_stream *stream);
+/* Closes the stream's open run of draws. The engine does so itself at the
+ * stream's next command, submission or execution as a secondary; a stream
+ * that may be submitted or executed from several threads at once (a Vulkan
+ * command buffer of simultaneous use) must have it closed first, by the
+ * thread that recorded it, as at vkEndCommandBuffer. */
+TALLY_API tally_status tally_stream_end_recording(tally_stream *stream);
+/* The out-of-line half of tally_stream_draw_inline: opens a new run. */
+TALLY_API tally_status tally_stream_draw_packed(tally_stream *stream,
+                                                const tally_packed_draw *draw);
+
+static inline tally_status tally_stream_draw_inline(tally_stream *stream, tally_draw_lane *lane,
+                                                    const tally_packed_draw *draw)
+{
+    if (__builtin_expect(lane->next != lane->end, 1)) {
+        *lane->next++ = *draw;
+        return TALLY_OK;
+    }
+    /* A copy, so that `draw` never escapes and the fast path can store its
+     * fields straight into the slot. */
+    tally_packed_draw copy = *draw;
+    return tally_stream_draw_packed(stream, &copy);
+}
+
 TALLY_API tally_status tally_stream_create(tally_context *context, tally_stream **out);
 /* The stream's pending submissions still execute. */
 TALLY_API void tally_stream_destroy(tally_stream *stream);
