@@ -31,6 +31,7 @@ enum tally_command_type {
     TALLY_CMD_FRAME,
     TALLY_CMD_EXECUTE,
     TALLY_CMD_DRAW_RUN, /* consecutive packed draws, appended through a stream's lane */
+    TALLY_CMD_INDIRECT,
 };
 
 struct tally_recording;
@@ -54,6 +55,7 @@ struct tally_command {
             struct tally_recording *recording;
             uint32_t count;
         } execute;
+        tally_indirect indirect;
         struct {
             const tally_packed_draw *first;
             uint32_t count; /* fixed when the run closes */
@@ -164,6 +166,7 @@ struct tally_pending {
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
     const char *api_name;
+    tally_indirect_reader indirect_reader; /* all NULL: none */
     uint32_t stream_count;
     struct tally_pending_stream streams[];
 };
@@ -184,6 +187,7 @@ struct tally_executor {
     uint32_t submission_event_id; /* its begin and end events share it */
     uint64_t submission_commands; /* commands it holds */
     uint32_t pass_index;
+    const tally_indirect_reader *indirect_reader; /* of the submission, or NULL */
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */

@@ -249,6 +249,64 @@ static void run_draws(struct tally_device *d, const struct tally_command *run,
     }
 }
 
+static uint32_t record_word(const void *record, uint32_t index)
+{
+    uint32_t word;
+    memcpy(&word, (const char *)record + 4 * index, sizeof(word));
+    return word;
+}
+
+static const uint32_t indirect_record_words[TALLY_INDIRECT_LAYOUT_COUNT] = {4, 5, 3};
+
+/* The command one indirect record stands for. */
+static void decode_indirect(const tally_indirect *in, const void *record, struct tally_command *out)
+{
+    if (in->layout == TALLY_INDIRECT_DISPATCH) {
+        out->type = TALLY_CMD_DISPATCH;
+        out->u.dispatch = (tally_dispatch){
+            .api_name = in->api_name,
+            .groups = {record_word(record, 0), record_word(record, 1), record_word(record, 2)},
+            .flags = TALLY_DISPATCH_INDIRECT,
+        };
+        return;
+    }
+    bool indexed = in->layout == TALLY_INDIRECT_DRAW_INDEXED;
+    out->type = TALLY_CMD_DRAW;
+    out->u.draw = (tally_draw){
+        .api_name = in->api_name,
+        .count = record_word(record, 0),
+        .instance_count = record_word(record, 1),
+        .first = record_word(record, 2),
+        .vertex_offset = indexed ? (int32_t)record_word(record, 3) : 0,
+        .first_instance = record_word(record, indexed ? 4 : 3),
+        .flags = TALLY_DRAW_INDIRECT | (indexed ? TALLY_DRAW_INDEXED : 0),
+        .topology = in->topology,
+        .patch_control_points = in->patch_control_points,
+        .index_size = in->index_size,
+    };
+}
+
+/* One command per record the reader has; a record of zeroes when it has
+ * none, so the API call still shows. */
+static void run_indirect(struct tally_device *d, const struct tally_command *c,
+                         struct tally_context *ctx, uint64_t stream_id)
+{
+    const tally_indirect *in = &c->u.indirect;
+    const tally_indirect_reader *reader = d->exec.indirect_reader;
+    static const uint32_t zeroes[5];
+    tally_indirect_records records = {.data = zeroes, .count = 1};
+    if (reader && !reader->read(reader->user, in->key, &records))
+        records = (tally_indirect_records){.data = zeroes, .count = 1};
+    uint32_t size = 4 * indirect_record_words[in->layout];
+    if (records.count > 1 && records.stride < size)
+        return; /* overlapping records: the front end's mistake */
+    struct tally_command work;
+    for (uint32_t i = 0; i < records.count; i++) {
+        decode_indirect(in, (const char *)records.data + (size_t)i * records.stride, &work);
+        run_work(d, &work, ctx, stream_id);
+    }
+}
+
 static void run_command(struct tally_device *d, const struct tally_command *c,
                         struct tally_recording *rec, struct tally_context *ctx, uint64_t stream_id,
                         uint32_t depth)
@@ -258,6 +316,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_DISPATCH:
     case TALLY_CMD_TRANSFER: run_work(d, c, ctx, stream_id); break;
     case TALLY_CMD_DRAW_RUN: run_draws(d, c, ctx, stream_id); break;
+    case TALLY_CMD_INDIRECT: run_indirect(d, c, ctx, stream_id); break;
     case TALLY_CMD_BIND_PROGRAM: d->exec.program = c->u.program ? &c->u.program->desc : NULL; break;
     case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
     case TALLY_CMD_MARKER_BEGIN:
@@ -341,6 +400,10 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
 
 void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
 {
+    const tally_indirect_reader *reader = p->indirect_reader.read ? &p->indirect_reader : NULL;
+    if (reader && reader->wait)
+        reader->wait(reader->user);
+    d->exec.indirect_reader = reader;
     begin_submission(d, p);
     for (uint32_t i = 0; i < p->stream_count; i++) {
         struct tally_pending_stream *s = &p->streams[i];
@@ -350,6 +413,7 @@ void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
     uint64_t fields[3] = {p->seqno, p->stream_count, d->exec.submission_commands};
     push_event(d, TALLY_TRACK_QUEUE, d->exec.submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_END, d->exec.gpu_ns, fields, 3);
+    d->exec.indirect_reader = NULL;
     publish_clock(d);
     tally_timeline_flush(d);
 }

@@ -9,6 +9,8 @@
 
 static void free_pending(struct tally_pending *p)
 {
+    if (p->indirect_reader.release)
+        p->indirect_reader.release(p->indirect_reader.user);
     for (uint32_t i = 0; i < p->stream_count; i++) {
         tally_recording_unref(p->streams[i].recording);
         tally_context_unref(p->streams[i].context);
@@ -25,6 +27,8 @@ static struct tally_pending *build_pending(const tally_submission *sub)
     p->pass_index = sub->pass_index;
     p->api_name = sub->api_name ? sub->api_name : "submit";
     p->flags = sub->flags;
+    if (sub->indirect_reader)
+        p->indirect_reader = *sub->indirect_reader;
     for (uint32_t i = 0; i < sub->stream_count; i++) {
         struct tally_stream *s = sub->streams[i];
         struct tally_pending_stream *ps = &p->streams[p->stream_count++];
@@ -46,6 +50,9 @@ static struct tally_pending *build_pending(const tally_submission *sub)
 static bool valid_submission(tally_device *device, const tally_submission *sub)
 {
     if (!device || !sub || (sub->stream_count && !sub->streams) || sub->pass_index >= 32)
+        return false;
+    const tally_indirect_reader *reader = sub->indirect_reader;
+    if (reader && (!reader->read || !reader->release))
         return false;
     for (uint32_t i = 0; i < sub->stream_count; i++)
         if (!sub->streams[i] || sub->streams[i]->context->device != device)

@@ -204,6 +204,26 @@ tally_status tally_stream_transfer(tally_stream *stream, const tally_transfer *t
     return TALLY_OK;
 }
 
+tally_status tally_stream_indirect(tally_stream *stream, const tally_indirect *indirect)
+{
+    if (!stream || !indirect || (unsigned)indirect->layout >= TALLY_INDIRECT_LAYOUT_COUNT)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (indirect->layout != TALLY_INDIRECT_DISPATCH) {
+        tally_packed_draw as_draw = {
+            .flags = indirect->layout == TALLY_INDIRECT_DRAW_INDEXED ? TALLY_DRAW_INDEXED : 0,
+            .topology = indirect->topology,
+            .index_size = indirect->index_size,
+        };
+        if (!tally_packed_draw_valid(&as_draw))
+            return TALLY_ERROR_INVALID_ARGUMENT;
+    }
+    struct tally_command *c = append(stream, TALLY_CMD_INDIRECT);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.indirect = *indirect;
+    return TALLY_OK;
+}
+
 /* Appends a command that refers to `object`, which the recording then holds. */
 static tally_status append_holding(tally_stream *stream, uint32_t type, enum tally_held_kind kind,
                                    void *object, struct tally_command **out)

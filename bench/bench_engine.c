@@ -306,7 +306,8 @@ static struct throughput bench_throughput(enum throughput_mode mode, uint64_t wo
     if (mode == TIMELINE)
         CHECK(tally_timeline_subscribe(device, 1u << 20, &sub));
 
-    tally_submission submission = {&stream, 1, 0, 0, "vkQueueSubmit"};
+    tally_submission submission = {
+        .streams = &stream, .stream_count = 1, .api_name = "vkQueueSubmit"};
     uint64_t t0 = now_ns();
     for (uint32_t i = 0; i < submits; i++)
         CHECK(tally_submit(device, &submission, NULL));

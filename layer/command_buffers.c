@@ -36,6 +36,7 @@ static void command_buffer_free(layer_command_buffer *cb)
     atomic_fetch_add_explicit(&layer_command_buffer_generation, 1, memory_order_acq_rel);
     if (cb->stream)
         tally_stream_destroy(cb->stream);
+    free(cb->indirect.items);
     free(cb);
 }
 
@@ -145,6 +146,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->stream_program = NULL;
     cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
     cb->patch_control_points = 0;
+    layer_indirect_forget(&cb->indirect);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandPool(VkDevice handle, VkCommandPool commandPool,
@@ -238,8 +240,10 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
         return;
     for (uint32_t i = 0; i < commandBufferCount; i++) {
         layer_command_buffer *secondary = layer_command_buffer_find(device, pCommandBuffers[i]);
-        if (secondary && secondary->stream)
+        if (secondary && secondary->stream) {
             tally_stream_execute(cb->stream, secondary->stream);
+            layer_indirect_inherit(cb, secondary);
+        }
     }
     /* Vulkan leaves the primary's bindings undefined after secondaries ran:
      * the next command binds again. */

@@ -36,6 +36,11 @@ void layer_record_multi_draw_indexed(layer_command_buffer *cb, const char *api_n
                                      uint32_t draw_count, const VkMultiDrawIndexedInfoEXT *draws,
                                      uint32_t instance_count, uint32_t first_instance,
                                      uint32_t stride, const int32_t *vertex_offset);
+/* An indirect draw or dispatch: its parameters are read back at submission. */
+void layer_record_indirect(layer_command_buffer *cb, const char *api_name,
+                           tally_indirect_layout layout, VkBuffer buffer, VkDeviceSize offset,
+                           uint32_t max_count, uint32_t stride, VkBuffer count_buffer,
+                           VkDeviceSize count_offset);
 void layer_record_dispatch(layer_command_buffer *cb, const char *api_name, uint32_t x, uint32_t y,
                            uint32_t z, uint32_t base_x, uint32_t base_y, uint32_t base_z,
                            uint32_t flags);

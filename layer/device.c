@@ -61,6 +61,9 @@ static layer_device *device_record_create(void)
     object_map_init(&device->pipelines);
     object_map_init(&device->render_passes);
     object_map_init(&device->query_pools);
+    object_map_init(&device->buffers);
+    object_map_init(&device->queues);
+    pthread_mutex_init(&device->readback_lock, NULL);
     return device;
 }
 
@@ -72,6 +75,9 @@ static void device_record_free(layer_device *device)
     object_map_destroy(&device->pipelines);
     object_map_destroy(&device->render_passes);
     object_map_destroy(&device->query_pools);
+    object_map_destroy(&device->buffers);
+    object_map_destroy(&device->queues);
+    pthread_mutex_destroy(&device->readback_lock);
     pthread_mutex_destroy(&device->queue_lock);
     free(device);
 }
@@ -144,7 +150,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyDevice(VkDevice handle,
     if (!device)
         return;
     layer_device_unregister(device);
+    /* The engine's queue thread may still be reading indirect parameters
+     * back through the device's objects. */
+    if (device->engine)
+        tally_wait_seqno(device->engine, atomic_load(&device->last_seqno), UINT64_MAX);
+    layer_readbacks_destroy_all(device);
     device->dispatch.DestroyDevice(handle, pAllocator);
+    layer_buffers_destroy_all(device);
     layer_command_buffers_destroy_all(device);
     layer_pipelines_destroy_all(device);
     layer_query_pools_destroy_all(device);

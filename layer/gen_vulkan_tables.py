@@ -266,6 +266,9 @@ def draw_call(reg, name, params):
             return "layer_record_dispatch(cb, %s, groupCountX, groupCountY, groupCountZ, %s, 0);" % (api, base)
         if "width" in p and "depth" in p:
             return "layer_record_dispatch(cb, %s, width, height, depth, 0, 0, 0, 0);" % api
+        if "buffer" in p and "offset" in p:
+            return ("layer_record_indirect(cb, %s, TALLY_INDIRECT_DISPATCH, buffer, offset, 1, 0, "
+                    "VK_NULL_HANDLE, 0);" % api)
         return "layer_record_dispatch(cb, %s, 0, 0, 0, 0, 0, 0, TALLY_DISPATCH_INDIRECT);" % api
     if "pVertexInfo" in p:
         return ("layer_record_multi_draw(cb, %s, drawCount, pVertexInfo, instanceCount, firstInstance, stride);" % api)
@@ -281,6 +284,13 @@ def draw_call(reg, name, params):
     if "Mesh" in name or "Cluster" in name:
         # No input assembly: these draws have no vertices to count.
         return "layer_record_draw(cb, %s, 0, 0, 0, 0, 0, 0);" % api
+    layout = "TALLY_INDIRECT_DRAW_INDEXED" if "Indexed" in name else "TALLY_INDIRECT_DRAW"
+    if "countBuffer" in p:
+        return ("layer_record_indirect(cb, %s, %s, buffer, offset, maxDrawCount, stride, countBuffer, "
+                "countBufferOffset);" % (api, layout))
+    if "buffer" in p and "drawCount" in p:
+        return ("layer_record_indirect(cb, %s, %s, buffer, offset, drawCount, stride, VK_NULL_HANDLE, 0);"
+                % (api, layout))
     if "counterBuffer" in p:
         return "layer_record_draw(cb, %s, 0, instanceCount, 0, firstInstance, 0, TALLY_DRAW_INDIRECT);" % api
     return "layer_record_draw(cb, %s, 0, 0, 0, 0, 0, %s);" % (api, indexed)

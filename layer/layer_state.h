@@ -46,6 +46,11 @@ typedef struct layer_device {
     object_map pipelines;       /* VkPipeline -> layer_pipeline */
     object_map render_passes;   /* VkRenderPass -> layer_render_pass */
     object_map query_pools;     /* VkQueryPool -> layer_query_pool (the layer's own) */
+    object_map buffers;         /* VkBuffer -> layer_buffer */
+    object_map queues;          /* VkQueue -> its family index + 1 */
+    /* Indirect parameters are copied back through these (indirect_readback.c). */
+    pthread_mutex_t readback_lock;
+    struct layer_readback *free_readbacks;
     /* VK_KHR_performance_query: the layer provides it (the driver has none),
      * and the application enabled it with performanceCounterQueryPools. */
     bool performance_query_emulated;
@@ -67,6 +72,25 @@ typedef struct layer_command_pool {
     VkCommandBuffer *command_buffers;
 } layer_command_pool;
 
+/* An indirect draw or dispatch recorded into a command buffer: where the GPU
+ * reads its parameters. */
+typedef struct layer_indirect_command {
+    uint64_t key; /* the engine command's: the recording's serial, then the index */
+    VkBuffer buffer;
+    VkDeviceSize offset;
+    VkBuffer count_buffer; /* VK_NULL_HANDLE: max_count records */
+    VkDeviceSize count_offset;
+    uint32_t max_count, stride, record_size;
+} layer_indirect_command;
+
+/* The indirect commands a primary's submission must read back: its own and
+ * those of the secondaries it executes. */
+typedef struct layer_indirect_list {
+    layer_indirect_command *items;
+    uint32_t count, capacity;
+    uint32_t serial; /* of this recording; 0 until its first indirect command */
+} layer_indirect_list;
+
 /* Attached to a VkCommandBuffer: its engine stream and the state draws need. */
 typedef struct layer_command_buffer {
     VkCommandBuffer handle;
@@ -79,6 +103,7 @@ typedef struct layer_command_buffer {
     tally_program *stream_program; /* what the stream has bound now */
     uint8_t topology;
     uint8_t patch_control_points;
+    layer_indirect_list indirect;
 } layer_command_buffer;
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */
@@ -182,6 +207,39 @@ const VkDeviceCreateInfo *layer_strip_performance_query(const VkDeviceCreateInfo
 void layer_device_create_copy_free(layer_device_create_copy *copy);
 layer_query_pool *layer_query_pool_find(layer_device *device, VkQueryPool pool);
 void layer_query_pools_destroy_all(layer_device *device);
+
+/* Attached to a VkBuffer: what copying its indirect parameters needs. */
+typedef struct layer_buffer {
+    VkDeviceSize size;
+} layer_buffer;
+
+/* Indirect commands (indirect_commands.c). */
+/* Remembers an indirect command of the command buffer; its engine key, or 0 if out of memory. */
+uint64_t layer_indirect_add(layer_command_buffer *cb, const layer_indirect_command *command);
+/* A primary executing a secondary reads back the secondary's commands too. */
+void layer_indirect_inherit(layer_command_buffer *primary, const layer_command_buffer *secondary);
+void layer_indirect_forget(layer_indirect_list *list);
+void layer_buffers_destroy_all(layer_device *device);
+
+/* Reading indirect parameters back at submission (indirect_readback.c). */
+typedef struct layer_readback layer_readback;
+/* A copy of the indirect parameters of these command buffers, recorded into
+ * a command buffer of the layer's to run after them on `queue`; NULL when
+ * they have none or it cannot be made. */
+layer_readback *layer_readback_prepare(layer_device *device, VkQueue queue,
+                                       const layer_command_buffer *const *command_buffers,
+                                       uint32_t count);
+VkCommandBuffer layer_readback_command_buffer(const layer_readback *readback);
+/* After the driver took the submission with the copy: submits the signal of
+ * the readback's fence; false if that failed (nothing can be read back). */
+bool layer_readback_submitted(layer_readback *readback, VkQueue queue);
+/* What each engine submission of it reads its indirect parameters through. */
+const tally_indirect_reader *layer_readback_reader(const layer_readback *readback);
+/* One more engine submission holds it (released through the reader). */
+void layer_readback_ref(layer_readback *readback);
+/* Ends the submitting thread's use: after the engine submissions. */
+void layer_readback_release(layer_readback *readback);
+void layer_readbacks_destroy_all(layer_device *device);
 
 /* Pipelines and shader modules (pipelines.c). */
 void layer_pipelines_destroy_all(layer_device *device);

@@ -5,6 +5,7 @@
 #include "layer_state.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { STACK_STREAMS = 32 };
 
@@ -24,33 +25,92 @@ static uint32_t pass_index_of(const void *pNext)
     return 0;
 }
 
-/* One engine submission per batch: its command buffers' streams in order. */
-static void submit_batch(layer_device *device, const char *api_name, uint32_t pass_index,
-                         uint32_t count,
-                         VkCommandBuffer (*command_buffer_at)(const void *, uint32_t),
-                         const void *batch)
+/* A submission's batches, VkSubmitInfo or VkSubmitInfo2 alike. */
+typedef struct batches {
+    const void *batch;
+    size_t batch_size;
+    uint32_t count;
+    uint32_t (*command_buffer_count)(const void *batch);
+    VkCommandBuffer (*command_buffer_at)(const void *batch, uint32_t i);
+    uint32_t (*pass_index)(const void *batch);
+} batches;
+
+static const void *batch_at(const batches *b, uint32_t i)
 {
+    return (const char *)b->batch + i * b->batch_size;
+}
+
+/* One engine submission per batch: its command buffers' streams in order. */
+static void submit_batch(layer_device *device, const char *api_name, const batches *b,
+                         uint32_t index, layer_readback *readback)
+{
+    const void *batch = batch_at(b, index);
+    uint32_t count = b->command_buffer_count(batch);
     tally_stream *stack[STACK_STREAMS];
     tally_stream **streams = count <= STACK_STREAMS ? stack : malloc(count * sizeof(*streams));
     if (!streams)
         return;
     uint32_t n = 0;
     for (uint32_t i = 0; i < count; i++) {
-        layer_command_buffer *cb = layer_command_buffer_find(device, command_buffer_at(batch, i));
+        layer_command_buffer *cb =
+            layer_command_buffer_find(device, b->command_buffer_at(batch, i));
         if (cb && cb->stream)
             streams[n++] = cb->stream;
     }
     tally_submission submission = {
         .streams = streams,
         .stream_count = n,
-        .pass_index = pass_index,
+        .pass_index = b->pass_index(batch),
         .api_name = api_name,
+        .indirect_reader = readback ? layer_readback_reader(readback) : NULL,
     };
+    if (readback)
+        layer_readback_ref(readback);
     uint64_t seqno = 0;
     if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK)
         note_submitted(device, seqno);
+    else if (readback)
+        layer_readback_release(readback);
     if (streams != stack)
         free(streams);
+}
+
+/* The copy of the submission's indirect parameters, if it has any. */
+static layer_readback *prepare_readback(layer_device *device, VkQueue queue, const batches *b)
+{
+    enum { STACK_BUFFERS = 64 };
+    const layer_command_buffer *stack[STACK_BUFFERS];
+    const layer_command_buffer **with_indirect = stack;
+    uint32_t n = 0, capacity = STACK_BUFFERS;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *batch = batch_at(b, i);
+        for (uint32_t j = 0; j < b->command_buffer_count(batch); j++) {
+            layer_command_buffer *cb =
+                layer_command_buffer_find(device, b->command_buffer_at(batch, j));
+            if (!cb || !cb->indirect.count)
+                continue;
+            if (n == capacity) {
+                capacity *= 2;
+                const layer_command_buffer **grown = malloc(capacity * sizeof(*grown));
+                if (!grown)
+                    break;
+                memcpy(grown, with_indirect, n * sizeof(*grown));
+                if (with_indirect != stack)
+                    free(with_indirect);
+                with_indirect = grown;
+            }
+            with_indirect[n++] = cb;
+        }
+    }
+    layer_readback *readback = n ? layer_readback_prepare(device, queue, with_indirect, n) : NULL;
+    if (with_indirect != stack)
+        free(with_indirect);
+    return readback;
+}
+
+static uint32_t submit_info_command_buffer_count(const void *batch)
+{
+    return ((const VkSubmitInfo *)batch)->commandBufferCount;
 }
 
 static VkCommandBuffer submit_info_command_buffer(const void *batch, uint32_t i)
@@ -58,21 +118,88 @@ static VkCommandBuffer submit_info_command_buffer(const void *batch, uint32_t i)
     return ((const VkSubmitInfo *)batch)->pCommandBuffers[i];
 }
 
+static uint32_t submit_info_pass_index(const void *batch)
+{
+    return pass_index_of(((const VkSubmitInfo *)batch)->pNext);
+}
+
+static uint32_t submit_info2_command_buffer_count(const void *batch)
+{
+    return ((const VkSubmitInfo2 *)batch)->commandBufferInfoCount;
+}
+
 static VkCommandBuffer submit_info2_command_buffer(const void *batch, uint32_t i)
 {
     return ((const VkSubmitInfo2 *)batch)->pCommandBufferInfos[i].commandBuffer;
+}
+
+static uint32_t submit_info2_pass_index(const void *batch)
+{
+    return pass_index_of(((const VkSubmitInfo2 *)batch)->pNext);
+}
+
+static void submit_batches(layer_device *device, const char *api_name, const batches *b,
+                           layer_readback *readback)
+{
+    for (uint32_t i = 0; i < b->count; i++)
+        submit_batch(device, api_name, b, i, readback);
+}
+
+/* The application's batches and one more, the layer's copy of indirect
+ * parameters; false if that could not be built, and nothing was submitted. */
+static bool submit_with_copy(layer_device *device, VkQueue queue, uint32_t submitCount,
+                             const VkSubmitInfo *pSubmits, VkFence fence, VkCommandBuffer copy,
+                             VkResult *result)
+{
+    VkSubmitInfo *all = malloc((submitCount + 1) * sizeof(*all));
+    if (!all)
+        return false;
+    memcpy(all, pSubmits, submitCount * sizeof(*all));
+    all[submitCount] = (VkSubmitInfo){
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &copy};
+    *result = device->dispatch.QueueSubmit(queue, submitCount + 1, all, fence);
+    free(all);
+    return true;
+}
+
+static bool submit2_with_copy(layer_device *device, VkQueue queue, uint32_t submitCount,
+                              const VkSubmitInfo2 *pSubmits, VkFence fence, VkCommandBuffer copy,
+                              VkResult *result)
+{
+    VkSubmitInfo2 *all = malloc((submitCount + 1) * sizeof(*all));
+    if (!all)
+        return false;
+    memcpy(all, pSubmits, submitCount * sizeof(*all));
+    VkCommandBufferSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                      .commandBuffer = copy};
+    all[submitCount] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                                       .commandBufferInfoCount = 1,
+                                       .pCommandBufferInfos = &info};
+    *result = device->dispatch.QueueSubmit2(queue, submitCount + 1, all, fence);
+    free(all);
+    return true;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkQueueSubmit(VkQueue queue, uint32_t submitCount,
                                                   const VkSubmitInfo *pSubmits, VkFence fence)
 {
     layer_device *device = layer_device_of(queue);
-    VkResult result = device->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
-    if (result != VK_SUCCESS || !device->engine)
-        return result;
-    for (uint32_t i = 0; i < submitCount; i++)
-        submit_batch(device, "vkQueueSubmit", pass_index_of(pSubmits[i].pNext),
-                     pSubmits[i].commandBufferCount, submit_info_command_buffer, &pSubmits[i]);
+    batches b = {pSubmits,
+                 sizeof(*pSubmits),
+                 submitCount,
+                 submit_info_command_buffer_count,
+                 submit_info_command_buffer,
+                 submit_info_pass_index};
+    layer_readback *readback = device->engine ? prepare_readback(device, queue, &b) : NULL;
+    VkResult result;
+    bool copied = readback && submit_with_copy(device, queue, submitCount, pSubmits, fence,
+                                               layer_readback_command_buffer(readback), &result);
+    if (!copied) /* without the copy, rather than not at all */
+        result = device->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
+    if (result == VK_SUCCESS && device->engine)
+        submit_batches(device, "vkQueueSubmit", &b,
+                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
+    layer_readback_release(readback);
     return result;
 }
 
@@ -80,12 +207,22 @@ static VkResult submit2(VkQueue queue, uint32_t submitCount, const VkSubmitInfo2
                         VkFence fence, const char *api_name)
 {
     layer_device *device = layer_device_of(queue);
-    VkResult result = device->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
-    if (result != VK_SUCCESS || !device->engine)
-        return result;
-    for (uint32_t i = 0; i < submitCount; i++)
-        submit_batch(device, api_name, pass_index_of(pSubmits[i].pNext),
-                     pSubmits[i].commandBufferInfoCount, submit_info2_command_buffer, &pSubmits[i]);
+    batches b = {pSubmits,
+                 sizeof(*pSubmits),
+                 submitCount,
+                 submit_info2_command_buffer_count,
+                 submit_info2_command_buffer,
+                 submit_info2_pass_index};
+    layer_readback *readback = device->engine ? prepare_readback(device, queue, &b) : NULL;
+    VkResult result;
+    bool copied = readback && submit2_with_copy(device, queue, submitCount, pSubmits, fence,
+                                                layer_readback_command_buffer(readback), &result);
+    if (!copied)
+        result = device->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
+    if (result == VK_SUCCESS && device->engine)
+        submit_batches(device, api_name, &b,
+                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
+    layer_readback_release(readback);
     return result;
 }
 

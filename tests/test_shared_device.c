@@ -42,7 +42,10 @@ static void draw_three_times(tally_device *device)
                        .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
     for (int i = 0; i < 3; i++)
         assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
-    tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "glFlush"};
+    tally_submission sub = {.streams = &stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "glFlush"};
     assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
     tally_stream_destroy(stream);

@@ -146,7 +146,8 @@ static int run(tally_device *device)
         s = tally_results_create(device, ids, COLUMN_COUNT, STEP_COUNT, &results);
     if (s == TALLY_OK)
         s = record(stream, results, raster, compute);
-    tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "demo"};
+    tally_submission sub = {
+        .streams = &stream, .stream_count = 1, .flags = TALLY_SUBMIT_CONSUME, .api_name = "demo"};
     if (s == TALLY_OK)
         s = tally_submit(device, &sub, NULL);
     if (s == TALLY_OK)

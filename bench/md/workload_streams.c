@@ -109,7 +109,10 @@ static void frame_streams(void *state)
 {
     struct streams_state *s = state;
     record_frame(s);
-    tally_submission sub = {&s->stream, 1, 0, TALLY_SUBMIT_CONSUME, "submit"};
+    tally_submission sub = {.streams = &s->stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "submit"};
     uint64_t seqno = 0;
     if (tally_submit(s->device, &sub, &seqno) == TALLY_OK)
         tally_wait_seqno(s->device, seqno, UINT64_MAX);

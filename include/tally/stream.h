@@ -155,6 +155,48 @@ static inline tally_status tally_stream_draw_inline(tally_stream *stream, tally_
     return tally_stream_draw_packed(stream, &copy);
 }
 
+/* One record of an indirect command's parameters as the GPU reads them from
+ * memory; Vulkan and GL lay them out alike. */
+typedef enum tally_indirect_layout {
+    TALLY_INDIRECT_DRAW,         /* count, instance count, first, first instance */
+    TALLY_INDIRECT_DRAW_INDEXED, /* count, instance count, first, vertex offset, first instance */
+    TALLY_INDIRECT_DISPATCH,     /* groups x, y, z */
+    TALLY_INDIRECT_LAYOUT_COUNT
+} tally_indirect_layout;
+
+/*
+ * A draw or dispatch whose parameters are in GPU memory. The queue asks the
+ * submission's tally_indirect_reader for the records of `key` when it
+ * executes the command, and runs one draw or dispatch per record. Without a
+ * reader, or when it has no records for the key, the command counts as one
+ * draw or dispatch of no work, flagged indirect.
+ */
+typedef struct tally_indirect {
+    const char *api_name; /* static storage */
+    uint64_t key;         /* the front end's name for this command's records */
+    tally_indirect_layout layout;
+    uint8_t topology, patch_control_points, index_size; /* as in tally_draw */
+} tally_indirect;
+
+typedef struct tally_indirect_records {
+    const void *data; /* `count` records, `stride` bytes apart */
+    uint32_t count;
+    uint32_t stride;
+} tally_indirect_records;
+
+/* How the queue reads the indirect parameters of one submission. The
+ * functions run on the queue thread; the records stay valid until release. */
+typedef struct tally_indirect_reader {
+    /* Before the submission's first command: returns once the GPU has written
+     * the parameters (or will never). */
+    void (*wait)(void *user);
+    /* The records of command `key`; false if they cannot be known. */
+    bool (*read)(void *user, uint64_t key, tally_indirect_records *records);
+    /* Once per submission accepted with the reader, after it executed. */
+    void (*release)(void *user);
+    void *user;
+} tally_indirect_reader;
+
 TALLY_API tally_status tally_stream_create(tally_context *context, tally_stream **out);
 /* The stream's pending submissions still execute. */
 TALLY_API void tally_stream_destroy(tally_stream *stream);
@@ -168,6 +210,7 @@ TALLY_API uint32_t tally_stream_command_count(const tally_stream *stream);
 TALLY_API tally_status tally_stream_draw(tally_stream *stream, const tally_draw *draw);
 TALLY_API tally_status tally_stream_dispatch(tally_stream *stream, const tally_dispatch *dispatch);
 TALLY_API tally_status tally_stream_transfer(tally_stream *stream, const tally_transfer *transfer);
+TALLY_API tally_status tally_stream_indirect(tally_stream *stream, const tally_indirect *indirect);
 /* NULL unbinds. */
 TALLY_API tally_status tally_stream_bind_program(tally_stream *stream, tally_program *program);
 TALLY_API tally_status tally_stream_set_render_state(tally_stream *stream,
@@ -204,6 +247,10 @@ typedef struct tally_submission {
     uint32_t pass_index;  /* which pass of multi-pass selections this is */
     uint32_t flags;       /* tally_submit_flags */
     const char *api_name; /* the API call, e.g. "vkQueueSubmit"; static storage */
+    /* Optional: where the streams' indirect commands find their parameters.
+     * Copied; its release runs once the submission executed, and never if
+     * tally_submit fails. */
+    const tally_indirect_reader *indirect_reader;
 } tally_submission;
 
 /* Queues the streams for execution, in order; *seqno (may be NULL) receives

@@ -31,7 +31,7 @@ enum { FILL_BUFFER_BYTES = 4096 * 4 };
 typedef struct both {
     struct cl_fixture *cl;
     run_result vulkan;
-    json_object *vulkan_lines; /* lavapipe's statistics, one line per report command */
+    json_object *vulkan_lines; /* lavapipe's statistics (line_of_record) */
 } both;
 
 static int set_up(void **state)
@@ -134,7 +134,7 @@ static json_object *vk_workload_dispatch(both *b, const char *api_name, unsigned
     size_t at = 0;
     json_object *vulkan = find_command(report_commands(&b->vulkan), api_name, NULL, 0, &at);
     assert_non_null(vulkan);
-    json_object *line = json_object_array_get_idx(b->vulkan_lines, at);
+    json_object *line = line_of_record(b->vulkan_lines, at);
     assert_int_equal(line_number(line, "cs_invocations"), items);
     return vulkan;
 }

@@ -57,7 +57,7 @@ enum { TRIANGLE_LIST_INDEXED_CALL = 3, UINT32_INDEX_BYTES = 4 };
 typedef struct runs {
     run_result gl;
     run_result vulkan;
-    json_object *vulkan_lines; /* lavapipe's statistics, one line per report command */
+    json_object *vulkan_lines; /* lavapipe's statistics (line_of_record) */
     json_object *gl_lines;     /* llvmpipe's statistics, one line per draw */
 } runs;
 
@@ -163,7 +163,7 @@ static void non_indexed_draw_counts_the_same_through_gl_and_vulkan(void **state)
                      VK_WORKLOAD_VERTICES * VK_WORKLOAD_INSTANCES);
     assert_int_equal(command_value(gl, "IaIndexBytes"), 0);
 
-    assert_driver_agrees(json_object_array_get_idx(r->vulkan_lines, at), vulkan, false);
+    assert_driver_agrees(line_of_record(r->vulkan_lines, at), vulkan, false);
     json_object *gl_line = json_object_array_get_idx(r->gl_lines, 0);
     assert_driver_agrees(gl_line, gl, false);
     assert_int_equal(line_number(gl_line, "clipper_invocations"),
@@ -192,7 +192,7 @@ static void indexed_draw_counts_the_same_through_gl_and_vulkan(void **state)
     assert_true(shaded >= VK_WORKLOAD_INDEXED_INSTANCES);
     assert_true(shaded <= VK_WORKLOAD_INDICES * VK_WORKLOAD_INDEXED_INSTANCES);
 
-    json_object *line = json_object_array_get_idx(r->vulkan_lines, at);
+    json_object *line = line_of_record(r->vulkan_lines, at);
     assert_int_equal(line_number(line, "indexed"), 1);
     assert_driver_agrees(line, vulkan, true);
     json_object *gl_line = json_object_array_get_idx(r->gl_lines, 1);

@@ -111,6 +111,33 @@ json_object *output_lines(const run_result *r)
     return lines;
 }
 
+static size_t records_of(json_object *line)
+{
+    json_object *records = NULL;
+    return json_object_object_get_ex(line, "records", &records)
+               ? (size_t)json_object_get_uint64(records)
+               : 1;
+}
+
+size_t lines_record_count(json_object *lines)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < json_object_array_length(lines); i++)
+        total += records_of(json_object_array_get_idx(lines, i));
+    return total;
+}
+
+json_object *line_of_record(json_object *lines, size_t index)
+{
+    for (size_t i = 0, first = 0; i < json_object_array_length(lines); i++) {
+        json_object *line = json_object_array_get_idx(lines, i);
+        first += records_of(line);
+        if (index < first)
+            return line;
+    }
+    return NULL;
+}
+
 json_object *report_commands(const run_result *r)
 {
     json_object *commands = NULL;

@@ -32,6 +32,12 @@ void run_result_free(run_result *r);
 /* The program's stdout lines parsed as JSON objects (an array). */
 json_object *output_lines(const run_result *r);
 
+/* vk_workload measures an indirect command of several records with one line
+ * ("records"); the report has one command per record. How many records the
+ * lines stand for, and the line that report command `index` belongs to. */
+size_t lines_record_count(json_object *lines);
+json_object *line_of_record(json_object *lines, size_t index);
+
 /* The report's commands array (NULL without a report). */
 json_object *report_commands(const run_result *r);
 /* A command's counter value, by symbol. */

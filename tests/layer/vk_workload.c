@@ -1,11 +1,14 @@
 /*
  * A Vulkan program that knows nothing of tally: it draws every topology,
- * indexed draws, a multi-draw, a draw in a secondary command buffer and two
- * dispatches offscreen on whatever device comes first, measures each with
- * the driver's own pipeline-statistics query, and prints one JSON line per
- * command in submission order:
+ * indexed draws, a multi-draw, indirect draws (one of parameters the GPU
+ * writes), a draw in a secondary command buffer and three dispatches offscreen on whatever device
+ * comes first, measures each with the driver's own pipeline-statistics query, and prints one JSON
+ * line per command in submission order:
  *   {"api":"vkCmdDraw","label":"topologies/line_strip","indexed":0,
- *    "ia_vertices":22,"ia_primitives":20,"vs_invocations":22,"cs_invocations":0}
+ *    "ia_vertices":22,"ia_primitives":20,"vs_invocations":22,"cs_invocations":0,
+ *    "records":1}
+ * "records" is how many draws the command made: an indirect command of
+ * several records is measured by one query.
  * Tests run it under the layer and compare these lines with tally's report.
  *
  * Usage: vk_workload SHADER_DIR
@@ -61,6 +64,8 @@ typedef struct app {
     VkDeviceMemory image_memory;
     VkBuffer buffer; /* indices, then compute output */
     VkDeviceMemory buffer_memory;
+    VkBuffer indirect; /* indirect parameters, see write_indirect_parameters */
+    VkDeviceMemory indirect_memory;
     VkPipelineLayout graphics_layout;
     VkPipelineLayout compute_layout;
     VkDescriptorSetLayout set_layout;
@@ -78,6 +83,7 @@ typedef struct app {
     const char *query_api[MAX_QUERIES];
     char query_label[MAX_QUERIES][96];
     bool query_indexed[MAX_QUERIES];
+    uint32_t query_records[MAX_QUERIES];
 } app;
 
 static VkShaderModule load_shader(app *a, const char *dir, const char *name)
@@ -145,9 +151,14 @@ static void create_device(app *a)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT,
         .multiDraw = VK_TRUE,
     };
+    VkPhysicalDeviceVulkan12Features features12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &multi_draw,
+        .drawIndirectCount = VK_TRUE,
+    };
     VkPhysicalDeviceVulkan13Features features13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
-        .pNext = &multi_draw,
+        .pNext = &features12,
         .synchronization2 = VK_TRUE,
     };
     VkPhysicalDeviceFeatures2 features = {
@@ -155,6 +166,7 @@ static void create_device(app *a)
         .pNext = &features13,
         .features = {.geometryShader = VK_TRUE,
                      .tessellationShader = VK_TRUE,
+                     .multiDrawIndirect = VK_TRUE,
                      .pipelineStatisticsQuery = VK_TRUE},
     };
     const char *device_extensions[] = {VK_EXT_MULTI_DRAW_EXTENSION_NAME};
@@ -277,6 +289,54 @@ static void create_buffer(app *a)
     static const uint32_t pattern[] = {0, 1, 2, 2, 1, 3, 3, 4, 0, 5, 6, 7};
     memcpy(indices, pattern, sizeof(pattern));
     vkUnmapMemory(a->device, a->buffer_memory);
+}
+
+/* Byte offsets in the indirect buffer. */
+enum {
+    INDIRECT_DRAWS = 0, /* two VkDrawIndirectCommand, 32 bytes apart */
+    INDIRECT_STRIDE = 32,
+    INDIRECT_INDEXED = 64,   /* a VkDrawIndexedIndirectCommand */
+    INDIRECT_COUNT = 96,     /* 1: of the two draws, a count draw takes one */
+    INDIRECT_DISPATCH = 128, /* a VkDispatchIndirectCommand */
+    INDIRECT_GPU = 192,      /* a VkDrawIndirectCommand the command buffer rewrites */
+};
+static const VkDrawIndirectCommand GPU_WRITTEN_DRAW = {9, 2, 0, 0};
+
+static void write_indirect_parameters(app *a)
+{
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = 4096,
+        .usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    };
+    CHECK(vkCreateBuffer(a->device, &info, NULL, &a->indirect));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, a->indirect, &req);
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex =
+            memory_type(a, req.memoryTypeBits,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT),
+    };
+    CHECK(vkAllocateMemory(a->device, &alloc, NULL, &a->indirect_memory));
+    CHECK(vkBindBufferMemory(a->device, a->indirect, a->indirect_memory, 0));
+    uint8_t *at;
+    CHECK(vkMapMemory(a->device, a->indirect_memory, 0, VK_WHOLE_SIZE, 0, (void **)&at));
+    memset(at, 0, 4096);
+    const VkDrawIndirectCommand draws[2] = {{12, 2, 0, 0}, {6, 1, 3, 0}};
+    memcpy(at + INDIRECT_DRAWS, &draws[0], sizeof(draws[0]));
+    memcpy(at + INDIRECT_DRAWS + INDIRECT_STRIDE, &draws[1], sizeof(draws[1]));
+    const VkDrawIndexedIndirectCommand indexed = {12, 3, 0, 0, 0};
+    memcpy(at + INDIRECT_INDEXED, &indexed, sizeof(indexed));
+    const uint32_t count = 1;
+    memcpy(at + INDIRECT_COUNT, &count, sizeof(count));
+    const VkDispatchIndirectCommand dispatch = {2, 3, 1};
+    memcpy(at + INDIRECT_DISPATCH, &dispatch, sizeof(dispatch));
+    /* What the host wrote is not what the draw reads. */
+    const VkDrawIndirectCommand stale = {3, 1, 0, 0};
+    memcpy(at + INDIRECT_GPU, &stale, sizeof(stale));
+    vkUnmapMemory(a->device, a->indirect_memory);
 }
 
 static void create_pipelines(app *a, const char *shader_dir)
@@ -427,6 +487,7 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_api[q] = api;
     snprintf(a->query_label[q], sizeof(a->query_label[q]), "%s", label);
     a->query_indexed[q] = indexed;
+    a->query_records[q] = 1;
     vkCmdBeginQuery(cb, a->queries, q, 0);
     return q;
 }
@@ -458,13 +519,39 @@ static void begin_pass(app *a, VkCommandBuffer cb, VkSubpassContents contents)
     vkCmdBeginRenderPass(cb, &info, contents);
 }
 
-/* Every topology, non-indexed and (for lists and strips) indexed, and a multi-draw. */
+/* Indirect draws of every kind, triangle lists, inside the render pass. */
+static void record_indirect_draws(app *a, VkCommandBuffer cb)
+{
+    uint32_t q = measure_begin(a, cb, "vkCmdDrawIndirect", "", false);
+    a->query_records[q] = 2;
+    vkCmdDrawIndirect(cb, a->indirect, INDIRECT_DRAWS, 2, INDIRECT_STRIDE);
+    vkCmdEndQuery(cb, a->queries, q);
+    q = measure_begin(a, cb, "vkCmdDrawIndexedIndirect", "", true);
+    vkCmdDrawIndexedIndirect(cb, a->indirect, INDIRECT_INDEXED, 1, 0);
+    vkCmdEndQuery(cb, a->queries, q);
+    q = measure_begin(a, cb, "vkCmdDrawIndirectCount", "", false);
+    vkCmdDrawIndirectCount(cb, a->indirect, INDIRECT_DRAWS, a->indirect, INDIRECT_COUNT, 2,
+                           INDIRECT_STRIDE);
+    vkCmdEndQuery(cb, a->queries, q);
+    q = measure_begin(a, cb, "vkCmdDrawIndirect", "", false);
+    vkCmdDrawIndirect(cb, a->indirect, INDIRECT_GPU, 1, 0);
+    vkCmdEndQuery(cb, a->queries, q);
+}
+
+/* Every topology, non-indexed and (for lists and strips) indexed, a
+ * multi-draw, and indirect draws. */
 static VkCommandBuffer record_topologies(app *a)
 {
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
     vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
+    vkCmdUpdateBuffer(cb, a->indirect, INDIRECT_GPU, sizeof(GPU_WRITTEN_DRAW), &GPU_WRITTEN_DRAW);
+    VkMemoryBarrier written = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0,
+                         1, &written, 0, NULL, 0, NULL);
     begin_pass(a, cb, VK_SUBPASS_CONTENTS_INLINE);
     label_begin(a, cb, "topologies");
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
@@ -497,6 +584,7 @@ static VkCommandBuffer record_topologies(app *a)
         a->draw_multi(cb, 1, &draws[i], 1, 0, sizeof(draws[0]));
         vkCmdEndQuery(cb, a->queries, q);
     }
+    record_indirect_draws(a, cb);
     vkCmdEndRenderPass(cb);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
@@ -552,6 +640,9 @@ static VkCommandBuffer record_compute(app *a)
     q = measure_begin(a, cb, "vkCmdDispatchBase", "compute", false);
     vkCmdDispatchBase(cb, 1, 0, 0, 5, 1, 1);
     vkCmdEndQuery(cb, a->queries, q);
+    q = measure_begin(a, cb, "vkCmdDispatchIndirect", "compute", false);
+    vkCmdDispatchIndirect(cb, a->indirect, INDIRECT_DISPATCH);
+    vkCmdEndQuery(cb, a->queries, q);
     a->end_label(cb);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
@@ -589,10 +680,12 @@ static void print_results(app *a)
                                 sizeof(values[0]), VK_QUERY_RESULT_64_BIT));
     for (uint32_t q = 0; q < a->query_count; q++)
         printf("{\"api\":\"%s\",\"label\":\"%s\",\"indexed\":%d,\"ia_vertices\":%llu,"
-               "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu}\n",
+               "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu,"
+               "\"records\":%u}\n",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
                (unsigned long long)values[q][0], (unsigned long long)values[q][1],
-               (unsigned long long)values[q][2], (unsigned long long)values[q][3]);
+               (unsigned long long)values[q][2], (unsigned long long)values[q][3],
+               a->query_records[q]);
 }
 
 static void destroy(app *a)
@@ -616,6 +709,8 @@ static void destroy(app *a)
     vkDestroyImage(a->device, a->image, NULL);
     vkFreeMemory(a->device, a->image_memory, NULL);
     vkDestroyBuffer(a->device, a->buffer, NULL);
+    vkDestroyBuffer(a->device, a->indirect, NULL);
+    vkFreeMemory(a->device, a->indirect_memory, NULL);
     vkFreeMemory(a->device, a->buffer_memory, NULL);
     vkDestroyCommandPool(a->device, a->pool, NULL);
     vkDestroyDevice(a->device, NULL);
@@ -632,6 +727,7 @@ int main(int argc, char **argv)
     create_device(&a);
     create_target(&a);
     create_buffer(&a);
+    write_indirect_parameters(&a);
     create_pipelines(&a, argv[1]);
     VkCommandBuffer topologies = record_topologies(&a);
     submit_and_wait(&a, topologies, false);

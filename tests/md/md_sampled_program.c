@@ -25,7 +25,10 @@ int main(int argc, char **argv)
                            .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
         tally_stream_draw(stream, &draw);
         if (i % 50 == 49 || i + 1 == draws) {
-            tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "submit"};
+            tally_submission sub = {.streams = &stream,
+                                    .stream_count = 1,
+                                    .flags = TALLY_SUBMIT_CONSUME,
+                                    .api_name = "submit"};
             tally_submit(device, &sub, NULL);
         }
     }

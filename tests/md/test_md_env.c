@@ -87,13 +87,14 @@ static void run_work(uint64_t totals[SUMMED])
                            .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
         assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
         if (i % 50 == 49 && i + 1 < DRAWS) { /* several submissions */
-            tally_submission sub = {&stream, 1, 0, 0, "submit"};
+            tally_submission sub = {.streams = &stream, .stream_count = 1, .api_name = "submit"};
             assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
             assert_int_equal(tally_stream_reset(stream), TALLY_OK);
         }
     }
     assert_int_equal(tally_stream_marker_end(stream, results, 0), TALLY_OK);
-    tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "submit"};
+    tally_submission sub = {
+        .streams = &stream, .stream_count = 1, .flags = TALLY_SUBMIT_CONSUME, .api_name = "submit"};
     assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_results_wait(results, 0, UINT64_MAX), TALLY_OK);
     tally_value values[SUMMED];

@@ -135,7 +135,10 @@ static void *submit_work(void *arg)
                                .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
             tally_stream_draw(stream, &draw);
         }
-        tally_submission sub = {&stream, 1, 0, TALLY_SUBMIT_CONSUME, "submit"};
+        tally_submission sub = {.streams = &stream,
+                                .stream_count = 1,
+                                .flags = TALLY_SUBMIT_CONSUME,
+                                .api_name = "submit"};
         if (tally_submit(s->device, &sub, NULL) != TALLY_OK)
             return (void *)1;
     }
@@ -342,7 +345,10 @@ static void a_report_maps_to_the_cpu_time_of_the_submission_that_caused_it(void 
     assert_int_equal(tally_stream_marker_end(fx.stream, results, 0), TALLY_OK);
     /* let the stream's first report come before the work */
     assert_int_equal(tally_md_wait_for_reports(group, 1000), TALLY_OK);
-    tally_submission sub = {&fx.stream, 1, 0, TALLY_SUBMIT_CONSUME, "submit"};
+    tally_submission sub = {.streams = &fx.stream,
+                            .stream_count = 1,
+                            .flags = TALLY_SUBMIT_CONSUME,
+                            .api_name = "submit"};
     uint64_t raw_before = clock_ns(CLOCK_MONOTONIC_RAW);
     uint64_t before = clock_ns(CLOCK_MONOTONIC);
     assert_int_equal(tally_submit(fx.device, &sub, NULL), TALLY_OK);

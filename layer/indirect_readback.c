@@ -1,0 +1,394 @@
+/*
+ * Reading indirect parameters back. A submission whose command buffers hold
+ * indirect commands gets one more batch, the layer's: a barrier after all
+ * earlier work, then a copy of every command's records (and count) into a
+ * host-visible buffer. The copy rides in the application's vkQueueSubmit, so
+ * the application's fence covers it and no buffer it copies can be destroyed
+ * under it. An empty submission then signals the layer's fence, which the
+ * engine's queue thread waits on before it executes the submission and asks
+ * for the records (tally_indirect_reader). The values read are those at the
+ * end of the submission: what the draws read, unless the application rewrote
+ * them between the draws and the end of the submission.
+ */
+#include "layer_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct readback_entry {
+    uint64_t key;
+    VkDeviceSize at;       /* of the records, in the readback buffer */
+    VkDeviceSize count_at; /* of the count, when `counted` */
+    uint32_t max_count, stride;
+    bool counted;
+} readback_entry;
+
+struct layer_readback {
+    layer_device *device;
+    uint32_t family;
+    VkCommandPool pool;
+    VkCommandBuffer command_buffer;
+    VkFence fence;
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    const uint8_t *mapped;
+    VkDeviceSize capacity, used;
+    readback_entry *entries;
+    uint32_t entry_count, entry_capacity;
+    atomic_uint refs;     /* the submitting thread's, and each engine submission's */
+    bool fence_submitted; /* and not yet waited for and reset */
+    bool copied;          /* the fence signalled: the records are in the buffer */
+    tally_indirect_reader reader;
+    struct layer_readback *next_free;
+};
+
+static void readback_destroy(layer_readback *rb)
+{
+    layer_device *device = rb->device;
+    VkDevice handle = device->handle;
+    if (rb->memory)
+        device->dispatch.FreeMemory(handle, rb->memory, NULL);
+    if (rb->buffer)
+        device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+    if (rb->fence)
+        device->dispatch.DestroyFence(handle, rb->fence, NULL);
+    if (rb->pool)
+        device->dispatch.DestroyCommandPool(handle, rb->pool, NULL); /* frees its command buffer */
+    free(rb->entries);
+    free(rb);
+}
+
+static void reader_wait(void *user);
+static bool reader_read(void *user, uint64_t key, tally_indirect_records *records);
+static void reader_release(void *user);
+
+static layer_readback *readback_create(layer_device *device, uint32_t family)
+{
+    layer_readback *rb = calloc(1, sizeof(*rb));
+    if (!rb)
+        return NULL;
+    rb->device = device;
+    rb->family = family;
+    rb->reader = (tally_indirect_reader){reader_wait, reader_read, reader_release, rb};
+    VkDevice handle = device->handle;
+    VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = family,
+    };
+    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (device->dispatch.CreateCommandPool(handle, &pool_info, NULL, &rb->pool) != VK_SUCCESS ||
+        device->dispatch.CreateFence(handle, &fence_info, NULL, &rb->fence) != VK_SUCCESS) {
+        readback_destroy(rb);
+        return NULL;
+    }
+    VkCommandBufferAllocateInfo allocate = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = rb->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    /* The layer's command buffer is dispatchable: the loader's data goes in it. */
+    if (device->dispatch.AllocateCommandBuffers(handle, &allocate, &rb->command_buffer) !=
+            VK_SUCCESS ||
+        !device->set_loader_data ||
+        device->set_loader_data(handle, rb->command_buffer) != VK_SUCCESS) {
+        readback_destroy(rb);
+        return NULL;
+    }
+    return rb;
+}
+
+/* A free readback of the family, or a new one. */
+static layer_readback *readback_acquire(layer_device *device, uint32_t family)
+{
+    pthread_mutex_lock(&device->readback_lock);
+    layer_readback **link = &device->free_readbacks;
+    while (*link && (*link)->family != family)
+        link = &(*link)->next_free;
+    layer_readback *rb = *link;
+    if (rb)
+        *link = rb->next_free;
+    pthread_mutex_unlock(&device->readback_lock);
+    if (!rb && !(rb = readback_create(device, family)))
+        return NULL;
+    atomic_store(&rb->refs, 1);
+    rb->entry_count = 0;
+    rb->used = 0;
+    rb->copied = false;
+    return rb;
+}
+
+/* The last reference gives it back, its fence unsignalled again. */
+static void readback_unref(layer_readback *rb)
+{
+    if (atomic_fetch_sub_explicit(&rb->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    layer_device *device = rb->device;
+    if (rb->fence_submitted) {
+        device->dispatch.WaitForFences(device->handle, 1, &rb->fence, VK_TRUE, UINT64_MAX);
+        device->dispatch.ResetFences(device->handle, 1, &rb->fence);
+        rb->fence_submitted = false;
+    }
+    pthread_mutex_lock(&device->readback_lock);
+    rb->next_free = device->free_readbacks;
+    device->free_readbacks = rb;
+    pthread_mutex_unlock(&device->readback_lock);
+}
+
+void layer_readbacks_destroy_all(layer_device *device)
+{
+    for (layer_readback *rb = device->free_readbacks, *next; rb; rb = next) {
+        next = rb->next_free;
+        readback_destroy(rb);
+    }
+    device->free_readbacks = NULL;
+}
+
+/* Every implementation has a host-visible, host-coherent memory type. */
+static uint32_t host_memory_type(layer_device *device, uint32_t allowed)
+{
+    VkPhysicalDeviceMemoryProperties properties;
+    device->instance->dispatch.GetPhysicalDeviceMemoryProperties(device->physical_device,
+                                                                 &properties);
+    const VkMemoryPropertyFlags wanted =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < properties.memoryTypeCount; i++)
+        if ((allowed & (1u << i)) && (properties.memoryTypes[i].propertyFlags & wanted) == wanted)
+            return i;
+    return UINT32_MAX;
+}
+
+static bool reserve_buffer(layer_readback *rb, VkDeviceSize size)
+{
+    if (size <= rb->capacity)
+        return true;
+    layer_device *device = rb->device;
+    VkDevice handle = device->handle;
+    if (rb->buffer) {
+        device->dispatch.FreeMemory(handle, rb->memory, NULL);
+        device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+        rb->buffer = VK_NULL_HANDLE;
+        rb->memory = VK_NULL_HANDLE;
+        rb->capacity = 0;
+    }
+    VkDeviceSize capacity = 4096;
+    while (capacity < size)
+        capacity *= 2;
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = capacity,
+        .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    if (device->dispatch.CreateBuffer(handle, &info, NULL, &rb->buffer) != VK_SUCCESS)
+        return false;
+    VkMemoryRequirements needs;
+    device->dispatch.GetBufferMemoryRequirements(handle, rb->buffer, &needs);
+    VkMemoryAllocateInfo allocate = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = needs.size,
+        .memoryTypeIndex = host_memory_type(device, needs.memoryTypeBits),
+    };
+    void *mapped = NULL;
+    if (allocate.memoryTypeIndex == UINT32_MAX ||
+        device->dispatch.AllocateMemory(handle, &allocate, NULL, &rb->memory) != VK_SUCCESS ||
+        device->dispatch.BindBufferMemory(handle, rb->buffer, rb->memory, 0) != VK_SUCCESS ||
+        device->dispatch.MapMemory(handle, rb->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS)
+        return false; /* what was made is freed with the readback */
+    rb->mapped = mapped;
+    rb->capacity = capacity;
+    return true;
+}
+
+static readback_entry *add_entry(layer_readback *rb)
+{
+    if (rb->entry_count == rb->entry_capacity) {
+        uint32_t capacity = rb->entry_capacity ? rb->entry_capacity * 2 : 16;
+        readback_entry *entries = realloc(rb->entries, capacity * sizeof(*entries));
+        if (!entries)
+            return NULL;
+        rb->entries = entries;
+        rb->entry_capacity = capacity;
+    }
+    return &rb->entries[rb->entry_count++];
+}
+
+/* Where in the readback buffer `size` bytes go, 4-byte aligned as records are. */
+static VkDeviceSize place(layer_readback *rb, VkDeviceSize size)
+{
+    VkDeviceSize at = rb->used;
+    rb->used += (size + 3) & ~(VkDeviceSize)3;
+    return at;
+}
+
+/* The records of a command that lie inside its buffer: a valid command's
+ * all lie inside, and an invalid one reads no further than the buffer. */
+static uint32_t records_inside(const layer_indirect_command *c, const layer_buffer *buffer)
+{
+    if (!buffer || c->offset > buffer->size || buffer->size - c->offset < c->record_size)
+        return 0;
+    if (c->max_count <= 1 || c->stride == 0)
+        return c->max_count ? 1 : 0;
+    VkDeviceSize fit = (buffer->size - c->offset - c->record_size) / c->stride + 1;
+    return fit < c->max_count ? (uint32_t)fit : c->max_count;
+}
+
+static void plan_entry(layer_readback *rb, const layer_indirect_command *c)
+{
+    layer_device *device = rb->device;
+    uint32_t count = records_inside(c, object_map_get(&device->buffers, (uint64_t)c->buffer));
+    const layer_buffer *count_buffer =
+        c->count_buffer ? object_map_get(&device->buffers, (uint64_t)c->count_buffer) : NULL;
+    bool counted = c->count_buffer != VK_NULL_HANDLE;
+    if (!count || (counted && (!count_buffer || c->count_offset > count_buffer->size ||
+                               count_buffer->size - c->count_offset < sizeof(uint32_t))))
+        return; /* never read: the command counts as unknown */
+    readback_entry *e = add_entry(rb);
+    if (!e)
+        return;
+    *e = (readback_entry){
+        .key = c->key, .max_count = count, .stride = c->stride, .counted = counted};
+    e->at = place(rb, (VkDeviceSize)(count - 1) * c->stride + c->record_size);
+    if (counted)
+        e->count_at = place(rb, sizeof(uint32_t));
+}
+
+static void copy(layer_readback *rb, VkBuffer from, VkDeviceSize offset, VkDeviceSize to,
+                 VkDeviceSize size)
+{
+    VkBufferCopy region = {.srcOffset = offset, .dstOffset = to, .size = size};
+    rb->device->dispatch.CmdCopyBuffer(rb->command_buffer, from, rb->buffer, 1, &region);
+}
+
+static void barrier(layer_readback *rb, VkPipelineStageFlags from, VkAccessFlags written,
+                    VkPipelineStageFlags to, VkAccessFlags read)
+{
+    VkMemoryBarrier memory = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = written, .dstAccessMask = read};
+    rb->device->dispatch.CmdPipelineBarrier(rb->command_buffer, from, to, 0, 1, &memory, 0, NULL, 0,
+                                            NULL);
+}
+
+static bool record_copies(layer_readback *rb, const layer_command_buffer *const *cbs,
+                          uint32_t count)
+{
+    layer_device *device = rb->device;
+    VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    if (device->dispatch.BeginCommandBuffer(rb->command_buffer, &begin) != VK_SUCCESS)
+        return false;
+    /* After everything submitted before, whatever wrote the parameters. */
+    barrier(rb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    uint32_t e = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        for (uint32_t j = 0; j < cbs[i]->indirect.count; j++) {
+            const layer_indirect_command *c = &cbs[i]->indirect.items[j];
+            if (e == rb->entry_count || rb->entries[e].key != c->key)
+                continue; /* not planned */
+            const readback_entry *entry = &rb->entries[e++];
+            copy(rb, c->buffer, c->offset, entry->at,
+                 (VkDeviceSize)(entry->max_count - 1) * c->stride + c->record_size);
+            if (entry->counted)
+                copy(rb, c->count_buffer, c->count_offset, entry->count_at, sizeof(uint32_t));
+        }
+    }
+    barrier(rb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    return device->dispatch.EndCommandBuffer(rb->command_buffer) == VK_SUCCESS;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+    uint64_t x = ((const readback_entry *)a)->key, y = ((const readback_entry *)b)->key;
+    return (x > y) - (x < y);
+}
+
+layer_readback *layer_readback_prepare(layer_device *device, VkQueue queue,
+                                       const layer_command_buffer *const *command_buffers,
+                                       uint32_t count)
+{
+    uintptr_t family = (uintptr_t)object_map_get(&device->queues, (uint64_t)(uintptr_t)queue);
+    if (!count || !family)
+        return NULL;
+    layer_readback *rb = readback_acquire(device, (uint32_t)(family - 1));
+    if (!rb)
+        return NULL;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t j = 0; j < command_buffers[i]->indirect.count; j++)
+            plan_entry(rb, &command_buffers[i]->indirect.items[j]);
+    if (!rb->entry_count || !reserve_buffer(rb, rb->used) ||
+        !record_copies(rb, command_buffers, count)) {
+        readback_unref(rb);
+        return NULL;
+    }
+    /* Planned in recording order, which record_copies walks; read by key. */
+    qsort(rb->entries, rb->entry_count, sizeof(*rb->entries), compare_entries);
+    return rb;
+}
+
+VkCommandBuffer layer_readback_command_buffer(const layer_readback *readback)
+{
+    return readback->command_buffer;
+}
+
+bool layer_readback_submitted(layer_readback *rb, VkQueue queue)
+{
+    layer_device *device = rb->device;
+    /* Signals once everything submitted to the queue before, the copy included, is done. */
+    rb->fence_submitted = device->dispatch.QueueSubmit(queue, 0, NULL, rb->fence) == VK_SUCCESS;
+    return rb->fence_submitted;
+}
+
+const tally_indirect_reader *layer_readback_reader(const layer_readback *readback)
+{
+    return &readback->reader;
+}
+
+void layer_readback_release(layer_readback *readback)
+{
+    if (readback)
+        readback_unref(readback);
+}
+
+/* The engine takes one reference per submission it accepted with the reader. */
+void layer_readback_ref(layer_readback *readback)
+{
+    atomic_fetch_add_explicit(&readback->refs, 1, memory_order_relaxed);
+}
+
+static void reader_wait(void *user)
+{
+    layer_readback *rb = user;
+    if (!rb->copied)
+        rb->copied = rb->device->dispatch.WaitForFences(rb->device->handle, 1, &rb->fence, VK_TRUE,
+                                                        UINT64_MAX) == VK_SUCCESS;
+}
+
+static bool reader_read(void *user, uint64_t key, tally_indirect_records *records)
+{
+    const layer_readback *rb = user;
+    readback_entry wanted = {.key = key};
+    const readback_entry *e = rb->copied ? bsearch(&wanted, rb->entries, rb->entry_count,
+                                                   sizeof(*rb->entries), compare_entries)
+                                         : NULL;
+    if (!e)
+        return false;
+    uint32_t count = e->max_count;
+    if (e->counted) {
+        uint32_t written;
+        memcpy(&written, rb->mapped + e->count_at, sizeof(written));
+        count = written < count ? written : count;
+    }
+    *records =
+        (tally_indirect_records){.data = rb->mapped + e->at, .count = count, .stride = e->stride};
+    return true;
+}
+
+static void reader_release(void *user)
+{
+    readback_unref(user);
+}
