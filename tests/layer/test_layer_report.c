@@ -205,8 +205,9 @@ static void indirect_commands_count_the_parameters_the_gpu_read(void **state)
     workload_run *w = *state;
     /* IaVertices of each indirect command, in order: two draws of 12x2 and 6x1;
      * 12 indices x3; the count draw takes the first only; 9x2 written by the
-     * GPU over the host's 3x1. The dispatch: 2x3x1 groups of 8. */
-    static const unsigned long long vertices[] = {30, 36, 24, 18, 0};
+     * GPU over the host's 3x1; the second record again, from a secondary. The
+     * dispatch: 2x3x1 groups of 8. */
+    static const unsigned long long vertices[] = {30, 36, 24, 18, 6, 0};
     size_t n = 0;
     FOR_EACH_COMMAND(w, i, line, command)
     {
@@ -219,7 +220,7 @@ static void indirect_commands_count_the_parameters_the_gpu_read(void **state)
             assert_int_equal(command_value(command, "CsInvocations"), 2 * 3 * 1 * 8);
         n++;
     }
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 6);
 }
 
 int main(int argc, char **argv)

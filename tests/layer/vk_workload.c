@@ -612,6 +612,12 @@ static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_
     vkCmdDraw(secondary, 8, 1, 0, 0);
     a->end_label(secondary);
     vkCmdEndQuery(secondary, a->queries, q);
+    /* A secondary's indirect parameters are read back with its primary's submission. */
+    q = measure_begin(a, secondary, "vkCmdDrawIndirect", "secondary", false);
+    label_begin(a, secondary, "secondary");
+    vkCmdDrawIndirect(secondary, a->indirect, INDIRECT_DRAWS + INDIRECT_STRIDE, 1, 0);
+    a->end_label(secondary);
+    vkCmdEndQuery(secondary, a->queries, q);
     CHECK(vkEndCommandBuffer(secondary));
 
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
