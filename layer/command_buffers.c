@@ -212,10 +212,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer command
  * before that, while only its recording thread touches it. */
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkEndCommandBuffer(VkCommandBuffer commandBuffer)
 {
-    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     if (cb && cb->stream)
         tally_stream_end_recording(cb->stream);
-    layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
     return device->dispatch.EndCommandBuffer(commandBuffer);
 }
 
@@ -233,9 +233,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
                                                      uint32_t commandBufferCount,
                                                      const VkCommandBuffer *pCommandBuffers)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     device->dispatch.CmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers);
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (!cb || !cb->stream)
         return;
     for (uint32_t i = 0; i < commandBufferCount; i++) {
@@ -253,18 +253,18 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginDebugUtilsLabelEXT(VkCommandBuffer commandBuffer,
                                                              const VkDebugUtilsLabelEXT *pLabelInfo)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     device->dispatch.CmdBeginDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb && cb->stream && pLabelInfo && pLabelInfo->pLabelName)
         tally_stream_label_push(cb->stream, pLabelInfo->pLabelName);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndDebugUtilsLabelEXT(VkCommandBuffer commandBuffer)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     device->dispatch.CmdEndDebugUtilsLabelEXT(commandBuffer);
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb && cb->stream)
         tally_stream_label_pop(cb->stream);
 }

@@ -188,6 +188,14 @@ static inline layer_command_buffer *layer_command_buffer_of(VkCommandBuffer hand
         return last->record;
     return layer_command_buffer_lookup(handle);
 }
+/* The device of a command buffer, and its record (NULL if the layer has
+ * none), in the one cached lookup of layer_command_buffer_of. */
+static inline layer_device *layer_command_buffer_device(VkCommandBuffer handle,
+                                                        layer_command_buffer **record)
+{
+    *record = layer_command_buffer_of(handle);
+    return *record ? (*record)->device : layer_device_of(handle);
+}
 /* Drops every record of the device's command buffers and pools. */
 void layer_command_buffers_destroy_all(layer_device *device);
 

@@ -106,13 +106,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
                                                 VkQueryPool queryPool, uint32_t query,
                                                 VkQueryControlFlags flags)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     layer_query_pool *pool = layer_query_pool_find(device, queryPool);
     if (!pool) {
         device->dispatch.CmdBeginQuery(commandBuffer, queryPool, query, flags);
         return;
     }
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb && cb->stream)
         tally_stream_marker_begin(cb->stream, pool->results, query);
 }
@@ -120,13 +120,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool,
                                               uint32_t query)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     layer_query_pool *pool = layer_query_pool_find(device, queryPool);
     if (!pool) {
         device->dispatch.CmdEndQuery(commandBuffer, queryPool, query);
         return;
     }
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb && cb->stream)
         tally_stream_marker_end(cb->stream, pool->results, query);
 }
@@ -208,13 +208,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdResetQueryPool(VkCommandBuffer commandBuffe
                                                     VkQueryPool queryPool, uint32_t firstQuery,
                                                     uint32_t queryCount)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     layer_query_pool *pool = layer_query_pool_find(device, queryPool);
     if (!pool) {
         device->dispatch.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
         return;
     }
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
     if (cb && cb->stream)
         tally_stream_reset_results(cb->stream, pool->results, firstQuery, queryCount);
 }
