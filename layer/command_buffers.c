@@ -108,6 +108,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         cb->device = device;
         cb->pool = pAllocateInfo->commandPool;
         cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
+        cb->index_size = 4;
         if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
             cb->stream = NULL;
         cb->draw_lane = tally_stream_draw_lane(cb->stream);
@@ -146,6 +147,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->stream_program = NULL;
     cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
     cb->patch_control_points = 0;
+    cb->index_size = 4;
     layer_indirect_forget(&cb->indirect);
 }
 

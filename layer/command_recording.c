@@ -50,3 +50,23 @@ void layer_record_dispatch(layer_command_buffer *cb, const char *api_name, uint3
     };
     tally_stream_dispatch(cb->stream, &dispatch);
 }
+
+/* IaIndexBytes counts index bytes read: 1, 2 or 4 per index by the bound type. */
+static uint8_t index_type_size(VkIndexType type)
+{
+    switch (type) {
+    case VK_INDEX_TYPE_UINT8_EXT: return 1;
+    case VK_INDEX_TYPE_UINT16: return 2;
+    default: return 4;
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindIndexBuffer(VkCommandBuffer commandBuffer, VkBuffer buffer,
+                                                     VkDeviceSize offset, VkIndexType indexType)
+{
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
+    device->dispatch.CmdBindIndexBuffer(commandBuffer, buffer, offset, indexType);
+    if (cb)
+        cb->index_size = index_type_size(indexType);
+}

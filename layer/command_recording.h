@@ -25,7 +25,7 @@ static inline void layer_record_draw(layer_command_buffer *cb, const char *api_n
         .flags = (uint8_t)flags,
         .topology = cb->topology,
         .patch_control_points = cb->patch_control_points,
-        .index_size = 4,
+        .index_size = cb->index_size,
     };
     tally_stream_draw_inline(cb->stream, cb->draw_lane, &draw);
 }

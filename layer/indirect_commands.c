@@ -89,7 +89,7 @@ void layer_record_indirect(layer_command_buffer *cb, const char *api_name,
         .layout = layout,
         .topology = dispatch ? 0 : cb->topology,
         .patch_control_points = dispatch ? 0 : cb->patch_control_points,
-        .index_size = 4,
+        .index_size = cb->index_size,
     };
     tally_stream_indirect(cb->stream, &indirect);
 }

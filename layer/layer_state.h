@@ -103,6 +103,7 @@ typedef struct layer_command_buffer {
     tally_program *stream_program; /* what the stream has bound now */
     uint8_t topology;
     uint8_t patch_control_points;
+    uint8_t index_size; /* bytes, of the bound index buffer's type */
     layer_indirect_list indirect;
 } layer_command_buffer;
 

@@ -64,8 +64,8 @@ static int run_workload(void **state)
 {
     static workload_run w;
     const char *argv[] = {VK_WORKLOAD, SHADER_DIR, NULL};
-    const char *env[] = {"TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations,CsInvocations",
-                         NULL};
+    const char *env[] = {
+        "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations,CsInvocations,IaIndexBytes", NULL};
     w.run = run_under_layer(argv, ACTIVATE_EXPLICIT, env);
     if (w.run.exit_code != 0 || !w.run.report)
         return -1;
@@ -197,6 +197,21 @@ static void cs_invocations_equal_the_drivers(void **state)
     assert_int_equal(dispatches, 3);
 }
 
+/* Each index read is as wide as the bound index type: 4 or 2 bytes here. */
+static void index_bytes_follow_the_bound_index_type(void **state)
+{
+    workload_run *w = *state;
+    size_t short_draws = 0;
+    FOR_EACH_COMMAND(w, i, line, command)
+    {
+        unsigned long long size = line_number(line, "index_size");
+        assert_int_equal(command_value(command, "IaIndexBytes"),
+                         line_number(line, "ia_vertices") * size);
+        short_draws += size == 2;
+    }
+    assert_int_equal(short_draws, 1);
+}
+
 /* Indirect parameters are read back from the GPU: the values the draws
  * read (hand values of vk_workload.c's write_indirect_parameters), not what
  * the host wrote, and a count buffer's count, not the maximum. */
@@ -234,6 +249,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(ia_vertices_and_primitives_equal_the_drivers_for_every_topology),
         cmocka_unit_test(vs_invocations_equal_the_drivers_for_non_indexed_draws),
         cmocka_unit_test(cs_invocations_equal_the_drivers),
+        cmocka_unit_test(index_bytes_follow_the_bound_index_type),
         cmocka_unit_test(indirect_commands_count_the_parameters_the_gpu_read),
     };
     return cmocka_run_group_tests(tests, run_workload, free_workload);

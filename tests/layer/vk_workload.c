@@ -6,9 +6,10 @@
  * line per command in submission order:
  *   {"api":"vkCmdDraw","label":"topologies/line_strip","indexed":0,
  *    "ia_vertices":22,"ia_primitives":20,"vs_invocations":22,"cs_invocations":0,
- *    "records":1}
+ *    "index_size":0,"records":1}
  * "records" is how many draws the command made: an indirect command of
- * several records is measured by one query.
+ * several records is measured by one query. "index_size" is the bytes per
+ * index of an indexed draw's index type, 0 for other commands.
  * Tests run it under the layer and compare these lines with tally's report.
  *
  * Usage: vk_workload SHADER_DIR
@@ -29,6 +30,8 @@
     } while (0)
 
 enum { SIZE = 64, MAX_QUERIES = 64 };
+/* Byte offset of the 16-bit copy of the indices in the index buffer. */
+enum { SHORT_INDICES = 1024 };
 
 static const VkQueryPipelineStatisticFlags STATISTICS =
     VK_QUERY_PIPELINE_STATISTIC_INPUT_ASSEMBLY_VERTICES_BIT |
@@ -83,6 +86,7 @@ typedef struct app {
     const char *query_api[MAX_QUERIES];
     char query_label[MAX_QUERIES][96];
     bool query_indexed[MAX_QUERIES];
+    uint32_t query_index_size[MAX_QUERIES]; /* bytes per index, 0 if not indexed */
     uint32_t query_records[MAX_QUERIES];
 } app;
 
@@ -288,6 +292,9 @@ static void create_buffer(app *a)
     /* Indices repeat, so a post-transform cache would reuse vertices. */
     static const uint32_t pattern[] = {0, 1, 2, 2, 1, 3, 3, 4, 0, 5, 6, 7};
     memcpy(indices, pattern, sizeof(pattern));
+    uint16_t *short_indices = (uint16_t *)(indices + SHORT_INDICES / sizeof(uint32_t));
+    for (size_t i = 0; i < sizeof(pattern) / sizeof(pattern[0]); i++)
+        short_indices[i] = (uint16_t)pattern[i];
     vkUnmapMemory(a->device, a->buffer_memory);
 }
 
@@ -487,6 +494,7 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_api[q] = api;
     snprintf(a->query_label[q], sizeof(a->query_label[q]), "%s", label);
     a->query_indexed[q] = indexed;
+    a->query_index_size[q] = indexed ? 4 : 0;
     a->query_records[q] = 1;
     vkCmdBeginQuery(cb, a->queries, q, 0);
     return q;
@@ -584,6 +592,13 @@ static VkCommandBuffer record_topologies(app *a)
         a->draw_multi(cb, 1, &draws[i], 1, 0, sizeof(draws[0]));
         vkCmdEndQuery(cb, a->queries, q);
     }
+    /* 16-bit indices read half the bytes. */
+    vkCmdBindIndexBuffer(cb, a->buffer, SHORT_INDICES, VK_INDEX_TYPE_UINT16);
+    uint32_t q = measure_begin(a, cb, "vkCmdDrawIndexed", "", true);
+    a->query_index_size[q] = 2;
+    vkCmdDrawIndexed(cb, 12, 3, 0, 0, 0);
+    vkCmdEndQuery(cb, a->queries, q);
+    vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
     record_indirect_draws(a, cb);
     vkCmdEndRenderPass(cb);
     CHECK(vkEndCommandBuffer(cb));
@@ -687,11 +702,11 @@ static void print_results(app *a)
     for (uint32_t q = 0; q < a->query_count; q++)
         printf("{\"api\":\"%s\",\"label\":\"%s\",\"indexed\":%d,\"ia_vertices\":%llu,"
                "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu,"
-               "\"records\":%u}\n",
+               "\"index_size\":%u,\"records\":%u}\n",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
                (unsigned long long)values[q][0], (unsigned long long)values[q][1],
                (unsigned long long)values[q][2], (unsigned long long)values[q][3],
-               a->query_records[q]);
+               a->query_index_size[q], a->query_records[q]);
 }
 
 static void destroy(app *a)
