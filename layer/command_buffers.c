@@ -107,6 +107,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         cb->device = device;
         cb->pool = pAllocateInfo->commandPool;
         cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
+        cb->level = pAllocateInfo->level;
         if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
             cb->stream = NULL;
         if (!pool || !pool_add(pool, cb->handle) ||
@@ -144,6 +145,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->stream_program = NULL;
     cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
     cb->patch_control_points = 0;
+    cb->render = (layer_render_target){0};
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandPool(VkDevice handle, VkCommandPool commandPool,
@@ -199,8 +201,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer command
 {
     layer_device *device = layer_device_of(commandBuffer);
     layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
-    if (cb)
+    if (cb) {
         reset_recording(cb);
+        layer_render_state_inherit(cb, pBeginInfo);
+    }
     return device->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
 }
 

@@ -70,9 +70,14 @@ static bool create_device(vk_context *c, const vk_context_options *o)
         .performanceCounterQueryPools = VK_TRUE,
         .performanceCounterMultipleQueryPools = VK_TRUE,
     };
+    VkPhysicalDeviceDynamicRenderingFeatures dynamic_rendering = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
+        .pNext = o->performance_query_feature ? &performance : NULL,
+        .dynamicRendering = VK_TRUE,
+    };
     VkPhysicalDeviceHostQueryResetFeatures host_reset = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
-        .pNext = o->performance_query_feature ? &performance : NULL,
+        .pNext = o->dynamic_rendering ? (void *)&dynamic_rendering : dynamic_rendering.pNext,
         .hostQueryReset = VK_TRUE,
     };
     const char *extensions[] = {VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME};

@@ -39,6 +39,7 @@ typedef struct vk_context_options {
     bool performance_query_feature;   /* and performanceCounterQueryPools */
     const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
     bool keep_environment;            /* the caller chose the layers: leave the environment */
+    bool dynamic_rendering;           /* enable the dynamicRendering feature */
     /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
     PFN_vkDebugUtilsMessengerCallbackEXT messenger;
     void *messenger_data;
