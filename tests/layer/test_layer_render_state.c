@@ -377,9 +377,37 @@ static void begin_rendering(VkCommandBuffer cb, const target *t, VkRenderingFlag
     vkCmdBeginRendering(cb, &info);
 }
 
+/* Attachment layouts for dynamic rendering; the old contents are not kept. */
+static void to_attachment_layouts(VkCommandBuffer cb, const target *t)
+{
+    VkImageMemoryBarrier barriers[MAX_ATTACHMENTS];
+    for (uint32_t i = 0; i < t->attachment_count; i++) {
+        bool is_depth = i == t->desc.color_count;
+        barriers[i] = (VkImageMemoryBarrier){
+            .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+            .dstAccessMask = is_depth ? VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT
+                                      : VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+            .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+            .newLayout = is_depth ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                  : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+            .image = t->images[i],
+            .subresourceRange = {is_depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
+                                 0, 1, 0, 1},
+        };
+    }
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                         VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                             VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                             VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                         0, 0, NULL, 0, NULL, t->attachment_count, barriers);
+}
+
 static void record_render_pass_instance(VkCommandBuffer cb, const target *t, recording how,
                                         VkCommandBuffer secondary)
 {
+    to_attachment_layouts(cb, t);
     if (uses_render_pass(how)) {
         VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
                                        .renderPass = t->render_pass,
@@ -517,24 +545,66 @@ static void single_sampled_colour_counts_the_same_in_every_recording(void **stat
     check_recordings(*state, &single_sampled, 4, 1);
 }
 
+static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)severity;
+    /* The loader's own notes (which layers the environment added) are not validation. */
+    if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT))
+        return VK_FALSE;
+    print_error("validation: %s\n", data->pMessage);
+    ++*(unsigned *)user;
+    return VK_FALSE;
+}
+
+static bool fixture_open(fixture *f, const char *extra_layer, unsigned *messages)
+{
+    vk_context_options options = {.performance_query_extension = true,
+                                  .performance_query_feature = true,
+                                  .dynamic_rendering = true,
+                                  .extra_layer = extra_layer,
+                                  .messenger = messages ? count_message : NULL,
+                                  .messenger_data = messages};
+    if (!vk_context_create(&f->c, &options))
+        return false;
+    create_query_pool(f);
+    return true;
+}
+
+static void fixture_close(fixture *f)
+{
+    vkDestroyQueryPool(f->c.device, f->pool, NULL);
+    vk_context_destroy(&f->c);
+}
+
+/* The layer's new hooks (images, views, framebuffers, subpasses, scissors,
+ * inheritance) pass every call down as it came: validation, below the
+ * layer, finds nothing wrong with the recordings above. */
+static void every_recording_under_validation_gets_no_message(void **state)
+{
+    (void)state;
+    unsigned messages = 0;
+    fixture f;
+    assert_true(fixture_open(&f, "VK_LAYER_KHRONOS_validation", &messages));
+    check_recordings(&f, &multisampled, 4 + 8, 4);
+    check_recordings(&f, &depth_only, 0, 4);
+    fixture_close(&f);
+    assert_int_equal(messages, 0);
+}
+
 static int open_fixture(void **state)
 {
     static fixture f;
-    vk_context_options options = {.performance_query_extension = true,
-                                  .performance_query_feature = true,
-                                  .dynamic_rendering = true};
-    if (!vk_context_create(&f.c, &options))
+    if (!fixture_open(&f, NULL, NULL))
         return -1;
-    create_query_pool(&f);
     *state = &f;
     return 0;
 }
 
 static int close_fixture(void **state)
 {
-    fixture *f = *state;
-    vkDestroyQueryPool(f->c.device, f->pool, NULL);
-    vk_context_destroy(&f->c);
+    fixture_close(*state);
     return 0;
 }
 
@@ -546,6 +616,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(multisampled_colour_and_depth_count_the_same_in_every_recording),
         cmocka_unit_test(depth_only_counts_its_samples_in_every_recording),
         cmocka_unit_test(single_sampled_colour_counts_the_same_in_every_recording),
+        cmocka_unit_test(every_recording_under_validation_gets_no_message),
     };
     return cmocka_run_group_tests(tests, open_fixture, close_fixture);
 }
