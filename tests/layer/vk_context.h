@@ -28,6 +28,7 @@ typedef struct vk_context {
     VkPipeline triangle;
     VkPipeline compute;
     VkShaderModule modules[3];
+    VkDebugUtilsMessengerEXT messenger; /* when the options named a callback */
     PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR enumerate_counters;
     PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR get_passes;
     PFN_vkAcquireProfilingLockKHR acquire_lock;
