@@ -382,7 +382,8 @@ static void inherit_rendering(layer_command_buffer *cb,
         attachments_add(&a, info->stencilAttachmentFormat, info->rasterizationSamples);
     if (!a.samples)
         a.samples = (uint32_t)info->rasterizationSamples;
-    /* The render area is the executing primary's, which recording cannot know. */
+    /* The render area is the executing primary's, which recording cannot
+     * know: the secondary's scissor gives it (scissor_set). */
     cb->render = (layer_render_target){.layers = 1, .area_from_scissor = true};
     set_render_state(cb, cb->render.extent, rendering_layers(info->viewMask, 1), &a);
 }
@@ -401,7 +402,8 @@ void layer_render_state_inherit(layer_command_buffer *cb, const VkCommandBufferB
         return;
     }
     /* The render area is the primary's, which recording cannot know: the
-     * framebuffer's whole extent when it is given, none otherwise. */
+     * framebuffer's whole extent when it is given, the secondary's scissor
+     * otherwise (scissor_set). */
     const layer_framebuffer *fb =
         info->framebuffer ? object_map_get(&cb->device->framebuffers, (uint64_t)info->framebuffer)
                           : NULL;

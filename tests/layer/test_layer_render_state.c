@@ -218,7 +218,8 @@ static bool has_fragment_shader(const target *t)
 
 /* draw.vert, and draw.frag if it has an attachment; viewport and scissor are dynamic, set where the
  * draw is recorded. */
-static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass render_pass)
+static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass render_pass,
+                                  uint32_t subpass)
 {
     vk_context *c = &f->c;
     VkPipelineShaderStageCreateInfo stages[2] = {
@@ -274,7 +275,8 @@ static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass rend
                                          .pColorBlendState = &blend,
                                          .pDynamicState = &dynamic,
                                          .layout = c->layout,
-                                         .renderPass = render_pass};
+                                         .renderPass = render_pass,
+                                         .subpass = subpass};
     VkPipeline pipeline = VK_NULL_HANDLE;
     assert_int_equal(
         vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &info, NULL, &pipeline),
@@ -291,8 +293,8 @@ static target create_target(fixture *f, const target_desc *desc)
     if (desc->depth)
         create_attachment(c, &t, desc->color_count, desc->depth, true);
     create_render_pass(c, &t);
-    t.pass_pipeline = create_pipeline(f, &t, t.render_pass);
-    t.dynamic_pipeline = create_pipeline(f, &t, VK_NULL_HANDLE);
+    t.pass_pipeline = create_pipeline(f, &t, t.render_pass, 0);
+    t.dynamic_pipeline = create_pipeline(f, &t, VK_NULL_HANDLE, 0);
     return t;
 }
 
@@ -440,21 +442,19 @@ static void record_render_pass_instance(VkCommandBuffer cb, const target *t, rec
         vkCmdEndRendering(cb);
 }
 
-/* The counters of one triangle drawn into the target as `how` records it. */
-static counts measure(fixture *f, const target *t, recording how)
+/* Takes the profiling lock and makes the query available again. */
+static void start_measurement(fixture *f)
 {
-    vk_context *c = &f->c;
     VkAcquireProfilingLockInfoKHR lock = {VK_STRUCTURE_TYPE_ACQUIRE_PROFILING_LOCK_INFO_KHR, NULL,
                                           0, UINT64_MAX};
-    assert_int_equal(c->acquire_lock(c->device, &lock), VK_SUCCESS);
-    vkResetQueryPool(c->device, f->pool, 0, 1);
-    bool in_secondary = how != INLINE_RENDER_PASS && how != INLINE_DYNAMIC_RENDERING;
-    VkCommandBuffer secondary = in_secondary ? record_secondary(c, t, how) : VK_NULL_HANDLE;
-    VkCommandBuffer cb = vk_context_begin(c);
-    vkCmdBeginQuery(cb, f->pool, 0, 0);
-    record_render_pass_instance(cb, t, how, secondary);
-    vkCmdEndQuery(cb, f->pool, 0);
-    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+    assert_int_equal(f->c.acquire_lock(f->c.device, &lock), VK_SUCCESS);
+    vkResetQueryPool(f->c.device, f->pool, 0, 1);
+}
+
+/* Submits once per pass, releases the profiling lock, and reads the query. */
+static counts submit_and_read(fixture *f, VkCommandBuffer cb)
+{
+    vk_context *c = &f->c;
     for (uint32_t pass = 0; pass < f->passes; pass++)
         assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
     c->release_lock(c->device);
@@ -462,12 +462,28 @@ static counts measure(fixture *f, const target *t, recording how)
     assert_int_equal(vkGetQueryPoolResults(c->device, f->pool, 0, 1, sizeof(results), results,
                                            sizeof(results), VK_QUERY_RESULT_WAIT_BIT),
                      VK_SUCCESS);
-    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
-    if (secondary)
-        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
     counts out;
     for (uint32_t i = 0; i < COUNTER_COUNT; i++)
         out.values[i] = results[i].uint64;
+    return out;
+}
+
+/* The counters of one triangle drawn into the target as `how` records it. */
+static counts measure(fixture *f, const target *t, recording how)
+{
+    vk_context *c = &f->c;
+    start_measurement(f);
+    bool in_secondary = how != INLINE_RENDER_PASS && how != INLINE_DYNAMIC_RENDERING;
+    VkCommandBuffer secondary = in_secondary ? record_secondary(c, t, how) : VK_NULL_HANDLE;
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, f->pool, 0, 0);
+    record_render_pass_instance(cb, t, how, secondary);
+    vkCmdEndQuery(cb, f->pool, 0);
+    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+    counts out = submit_and_read(f, cb);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    if (secondary)
+        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
     return out;
 }
 
@@ -559,6 +575,145 @@ static void single_sampled_colour_counts_the_same_in_every_recording(void **stat
     check_recordings(*state, &single_sampled, 4, 1);
 }
 
+/* Subpass 0 writes attachment 0 (B8G8R8A8, 4 bytes), subpass 1 attachment 1
+ * (R16G16B16A16_SFLOAT, 8 bytes): each subpass's draw counts its own
+ * attachment's bytes, not the render pass's 12. */
+typedef struct two_subpasses {
+    target attachments; /* images and views only */
+    VkRenderPass render_pass;
+    VkFramebuffer framebuffer;
+    VkPipeline pipelines[2];
+} two_subpasses;
+
+static two_subpasses create_two_subpasses(fixture *f)
+{
+    vk_context *c = &f->c;
+    two_subpasses p = {
+        .attachments = {.desc = {{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT},
+                                 2,
+                                 VK_FORMAT_UNDEFINED,
+                                 VK_SAMPLE_COUNT_1_BIT},
+                        .attachment_count = 2}};
+    VkAttachmentDescription attachments[2];
+    VkAttachmentReference refs[2];
+    VkSubpassDescription subpasses[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        create_attachment(c, &p.attachments, i, p.attachments.desc.colors[i], false);
+        attachments[i] = (VkAttachmentDescription){0,
+                                                   p.attachments.desc.colors[i],
+                                                   VK_SAMPLE_COUNT_1_BIT,
+                                                   VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                                   VK_ATTACHMENT_STORE_OP_STORE,
+                                                   VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                                   VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                                   VK_IMAGE_LAYOUT_UNDEFINED,
+                                                   VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+        refs[i] = (VkAttachmentReference){i, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+        subpasses[i] = (VkSubpassDescription){.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                              .colorAttachmentCount = 1,
+                                              .pColorAttachments = &refs[i]};
+    }
+    VkRenderPassCreateInfo pass = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+                                   .attachmentCount = 2,
+                                   .pAttachments = attachments,
+                                   .subpassCount = 2,
+                                   .pSubpasses = subpasses};
+    assert_int_equal(vkCreateRenderPass(c->device, &pass, NULL, &p.render_pass), VK_SUCCESS);
+    VkFramebufferCreateInfo fb = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+                                  .renderPass = p.render_pass,
+                                  .attachmentCount = 2,
+                                  .pAttachments = p.attachments.views,
+                                  .width = WIDTH,
+                                  .height = HEIGHT,
+                                  .layers = 1};
+    assert_int_equal(vkCreateFramebuffer(c->device, &fb, NULL, &p.framebuffer), VK_SUCCESS);
+    target one_colour = {.desc = single_sampled};
+    for (uint32_t i = 0; i < 2; i++)
+        p.pipelines[i] = create_pipeline(f, &one_colour, p.render_pass, i);
+    return p;
+}
+
+static void destroy_two_subpasses(vk_context *c, two_subpasses *p)
+{
+    vkDeviceWaitIdle(c->device);
+    for (uint32_t i = 0; i < 2; i++)
+        vkDestroyPipeline(c->device, p->pipelines[i], NULL);
+    vkDestroyFramebuffer(c->device, p->framebuffer, NULL);
+    vkDestroyRenderPass(c->device, p->render_pass, NULL);
+    for (uint32_t i = 0; i < 2; i++) {
+        vkDestroyImageView(c->device, p->attachments.views[i], NULL);
+        vkDestroyImage(c->device, p->attachments.images[i], NULL);
+        vkFreeMemory(c->device, p->attachments.memory[i], NULL);
+    }
+}
+
+/* Subpass 1's draw in a secondary inheriting subpass 1, or inline. */
+static counts measure_two_subpasses(fixture *f, two_subpasses *p, bool second_in_secondary)
+{
+    vk_context *c = &f->c;
+    start_measurement(f);
+    VkCommandBuffer secondary = VK_NULL_HANDLE;
+    if (second_in_secondary) {
+        VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+                                             c->pool, VK_COMMAND_BUFFER_LEVEL_SECONDARY, 1};
+        assert_int_equal(vkAllocateCommandBuffers(c->device, &alloc, &secondary), VK_SUCCESS);
+        VkCommandBufferInheritanceInfo inheritance = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+            .renderPass = p->render_pass,
+            .subpass = 1,
+            .framebuffer = p->framebuffer};
+        VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                          .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT,
+                                          .pInheritanceInfo = &inheritance};
+        assert_int_equal(vkBeginCommandBuffer(secondary, &begin), VK_SUCCESS);
+        draw_triangle(secondary, p->pipelines[1]);
+        assert_int_equal(vkEndCommandBuffer(secondary), VK_SUCCESS);
+    }
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, f->pool, 0, 0);
+    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                   .renderPass = p->render_pass,
+                                   .framebuffer = p->framebuffer,
+                                   .renderArea = {{0, 0}, {WIDTH, HEIGHT}}};
+    vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    draw_triangle(cb, p->pipelines[0]);
+    vkCmdNextSubpass(cb, second_in_secondary ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
+                                             : VK_SUBPASS_CONTENTS_INLINE);
+    if (second_in_secondary)
+        vkCmdExecuteCommands(cb, 1, &secondary);
+    else
+        draw_triangle(cb, p->pipelines[1]);
+    vkCmdEndRenderPass(cb);
+    vkCmdEndQuery(cb, f->pool, 0);
+    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+    counts out = submit_and_read(f, cb);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    if (secondary)
+        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
+    return out;
+}
+
+static void check_two_subpasses(fixture *f)
+{
+    two_subpasses p = create_two_subpasses(f);
+    for (int in_secondary = 0; in_secondary < 2; in_secondary++) {
+        counts actual = measure_two_subpasses(f, &p, in_secondary);
+        /* Two draws of the same shaders over the same pixels store alike. */
+        uint64_t stores = actual.values[SHADER_STORES] / 2;
+        counts first = expected(4, 1, true, stores), second = expected(8, 1, true, stores);
+        counts wanted;
+        for (uint32_t i = 0; i < COUNTER_COUNT; i++)
+            wanted.values[i] = first.values[i] + second.values[i];
+        assert_counts_equal(&actual, &wanted, in_secondary ? "subpass 1 in a secondary" : "inline");
+    }
+    destroy_two_subpasses(&f->c, &p);
+}
+
+static void each_subpass_counts_its_own_attachments(void **state)
+{
+    check_two_subpasses(*state);
+}
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
@@ -617,6 +772,7 @@ static void every_recording_under_validation_gets_no_message(void **state)
     assert_true(fixture_open(&f, "VK_LAYER_KHRONOS_validation", &messages));
     check_recordings(&f, &multisampled, 4 + 8, 4);
     check_recordings(&f, &depth_only, 0, 4);
+    check_two_subpasses(&f);
     fixture_close(&f);
     assert_int_equal(messages, 0);
 }
@@ -644,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(multisampled_colour_and_depth_count_the_same_in_every_recording),
         cmocka_unit_test(depth_only_counts_its_samples_in_every_recording),
         cmocka_unit_test(single_sampled_colour_counts_the_same_in_every_recording),
+        cmocka_unit_test(each_subpass_counts_its_own_attachments),
         cmocka_unit_test(every_recording_under_validation_gets_no_message),
     };
     return cmocka_run_group_tests(tests, open_fixture, close_fixture);
