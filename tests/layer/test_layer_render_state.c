@@ -56,7 +56,14 @@ typedef struct target_desc {
     uint32_t color_count;
     VkFormat depth; /* VK_FORMAT_UNDEFINED: none */
     VkSampleCountFlagBits samples;
+    uint32_t view_mask; /* multiview: the views drawn; 0: none */
 } target_desc;
+
+/* Layers of each attachment: one per view. */
+static uint32_t layers_of(const target_desc *desc)
+{
+    return desc->view_mask ? (uint32_t)__builtin_popcount(desc->view_mask) : 1;
+}
 
 typedef struct target {
     target_desc desc;
@@ -79,13 +86,21 @@ typedef struct fixture {
 } fixture;
 
 /* Two colour attachments of 4 and 8 bytes per pixel, and a 4-byte depth one, at 4 samples. */
-static const target_desc multisampled = {{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT},
-                                         2,
-                                         VK_FORMAT_D32_SFLOAT,
-                                         VK_SAMPLE_COUNT_4_BIT};
-static const target_desc depth_only = {{0}, 0, VK_FORMAT_D32_SFLOAT, VK_SAMPLE_COUNT_4_BIT};
+static const target_desc multisampled = {
+    .colors = {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT},
+    .color_count = 2,
+    .depth = VK_FORMAT_D32_SFLOAT,
+    .samples = VK_SAMPLE_COUNT_4_BIT};
+static const target_desc depth_only = {.depth = VK_FORMAT_D32_SFLOAT,
+                                       .samples = VK_SAMPLE_COUNT_4_BIT};
 static const target_desc single_sampled = {
-    {VK_FORMAT_R8G8B8A8_UNORM}, 1, VK_FORMAT_UNDEFINED, VK_SAMPLE_COUNT_1_BIT};
+    .colors = {VK_FORMAT_R8G8B8A8_UNORM}, .color_count = 1, .samples = VK_SAMPLE_COUNT_1_BIT};
+
+/* Views 0 and 1 of a two-layer colour attachment: the render area counts twice. */
+static const target_desc two_views = {.colors = {VK_FORMAT_B8G8R8A8_UNORM},
+                                      .color_count = 1,
+                                      .samples = VK_SAMPLE_COUNT_1_BIT,
+                                      .view_mask = 0x3};
 
 /* --- counters ---------------------------------------------------------------------- */
 
@@ -144,7 +159,7 @@ static void create_attachment(vk_context *c, target *t, uint32_t i, VkFormat for
         .format = format,
         .extent = {WIDTH, HEIGHT, 1},
         .mipLevels = 1,
-        .arrayLayers = 1,
+        .arrayLayers = layers_of(&t->desc),
         .samples = t->desc.samples,
         .usage = depth ? VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
                        : VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
@@ -159,10 +174,10 @@ static void create_attachment(vk_context *c, target *t, uint32_t i, VkFormat for
     VkImageViewCreateInfo view = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
         .image = t->images[i],
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .viewType = t->desc.view_mask ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D,
         .format = format,
         .subresourceRange = {depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0,
-                             1},
+                             layers_of(&t->desc)},
     };
     assert_int_equal(vkCreateImageView(c->device, &view, NULL, &t->views[i]), VK_SUCCESS);
 }
@@ -194,7 +209,12 @@ static void create_render_pass(vk_context *c, target *t)
         .pColorAttachments = colors,
         .pDepthStencilAttachment = t->desc.depth ? &depth : NULL,
     };
+    VkRenderPassMultiviewCreateInfo multiview = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO,
+        .subpassCount = 1,
+        .pViewMasks = &t->desc.view_mask};
     VkRenderPassCreateInfo pass = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+                                   .pNext = t->desc.view_mask ? &multiview : NULL,
                                    .attachmentCount = t->attachment_count,
                                    .pAttachments = attachments,
                                    .subpassCount = 1,
@@ -261,7 +281,8 @@ static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass rend
                                                    VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
                                                .colorAttachmentCount = t->desc.color_count,
                                                .pColorAttachmentFormats = t->desc.colors,
-                                               .depthAttachmentFormat = t->desc.depth};
+                                               .depthAttachmentFormat = t->desc.depth,
+                                               .viewMask = t->desc.view_mask};
     VkGraphicsPipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
                                          .pNext = render_pass ? NULL : &rendering,
                                          .stageCount = has_fragment_shader(t) ? 2 : 1,
@@ -349,6 +370,7 @@ static VkCommandBuffer record_secondary(vk_context *c, const target *t, recordin
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_RENDERING_INFO,
         .colorAttachmentCount = t->desc.color_count,
         .pColorAttachmentFormats = t->desc.colors,
+        .viewMask = t->desc.view_mask,
         .depthAttachmentFormat = t->desc.depth,
         .rasterizationSamples = t->desc.samples};
     VkCommandBufferInheritanceInfo inheritance = {
@@ -383,6 +405,7 @@ static void begin_rendering(VkCommandBuffer cb, const target *t, VkRenderingFlag
         .flags = flags,
         .renderArea = {{0, 0}, {WIDTH, HEIGHT}},
         .layerCount = 1,
+        .viewMask = t->desc.view_mask,
         .colorAttachmentCount = t->desc.color_count,
         .pColorAttachments = attachments,
         .pDepthAttachment = t->desc.depth ? &attachments[t->desc.color_count] : NULL,
@@ -407,7 +430,7 @@ static void to_attachment_layouts(VkCommandBuffer cb, const target *t)
             .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
             .image = t->images[i],
             .subresourceRange = {is_depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
-                                 0, 1, 0, 1},
+                                 0, 1, 0, layers_of(&t->desc)},
         };
     }
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
@@ -502,10 +525,11 @@ static uint64_t div_up(uint64_t a, uint64_t b)
  * bytes, each in whole lines. The shaders' store count is the one input
  * measured, not derived: it is the compiler's SPIR-V, not the render state.
  */
-static counts expected(uint32_t color_bytes_per_pixel, uint32_t samples, bool fragment_shader,
-                       uint64_t shader_stores)
+static counts expected(uint32_t color_bytes_per_pixel, uint32_t samples, uint32_t layers,
+                       bool fragment_shader, uint64_t shader_stores)
 {
-    uint64_t pixels = PIXELS_PER_TRIANGLE < WIDTH * HEIGHT ? PIXELS_PER_TRIANGLE : WIDTH * HEIGHT;
+    uint64_t area = (uint64_t)WIDTH * HEIGHT * layers;
+    uint64_t pixels = PIXELS_PER_TRIANGLE < area ? PIXELS_PER_TRIANGLE : area;
     uint64_t covered = pixels * samples;
     uint64_t written = color_bytes_per_pixel ? covered : 0;
     uint64_t lines = div_up(written * color_bytes_per_pixel, LINE_BYTES) +
@@ -534,7 +558,7 @@ static void assert_counts_equal(const counts *actual, const counts *wanted, cons
 
 /* Every recording of the draw counts what the attachments' bytes and samples make of it. */
 static void check_recordings(fixture *f, const target_desc *desc, uint32_t color_bytes_per_pixel,
-                             uint32_t samples)
+                             uint32_t samples, uint32_t layers)
 {
     static const char *const names[] = {
         "render pass", "dynamic rendering", "secondary in a render pass",
@@ -545,8 +569,8 @@ static void check_recordings(fixture *f, const target_desc *desc, uint32_t color
         counts actual = measure(f, &t, how);
         if (how == INLINE_RENDER_PASS)
             shader_stores = actual.values[SHADER_STORES];
-        counts wanted =
-            expected(color_bytes_per_pixel, samples, has_fragment_shader(&t), shader_stores);
+        counts wanted = expected(color_bytes_per_pixel, samples, layers, has_fragment_shader(&t),
+                                 shader_stores);
         assert_counts_equal(&actual, &wanted, names[how]);
     }
     /* Each fragment stores its colour once: the stores follow the pixels. */
@@ -561,18 +585,24 @@ static void check_recordings(fixture *f, const target_desc *desc, uint32_t color
  * engine no depth-write flag. */
 static void multisampled_colour_and_depth_count_the_same_in_every_recording(void **state)
 {
-    check_recordings(*state, &multisampled, 4 + 8, 4);
+    check_recordings(*state, &multisampled, 4 + 8, 4, 1);
 }
 
 /* A depth attachment's samples count; with no colour attachment nothing is written. */
 static void depth_only_counts_its_samples_in_every_recording(void **state)
 {
-    check_recordings(*state, &depth_only, 0, 4);
+    check_recordings(*state, &depth_only, 0, 4, 1);
+}
+
+/* Two views over 16x8: 256 pixels, a whole triangle's, where one layer caps it at 128. */
+static void multiview_counts_its_views_in_every_recording(void **state)
+{
+    check_recordings(*state, &two_views, 4, 1, 2);
 }
 
 static void single_sampled_colour_counts_the_same_in_every_recording(void **state)
 {
-    check_recordings(*state, &single_sampled, 4, 1);
+    check_recordings(*state, &single_sampled, 4, 1, 1);
 }
 
 /* Subpass 0 writes attachment 0 (B8G8R8A8, 4 bytes), subpass 1 attachment 1
@@ -588,12 +618,11 @@ typedef struct two_subpasses {
 static two_subpasses create_two_subpasses(fixture *f)
 {
     vk_context *c = &f->c;
-    two_subpasses p = {
-        .attachments = {.desc = {{VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT},
-                                 2,
-                                 VK_FORMAT_UNDEFINED,
-                                 VK_SAMPLE_COUNT_1_BIT},
-                        .attachment_count = 2}};
+    two_subpasses p = {.attachments = {.desc = {.colors = {VK_FORMAT_B8G8R8A8_UNORM,
+                                                           VK_FORMAT_R16G16B16A16_SFLOAT},
+                                                .color_count = 2,
+                                                .samples = VK_SAMPLE_COUNT_1_BIT},
+                                       .attachment_count = 2}};
     VkAttachmentDescription attachments[2];
     VkAttachmentReference refs[2];
     VkSubpassDescription subpasses[2];
@@ -700,7 +729,7 @@ static void check_two_subpasses(fixture *f)
         counts actual = measure_two_subpasses(f, &p, in_secondary);
         /* Two draws of the same shaders over the same pixels store alike. */
         uint64_t stores = actual.values[SHADER_STORES] / 2;
-        counts first = expected(4, 1, true, stores), second = expected(8, 1, true, stores);
+        counts first = expected(4, 1, 1, true, stores), second = expected(8, 1, 1, true, stores);
         counts wanted;
         for (uint32_t i = 0; i < COUNTER_COUNT; i++)
             wanted.values[i] = first.values[i] + second.values[i];
@@ -745,6 +774,7 @@ static bool fixture_open(fixture *f, const char *extra_layer, unsigned *messages
     vk_context_options options = {.performance_query_extension = true,
                                   .performance_query_feature = true,
                                   .dynamic_rendering = true,
+                                  .multiview = true,
                                   .extra_layer = extra_layer,
                                   .messenger = messages ? count_message : NULL,
                                   .messenger_data = messages};
@@ -770,8 +800,9 @@ static void every_recording_under_validation_gets_no_message(void **state)
     unsigned messages = 0;
     fixture f;
     assert_true(fixture_open(&f, "VK_LAYER_KHRONOS_validation", &messages));
-    check_recordings(&f, &multisampled, 4 + 8, 4);
-    check_recordings(&f, &depth_only, 0, 4);
+    check_recordings(&f, &multisampled, 4 + 8, 4, 1);
+    check_recordings(&f, &depth_only, 0, 4, 1);
+    check_recordings(&f, &two_views, 4, 1, 2);
     check_two_subpasses(&f);
     fixture_close(&f);
     assert_int_equal(messages, 0);
@@ -800,6 +831,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(multisampled_colour_and_depth_count_the_same_in_every_recording),
         cmocka_unit_test(depth_only_counts_its_samples_in_every_recording),
         cmocka_unit_test(single_sampled_colour_counts_the_same_in_every_recording),
+        cmocka_unit_test(multiview_counts_its_views_in_every_recording),
         cmocka_unit_test(each_subpass_counts_its_own_attachments),
         cmocka_unit_test(every_recording_under_validation_gets_no_message),
     };

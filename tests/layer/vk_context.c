@@ -77,14 +77,23 @@ static bool create_device(vk_context *c, const vk_context_options *o)
         .performanceCounterQueryPools = VK_TRUE,
         .performanceCounterMultipleQueryPools = VK_TRUE,
     };
+    /* Each feature asked for goes in front of the chain. */
+    void *chain = o->performance_query_feature ? &performance : NULL;
     VkPhysicalDeviceDynamicRenderingFeatures dynamic_rendering = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
-        .pNext = o->performance_query_feature ? &performance : NULL,
+        .pNext = chain,
         .dynamicRendering = VK_TRUE,
     };
+    chain = o->dynamic_rendering ? &dynamic_rendering : chain;
+    VkPhysicalDeviceMultiviewFeatures multiview = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+        .pNext = chain,
+        .multiview = VK_TRUE,
+    };
+    chain = o->multiview ? &multiview : chain;
     VkPhysicalDeviceHostQueryResetFeatures host_reset = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
-        .pNext = o->dynamic_rendering ? (void *)&dynamic_rendering : dynamic_rendering.pNext,
+        .pNext = chain,
         .hostQueryReset = VK_TRUE,
     };
     const char *extensions[] = {VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME};

@@ -41,6 +41,7 @@ typedef struct vk_context_options {
     const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
     bool keep_environment;            /* the caller chose the layers: leave the environment */
     bool dynamic_rendering;           /* enable the dynamicRendering feature */
+    bool multiview;                   /* enable the multiview feature */
     /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
     PFN_vkDebugUtilsMessengerCallbackEXT messenger;
     void *messenger_data;
