@@ -100,6 +100,9 @@ typedef struct layer_pipeline {
     bool dynamic_topology;
     uint8_t topology;
     uint8_t patch_control_points;
+    /* Scissor 0 when the pipeline fixes it: a secondary's render area (render_state.c). */
+    bool static_scissor;
+    VkExtent2D scissor;
 } layer_pipeline;
 
 /* The dispatch key of a dispatchable handle. */

@@ -142,6 +142,25 @@ static bool has_dynamic_state(const VkPipelineDynamicStateCreateInfo *dynamic, V
     return false;
 }
 
+/* The viewport state is ignored (and may be any pointer) when rasterization is off. */
+static void record_static_scissor(layer_pipeline *pipeline,
+                                  const VkGraphicsPipelineCreateInfo *info)
+{
+    const VkPipelineDynamicStateCreateInfo *dynamic = info->pDynamicState;
+    const VkPipelineRasterizationStateCreateInfo *raster = info->pRasterizationState;
+    if (raster && raster->rasterizerDiscardEnable &&
+        !has_dynamic_state(dynamic, VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE))
+        return;
+    if (has_dynamic_state(dynamic, VK_DYNAMIC_STATE_SCISSOR) ||
+        has_dynamic_state(dynamic, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT))
+        return;
+    const VkPipelineViewportStateCreateInfo *viewport = info->pViewportState;
+    if (!viewport || !viewport->scissorCount || !viewport->pScissors)
+        return;
+    pipeline->static_scissor = true;
+    pipeline->scissor = viewport->pScissors[0].extent;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
     VkDevice handle, VkPipelineCache pipelineCache, uint32_t createInfoCount,
     const VkGraphicsPipelineCreateInfo *pCreateInfos, const VkAllocationCallbacks *pAllocator,
@@ -169,6 +188,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
                     (uint8_t)info->pTessellationState->patchControlPoints;
             pipeline->dynamic_topology =
                 has_dynamic_state(info->pDynamicState, VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY);
+            record_static_scissor(pipeline, info);
         }
         pipeline_store(device, pPipelines[i], pipeline);
     }
@@ -231,6 +251,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
             cb->topology = record->topology;
         if (record)
             cb->patch_control_points = record->patch_control_points;
+        if (record && record->static_scissor)
+            layer_render_state_scissor(cb, record->scissor);
     } else if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE) {
         cb->compute_program = program;
     }

@@ -418,17 +418,22 @@ void layer_render_state_inherit(layer_command_buffer *cb, const VkCommandBufferB
 }
 
 /* Scissor 0 of a secondary that does not know its render area bounds its draws. */
-static void scissor_set(layer_command_buffer *cb, uint32_t first, uint32_t count,
-                        const VkRect2D *scissors)
+void layer_render_state_scissor(layer_command_buffer *cb, VkExtent2D extent)
 {
-    if (!cb->render.area_from_scissor || first != 0 || count == 0 || !cb->stream)
+    if (!cb->render.area_from_scissor || !cb->stream)
         return;
-    VkExtent2D extent = scissors[0].extent;
     if (extent.width == cb->render.state.width && extent.height == cb->render.state.height)
         return;
     cb->render.state.width = extent.width;
     cb->render.state.height = extent.height;
     tally_stream_set_render_state(cb->stream, &cb->render.state);
+}
+
+static void scissor_set(layer_command_buffer *cb, uint32_t first, uint32_t count,
+                        const VkRect2D *scissors)
+{
+    if (first == 0 && count > 0)
+        layer_render_state_scissor(cb, scissors[0].extent);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetScissor(VkCommandBuffer commandBuffer,

@@ -59,6 +59,8 @@ struct layer_command_buffer;
  * render state its inheritance info describes. */
 void layer_render_state_inherit(struct layer_command_buffer *cb,
                                 const VkCommandBufferBeginInfo *begin);
+/* Scissor 0 was set (dynamically, or by binding a pipeline that fixes it). */
+void layer_render_state_scissor(struct layer_command_buffer *cb, VkExtent2D extent);
 /* Frees every image, view, framebuffer and render pass record of the device. */
 void layer_render_states_destroy_all(struct layer_device *device);
 

@@ -525,10 +525,9 @@ static uint64_t div_up(uint64_t a, uint64_t b)
  * bytes, each in whole lines. The shaders' store count is the one input
  * measured, not derived: it is the compiler's SPIR-V, not the render state.
  */
-static counts expected(uint32_t color_bytes_per_pixel, uint32_t samples, uint32_t layers,
+static counts expected(uint32_t color_bytes_per_pixel, uint32_t samples, uint64_t area,
                        bool fragment_shader, uint64_t shader_stores)
 {
-    uint64_t area = (uint64_t)WIDTH * HEIGHT * layers;
     uint64_t pixels = PIXELS_PER_TRIANGLE < area ? PIXELS_PER_TRIANGLE : area;
     uint64_t covered = pixels * samples;
     uint64_t written = color_bytes_per_pixel ? covered : 0;
@@ -569,8 +568,8 @@ static void check_recordings(fixture *f, const target_desc *desc, uint32_t color
         counts actual = measure(f, &t, how);
         if (how == INLINE_RENDER_PASS)
             shader_stores = actual.values[SHADER_STORES];
-        counts wanted = expected(color_bytes_per_pixel, samples, layers, has_fragment_shader(&t),
-                                 shader_stores);
+        counts wanted = expected(color_bytes_per_pixel, samples, (uint64_t)WIDTH * HEIGHT * layers,
+                                 has_fragment_shader(&t), shader_stores);
         assert_counts_equal(&actual, &wanted, names[how]);
     }
     /* Each fragment stores its colour once: the stores follow the pixels. */
@@ -729,7 +728,8 @@ static void check_two_subpasses(fixture *f)
         counts actual = measure_two_subpasses(f, &p, in_secondary);
         /* Two draws of the same shaders over the same pixels store alike. */
         uint64_t stores = actual.values[SHADER_STORES] / 2;
-        counts first = expected(4, 1, 1, true, stores), second = expected(8, 1, 1, true, stores);
+        counts first = expected(4, 1, WIDTH * HEIGHT, true, stores),
+               second = expected(8, 1, WIDTH * HEIGHT, true, stores);
         counts wanted;
         for (uint32_t i = 0; i < COUNTER_COUNT; i++)
             wanted.values[i] = first.values[i] + second.values[i];
@@ -741,6 +741,71 @@ static void check_two_subpasses(fixture *f)
 static void each_subpass_counts_its_own_attachments(void **state)
 {
     check_two_subpasses(*state);
+}
+
+/* vk_context's triangle pipeline fixes its scissor to its 32x32 target: a
+ * secondary inheriting its render pass without a framebuffer takes that as
+ * its render area, as the primary's render pass instance has it. */
+static counts measure_static_scissor(fixture *f, bool in_secondary)
+{
+    vk_context *c = &f->c;
+    start_measurement(f);
+    VkCommandBuffer secondary = VK_NULL_HANDLE;
+    if (in_secondary) {
+        VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+                                             c->pool, VK_COMMAND_BUFFER_LEVEL_SECONDARY, 1};
+        assert_int_equal(vkAllocateCommandBuffers(c->device, &alloc, &secondary), VK_SUCCESS);
+        VkCommandBufferInheritanceInfo inheritance = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+            .renderPass = c->render_pass};
+        VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                          .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT,
+                                          .pInheritanceInfo = &inheritance};
+        assert_int_equal(vkBeginCommandBuffer(secondary, &begin), VK_SUCCESS);
+        vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
+        vkCmdDraw(secondary, 3, 1, 0, 0);
+        assert_int_equal(vkEndCommandBuffer(secondary), VK_SUCCESS);
+    }
+    VkCommandBuffer cb = vk_context_begin(c);
+    vkCmdBeginQuery(cb, f->pool, 0, 0);
+    if (in_secondary) {
+        VkClearValue clear = {{{0, 0, 0, 1}}}; /* vk_context's render pass clears */
+        VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                       .renderPass = c->render_pass,
+                                       .framebuffer = c->framebuffer,
+                                       .renderArea = {{0, 0}, {VK_CONTEXT_SIZE, VK_CONTEXT_SIZE}},
+                                       .clearValueCount = 1,
+                                       .pClearValues = &clear};
+        vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+        vkCmdExecuteCommands(cb, 1, &secondary);
+        vkCmdEndRenderPass(cb);
+    } else {
+        vk_context_draw_triangle(c, cb);
+    }
+    vkCmdEndQuery(cb, f->pool, 0);
+    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+    counts out = submit_and_read(f, cb);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    if (secondary)
+        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
+    return out;
+}
+
+static void check_static_scissor(fixture *f)
+{
+    counts inline_counts = measure_static_scissor(f, false);
+    counts secondary_counts = measure_static_scissor(f, true);
+    /* R8G8B8A8 at one sample; 32x32 holds the whole triangle's 256 pixels. */
+    counts wanted = expected(4, 1, VK_CONTEXT_SIZE * VK_CONTEXT_SIZE, true,
+                             inline_counts.values[SHADER_STORES]);
+    assert_int_equal(wanted.values[RASTERIZED_PIXELS], PIXELS_PER_TRIANGLE);
+    assert_counts_equal(&inline_counts, &wanted, "inline");
+    assert_counts_equal(&secondary_counts, &wanted, "secondary");
+}
+
+static void a_secondary_without_framebuffer_takes_a_pipeline_s_fixed_scissor(void **state)
+{
+    check_static_scissor(*state);
 }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
@@ -804,6 +869,7 @@ static void every_recording_under_validation_gets_no_message(void **state)
     check_recordings(&f, &depth_only, 0, 4, 1);
     check_recordings(&f, &two_views, 4, 1, 2);
     check_two_subpasses(&f);
+    check_static_scissor(&f);
     fixture_close(&f);
     assert_int_equal(messages, 0);
 }
@@ -833,6 +899,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(single_sampled_colour_counts_the_same_in_every_recording),
         cmocka_unit_test(multiview_counts_its_views_in_every_recording),
         cmocka_unit_test(each_subpass_counts_its_own_attachments),
+        cmocka_unit_test(a_secondary_without_framebuffer_takes_a_pipeline_s_fixed_scissor),
         cmocka_unit_test(every_recording_under_validation_gets_no_message),
     };
     return cmocka_run_group_tests(tests, open_fixture, close_fixture);
