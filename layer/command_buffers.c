@@ -109,6 +109,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         cb->pool = pAllocateInfo->commandPool;
         cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
         cb->index_size = 4;
+        cb->level = pAllocateInfo->level;
         if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
             cb->stream = NULL;
         cb->draw_lane = tally_stream_draw_lane(cb->stream);
@@ -149,6 +150,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->patch_control_points = 0;
     cb->index_size = 4;
     layer_indirect_forget(&cb->indirect);
+    cb->render = (layer_render_target){0};
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandPool(VkDevice handle, VkCommandPool commandPool,
@@ -204,8 +206,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer command
 {
     layer_device *device = layer_device_of(commandBuffer);
     layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
-    if (cb)
+    if (cb) {
         reset_recording(cb);
+        layer_render_state_inherit(cb, pBeginInfo);
+    }
     return device->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
 }
 

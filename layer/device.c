@@ -60,6 +60,9 @@ static layer_device *device_record_create(void)
     object_map_init(&device->shader_modules);
     object_map_init(&device->pipelines);
     object_map_init(&device->render_passes);
+    object_map_init(&device->images);
+    object_map_init(&device->image_views);
+    object_map_init(&device->framebuffers);
     object_map_init(&device->query_pools);
     object_map_init(&device->buffers);
     object_map_init(&device->queues);
@@ -74,6 +77,9 @@ static void device_record_free(layer_device *device)
     object_map_destroy(&device->shader_modules);
     object_map_destroy(&device->pipelines);
     object_map_destroy(&device->render_passes);
+    object_map_destroy(&device->images);
+    object_map_destroy(&device->image_views);
+    object_map_destroy(&device->framebuffers);
     object_map_destroy(&device->query_pools);
     object_map_destroy(&device->buffers);
     object_map_destroy(&device->queues);
@@ -159,6 +165,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyDevice(VkDevice handle,
     layer_buffers_destroy_all(device);
     layer_command_buffers_destroy_all(device);
     layer_pipelines_destroy_all(device);
+    layer_render_states_destroy_all(device);
     layer_query_pools_destroy_all(device);
     close_engine(device);
     device_record_free(device);

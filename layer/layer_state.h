@@ -9,6 +9,7 @@
 #define TALLY_LAYER_STATE_H
 
 #include "object_map.h"
+#include "render_state.h"
 #include "vk_tables.h"
 
 #include <tally/tally.h>
@@ -45,6 +46,9 @@ typedef struct layer_device {
     object_map shader_modules;  /* VkShaderModule -> layer_shader_module */
     object_map pipelines;       /* VkPipeline -> layer_pipeline */
     object_map render_passes;   /* VkRenderPass -> layer_render_pass */
+    object_map images;          /* VkImage -> layer_image */
+    object_map image_views;     /* VkImageView -> layer_image */
+    object_map framebuffers;    /* VkFramebuffer -> layer_framebuffer */
     object_map query_pools;     /* VkQueryPool -> layer_query_pool (the layer's own) */
     object_map buffers;         /* VkBuffer -> layer_buffer */
     object_map queues;          /* VkQueue -> its family index + 1 */
@@ -105,6 +109,9 @@ typedef struct layer_command_buffer {
     uint8_t patch_control_points;
     uint8_t index_size; /* bytes, of the bound index buffer's type */
     layer_indirect_list indirect;
+    /* Render state (render_state.c): a secondary's inheritance info counts. */
+    VkCommandBufferLevel level;
+    layer_render_target render;
 } layer_command_buffer;
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */
@@ -120,14 +127,10 @@ typedef struct layer_pipeline {
     bool dynamic_topology;
     uint8_t topology;
     uint8_t patch_control_points;
+    /* Scissor 0 when the pipeline fixes it: a secondary's render area (render_state.c). */
+    bool static_scissor;
+    VkExtent2D scissor;
 } layer_pipeline;
-
-/* Attached to a VkRenderPass: what render state needs of its attachments. */
-typedef struct layer_render_pass {
-    uint32_t samples;
-    uint32_t color_bytes_per_pixel;
-    uint32_t depth_bytes_per_sample;
-} layer_render_pass;
 
 /* The dispatch key of a dispatchable handle. */
 static inline uint64_t layer_dispatch_key(const void *handle)
@@ -251,6 +254,8 @@ void layer_readback_release(layer_readback *readback);
 void layer_readbacks_destroy_all(layer_device *device);
 
 /* Pipelines and shader modules (pipelines.c). */
+/* Pipelines and shader modules (pipelines.c); render passes and the images
+ * they draw into are render_state.c's (render_state.h). */
 void layer_pipelines_destroy_all(layer_device *device);
 
 #endif

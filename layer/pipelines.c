@@ -1,7 +1,7 @@
 /*
- * Shader modules, pipelines and render passes: each pipeline becomes an
- * engine program (the static profile of every stage), and binding it or
- * beginning a render pass sets the command buffer's stream state.
+ * Shader modules and pipelines: each pipeline becomes an engine program (the
+ * static profile of every stage), and binding it sets the command buffer's
+ * stream state.
  */
 #include "layer_state.h"
 #include <tally/spirv.h>
@@ -142,6 +142,25 @@ static bool has_dynamic_state(const VkPipelineDynamicStateCreateInfo *dynamic, V
     return false;
 }
 
+/* The viewport state is ignored (and may be any pointer) when rasterization is off. */
+static void record_static_scissor(layer_pipeline *pipeline,
+                                  const VkGraphicsPipelineCreateInfo *info)
+{
+    const VkPipelineDynamicStateCreateInfo *dynamic = info->pDynamicState;
+    const VkPipelineRasterizationStateCreateInfo *raster = info->pRasterizationState;
+    if (raster && raster->rasterizerDiscardEnable &&
+        !has_dynamic_state(dynamic, VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE))
+        return;
+    if (has_dynamic_state(dynamic, VK_DYNAMIC_STATE_SCISSOR) ||
+        has_dynamic_state(dynamic, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT))
+        return;
+    const VkPipelineViewportStateCreateInfo *viewport = info->pViewportState;
+    if (!viewport || !viewport->scissorCount || !viewport->pScissors)
+        return;
+    pipeline->static_scissor = true;
+    pipeline->scissor = viewport->pScissors[0].extent;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
     VkDevice handle, VkPipelineCache pipelineCache, uint32_t createInfoCount,
     const VkGraphicsPipelineCreateInfo *pCreateInfos, const VkAllocationCallbacks *pAllocator,
@@ -169,6 +188,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
                     (uint8_t)info->pTessellationState->patchControlPoints;
             pipeline->dynamic_topology =
                 has_dynamic_state(info->pDynamicState, VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY);
+            record_static_scissor(pipeline, info);
         }
         pipeline_store(device, pPipelines[i], pipeline);
     }
@@ -231,6 +251,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
             cb->topology = record->topology;
         if (record)
             cb->patch_control_points = record->patch_control_points;
+        if (record && record->static_scissor)
+            layer_render_state_scissor(cb, record->scissor);
     } else if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE) {
         cb->compute_program = program;
     }
@@ -244,120 +266,6 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetPrimitiveTopology(VkCommandBuffer comman
     device->dispatch.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
     if (cb)
         cb->topology = (uint8_t)primitiveTopology;
-}
-
-static bool is_depth_format(VkFormat format)
-{
-    return (format >= VK_FORMAT_D16_UNORM && format <= VK_FORMAT_D32_SFLOAT_S8_UINT);
-}
-
-static void render_pass_add(layer_render_pass *pass, VkFormat format, VkSampleCountFlagBits samples)
-{
-    if ((uint32_t)samples > pass->samples)
-        pass->samples = samples;
-    if (is_depth_format(format))
-        pass->depth_bytes_per_sample += layer_format_block_size(format);
-    else
-        pass->color_bytes_per_pixel += layer_format_block_size(format);
-}
-
-static void render_pass_store(layer_device *device, VkRenderPass handle, layer_render_pass *pass)
-{
-    if (pass && !object_map_put(&device->render_passes, (uint64_t)handle, pass))
-        free(pass);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateRenderPass(VkDevice handle,
-                                                       const VkRenderPassCreateInfo *pCreateInfo,
-                                                       const VkAllocationCallbacks *pAllocator,
-                                                       VkRenderPass *pRenderPass)
-{
-    layer_device *device = layer_device_of(handle);
-    VkResult result =
-        device->dispatch.CreateRenderPass(handle, pCreateInfo, pAllocator, pRenderPass);
-    if (result != VK_SUCCESS)
-        return result;
-    layer_render_pass *pass = calloc(1, sizeof(*pass));
-    for (uint32_t i = 0; pass && i < pCreateInfo->attachmentCount; i++)
-        render_pass_add(pass, pCreateInfo->pAttachments[i].format,
-                        pCreateInfo->pAttachments[i].samples);
-    render_pass_store(device, *pRenderPass, pass);
-    return result;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateRenderPass2(VkDevice handle,
-                                                        const VkRenderPassCreateInfo2 *pCreateInfo,
-                                                        const VkAllocationCallbacks *pAllocator,
-                                                        VkRenderPass *pRenderPass)
-{
-    layer_device *device = layer_device_of(handle);
-    VkResult result =
-        device->dispatch.CreateRenderPass2(handle, pCreateInfo, pAllocator, pRenderPass);
-    if (result != VK_SUCCESS)
-        return result;
-    layer_render_pass *pass = calloc(1, sizeof(*pass));
-    for (uint32_t i = 0; pass && i < pCreateInfo->attachmentCount; i++)
-        render_pass_add(pass, pCreateInfo->pAttachments[i].format,
-                        pCreateInfo->pAttachments[i].samples);
-    render_pass_store(device, *pRenderPass, pass);
-    return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL hook_vkDestroyRenderPass(VkDevice handle, VkRenderPass renderPass,
-                                                    const VkAllocationCallbacks *pAllocator)
-{
-    layer_device *device = layer_device_of(handle);
-    if (renderPass)
-        free(object_map_remove(&device->render_passes, (uint64_t)renderPass));
-    device->dispatch.DestroyRenderPass(handle, renderPass, pAllocator);
-}
-
-static void set_render_state(layer_command_buffer *cb, const VkRect2D *area, uint32_t layers,
-                             const layer_render_pass *pass)
-{
-    if (!cb || !cb->stream)
-        return;
-    tally_render_state state = {
-        .width = area->extent.width,
-        .height = area->extent.height,
-        .layers = layers ? layers : 1,
-        .samples = pass && pass->samples ? pass->samples : 1,
-        .color_bytes_per_pixel = pass ? pass->color_bytes_per_pixel : 0,
-        .depth_bytes_per_sample = pass ? pass->depth_bytes_per_sample : 0,
-    };
-    tally_stream_set_render_state(cb->stream, &state);
-}
-
-VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass(VkCommandBuffer commandBuffer,
-                                                     const VkRenderPassBeginInfo *pRenderPassBegin,
-                                                     VkSubpassContents contents)
-{
-    layer_device *device = layer_device_of(commandBuffer);
-    device->dispatch.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
-    set_render_state(
-        layer_command_buffer_find(device, commandBuffer), &pRenderPassBegin->renderArea, 1,
-        object_map_get(&device->render_passes, (uint64_t)pRenderPassBegin->renderPass));
-}
-
-VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass2(VkCommandBuffer commandBuffer,
-                                                      const VkRenderPassBeginInfo *pRenderPassBegin,
-                                                      const VkSubpassBeginInfo *pSubpassBeginInfo)
-{
-    layer_device *device = layer_device_of(commandBuffer);
-    device->dispatch.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
-    set_render_state(
-        layer_command_buffer_find(device, commandBuffer), &pRenderPassBegin->renderArea, 1,
-        object_map_get(&device->render_passes, (uint64_t)pRenderPassBegin->renderPass));
-}
-
-VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRendering(VkCommandBuffer commandBuffer,
-                                                    const VkRenderingInfo *pRenderingInfo)
-{
-    layer_device *device = layer_device_of(commandBuffer);
-    device->dispatch.CmdBeginRendering(commandBuffer, pRenderingInfo);
-    /* Attachment formats live in image views the layer does not track. */
-    set_render_state(layer_command_buffer_find(device, commandBuffer), &pRenderingInfo->renderArea,
-                     pRenderingInfo->layerCount, NULL);
 }
 
 static void free_value(void *value, void *user)
@@ -375,6 +283,5 @@ static void free_pipeline_value(void *value, void *user)
 void layer_pipelines_destroy_all(layer_device *device)
 {
     object_map_for_each(&device->shader_modules, free_value, NULL);
-    object_map_for_each(&device->render_passes, free_value, NULL);
     object_map_for_each(&device->pipelines, free_pipeline_value, NULL);
 }

@@ -58,6 +58,13 @@ static bool create_device(vk_context *c, const vk_context_options *o)
                                           .ppEnabledExtensionNames = &debug_utils};
     if (vkCreateInstance(&instance_info, NULL, &c->instance) != VK_SUCCESS)
         return false;
+    /* The chained messenger covers instance creation only; this one the rest. */
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(c->instance,
+                                                                  "vkCreateDebugUtilsMessengerEXT");
+    if (o->messenger && (!create_messenger || create_messenger(c->instance, &messenger, NULL,
+                                                               &c->messenger) != VK_SUCCESS))
+        return false;
     uint32_t count = 1;
     VkResult r = vkEnumeratePhysicalDevices(c->instance, &count, &c->physical);
     if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || !count)
@@ -70,9 +77,23 @@ static bool create_device(vk_context *c, const vk_context_options *o)
         .performanceCounterQueryPools = VK_TRUE,
         .performanceCounterMultipleQueryPools = VK_TRUE,
     };
+    /* Each feature asked for goes in front of the chain. */
+    void *chain = o->performance_query_feature ? &performance : NULL;
+    VkPhysicalDeviceDynamicRenderingFeatures dynamic_rendering = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
+        .pNext = chain,
+        .dynamicRendering = VK_TRUE,
+    };
+    chain = o->dynamic_rendering ? &dynamic_rendering : chain;
+    VkPhysicalDeviceMultiviewFeatures multiview = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+        .pNext = chain,
+        .multiview = VK_TRUE,
+    };
+    chain = o->multiview ? &multiview : chain;
     VkPhysicalDeviceHostQueryResetFeatures host_reset = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
-        .pNext = o->performance_query_feature ? &performance : NULL,
+        .pNext = chain,
         .hostQueryReset = VK_TRUE,
     };
     const char *extensions[] = {VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME};
@@ -257,6 +278,12 @@ void vk_context_destroy(vk_context *c)
         vkFreeMemory(c->device, c->memory, NULL);
         vkDestroyCommandPool(c->device, c->pool, NULL);
         vkDestroyDevice(c->device, NULL);
+    }
+    if (c->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+                c->instance, "vkDestroyDebugUtilsMessengerEXT");
+        destroy_messenger(c->instance, c->messenger, NULL);
     }
     if (c->instance)
         vkDestroyInstance(c->instance, NULL);

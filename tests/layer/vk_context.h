@@ -28,6 +28,7 @@ typedef struct vk_context {
     VkPipeline triangle;
     VkPipeline compute;
     VkShaderModule modules[3];
+    VkDebugUtilsMessengerEXT messenger; /* when the options named a callback */
     PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR enumerate_counters;
     PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR get_passes;
     PFN_vkAcquireProfilingLockKHR acquire_lock;
@@ -39,6 +40,8 @@ typedef struct vk_context_options {
     bool performance_query_feature;   /* and performanceCounterQueryPools */
     const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
     bool keep_environment;            /* the caller chose the layers: leave the environment */
+    bool dynamic_rendering;           /* enable the dynamicRendering feature */
+    bool multiview;                   /* enable the multiview feature */
     /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
     PFN_vkDebugUtilsMessengerCallbackEXT messenger;
     void *messenger_data;
