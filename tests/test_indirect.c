@@ -204,8 +204,7 @@ static void bad_input_is_refused(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(draws_run_once_per_record_with_its_values, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(draws_run_once_per_record_with_its_values, setup, teardown),
         cmocka_unit_test_setup_teardown(indexed_records_have_their_own_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(a_dispatch_record_gives_its_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_records_run_nothing, setup, teardown),
