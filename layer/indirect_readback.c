@@ -340,6 +340,10 @@ bool layer_readback_submitted(layer_readback *rb, VkQueue queue)
     layer_device *device = rb->device;
     /* Signals once everything submitted to the queue before, the copy included, is done. */
     rb->fence_submitted = device->dispatch.QueueSubmit(queue, 0, NULL, rb->fence) == VK_SUCCESS;
+    /* Without the fence, nothing else tells when the copy's command buffer
+     * may be recorded again. */
+    if (!rb->fence_submitted)
+        device->dispatch.QueueWaitIdle(queue);
     return rb->fence_submitted;
 }
 
