@@ -3,6 +3,7 @@
  * (allocate, begin, reset, free, pool reset and destroy), secondaries and
  * debug labels.
  */
+#include "array_grow.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -59,12 +60,11 @@ static layer_command_pool *pool_get(layer_device *device, VkCommandPool handle)
 static bool pool_add(layer_command_pool *pool, VkCommandBuffer cb)
 {
     if (pool->count == pool->capacity) {
-        uint32_t capacity = pool->capacity ? pool->capacity * 2 : 8;
-        VkCommandBuffer *grown = realloc(pool->command_buffers, capacity * sizeof(*grown));
+        VkCommandBuffer *grown = layer_array_grow(pool->command_buffers, &pool->capacity,
+                                                  pool->count + 1, sizeof(*grown));
         if (!grown)
             return false;
         pool->command_buffers = grown;
-        pool->capacity = capacity;
     }
     pool->command_buffers[pool->count++] = cb;
     return true;

@@ -4,6 +4,7 @@
  * Indirect buffers are created with transfer-source usage added for that
  * copy; the application never sees the difference.
  */
+#include "array_grow.h"
 #include "command_recording.h"
 
 #include <stdlib.h>
@@ -17,14 +18,11 @@ static bool list_reserve(layer_indirect_list *list, uint32_t more)
 {
     if (list->count + more <= list->capacity)
         return true;
-    uint32_t capacity = list->capacity ? list->capacity : 8;
-    while (capacity < list->count + more)
-        capacity *= 2;
-    layer_indirect_command *items = realloc(list->items, capacity * sizeof(*items));
+    layer_indirect_command *items =
+        layer_array_grow(list->items, &list->capacity, list->count + more, sizeof(*items));
     if (!items)
         return false;
     list->items = items;
-    list->capacity = capacity;
     return true;
 }
 

@@ -10,6 +10,7 @@
  * end of the submission: what the draws read, unless the application rewrote
  * them between the draws and the end of the submission.
  */
+#include "array_grow.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -204,12 +205,11 @@ static bool reserve_buffer(layer_readback *rb, VkDeviceSize size)
 static readback_entry *add_entry(layer_readback *rb)
 {
     if (rb->entry_count == rb->entry_capacity) {
-        uint32_t capacity = rb->entry_capacity ? rb->entry_capacity * 2 : 16;
-        readback_entry *entries = realloc(rb->entries, capacity * sizeof(*entries));
+        readback_entry *entries = layer_array_grow(rb->entries, &rb->entry_capacity,
+                                                   rb->entry_count + 1, sizeof(*entries));
         if (!entries)
             return NULL;
         rb->entries = entries;
-        rb->entry_capacity = capacity;
     }
     return &rb->entries[rb->entry_count++];
 }

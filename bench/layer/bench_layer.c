@@ -34,14 +34,7 @@ static uint64_t now_ns(void)
 
 static void begin_pass(vk_context *c, VkCommandBuffer cb)
 {
-    VkClearValue clear = {{{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-                                   .renderPass = c->render_pass,
-                                   .framebuffer = c->framebuffer,
-                                   .renderArea = {{0, 0}, {VK_CONTEXT_SIZE, VK_CONTEXT_SIZE}},
-                                   .clearValueCount = 1,
-                                   .pClearValues = &clear};
-    vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    vk_context_begin_render_pass(c, cb, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
 }
 

@@ -769,14 +769,7 @@ static counts measure_static_scissor(fixture *f, bool in_secondary)
     VkCommandBuffer cb = vk_context_begin(c);
     vkCmdBeginQuery(cb, f->pool, 0, 0);
     if (in_secondary) {
-        VkClearValue clear = {{{0, 0, 0, 1}}}; /* vk_context's render pass clears */
-        VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-                                       .renderPass = c->render_pass,
-                                       .framebuffer = c->framebuffer,
-                                       .renderArea = {{0, 0}, {VK_CONTEXT_SIZE, VK_CONTEXT_SIZE}},
-                                       .clearValueCount = 1,
-                                       .pClearValues = &clear};
-        vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+        vk_context_begin_render_pass(c, cb, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
         vkCmdExecuteCommands(cb, 1, &secondary);
         vkCmdEndRenderPass(cb);
     } else {
@@ -808,19 +801,6 @@ static void a_secondary_without_framebuffer_takes_a_pipeline_s_fixed_scissor(voi
     check_static_scissor(*state);
 }
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
-    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
-    (void)severity;
-    /* The loader's own notes (which layers the environment added) are not validation. */
-    if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT))
-        return VK_FALSE;
-    print_error("validation: %s\n", data->pMessage);
-    ++*(unsigned *)user;
-    return VK_FALSE;
-}
-
 static bool load_two_outputs(fixture *f)
 {
     static uint32_t words[4096];
@@ -841,7 +821,7 @@ static bool fixture_open(fixture *f, const char *extra_layer, unsigned *messages
                                   .dynamic_rendering = true,
                                   .multiview = true,
                                   .extra_layer = extra_layer,
-                                  .messenger = messages ? count_message : NULL,
+                                  .messenger = messages ? vk_context_count_validation : NULL,
                                   .messenger_data = messages};
     if (!vk_context_create(&f->c, &options) || !load_two_outputs(f))
         return false;

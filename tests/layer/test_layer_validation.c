@@ -45,19 +45,6 @@ static void workload_under_validation_gets_no_message_with_the_layer(void **stat
     run_result_free(&both);
 }
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL count_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
-    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
-    (void)severity;
-    /* The loader's own notes (which layers the environment added) are not validation. */
-    if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT))
-        return VK_FALSE;
-    print_error("validation: %s\n", data->pMessage);
-    ++*(unsigned *)user;
-    return VK_FALSE;
-}
-
 /* A performance query pool, its commands and a multi-pass submission never reach the driver. */
 static void performance_queries_under_validation_get_no_message(void **state)
 {
@@ -67,7 +54,7 @@ static void performance_queries_under_validation_get_no_message(void **state)
     vk_context_options options = {.performance_query_extension = true,
                                   .performance_query_feature = true,
                                   .extra_layer = "VK_LAYER_KHRONOS_validation",
-                                  .messenger = count_message,
+                                  .messenger = vk_context_count_validation,
                                   .messenger_data = &messages};
     assert_true(vk_context_create(&c, &options));
     uint32_t indices[] = {0, 1, 2, 3};

@@ -315,7 +315,7 @@ VkResult vk_context_submit(vk_context *c, VkCommandBuffer cb, uint32_t pass_inde
     return vkQueueWaitIdle(c->queue);
 }
 
-void vk_context_draw_triangle(vk_context *c, VkCommandBuffer cb)
+void vk_context_begin_render_pass(vk_context *c, VkCommandBuffer cb, VkSubpassContents contents)
 {
     VkClearValue clear = {{{0, 0, 0, 1}}};
     VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
@@ -324,7 +324,25 @@ void vk_context_draw_triangle(vk_context *c, VkCommandBuffer cb)
                                    .renderArea = {{0, 0}, {VK_CONTEXT_SIZE, VK_CONTEXT_SIZE}},
                                    .clearValueCount = 1,
                                    .pClearValues = &clear};
-    vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBeginRenderPass(cb, &begin, contents);
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL vk_context_count_validation(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)severity;
+    /* The loader's notes (which layers the environment added) are not validation. */
+    if (!(types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT))
+        return VK_FALSE;
+    fprintf(stderr, "validation: %s\n", data->pMessage);
+    ++*(unsigned *)user;
+    return VK_FALSE;
+}
+
+void vk_context_draw_triangle(vk_context *c, VkCommandBuffer cb)
+{
+    vk_context_begin_render_pass(c, cb, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
     vkCmdDraw(cb, 3, 1, 0, 0);
     vkCmdEndRenderPass(cb);

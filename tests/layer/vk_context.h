@@ -56,6 +56,13 @@ VkCommandBuffer vk_context_begin(vk_context *c);
 VkResult vk_context_submit(vk_context *c, VkCommandBuffer cb, uint32_t pass_index);
 /* Render pass with one 3-vertex triangle draw. */
 void vk_context_draw_triangle(vk_context *c, VkCommandBuffer cb);
+/* Begins the context's render pass over its whole framebuffer, cleared. */
+void vk_context_begin_render_pass(vk_context *c, VkCommandBuffer cb, VkSubpassContents contents);
+/* A messenger callback: prints each validation message to stderr and counts
+ * it in *(unsigned *)user; the loader's own notes are not counted. */
+VKAPI_ATTR VkBool32 VKAPI_CALL vk_context_count_validation(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user);
 /* Compute dispatch of groups x, y, z. */
 void vk_context_dispatch(vk_context *c, VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z);
 

@@ -268,16 +268,18 @@ static void create_target(app *a)
     CHECK(vkCreateFramebuffer(a->device, &fb_info, NULL, &a->framebuffer));
 }
 
-static void create_buffer(app *a)
+/* A buffer in host-visible, coherent memory. */
+static void create_host_buffer(app *a, VkDeviceSize size, VkBufferUsageFlags usage,
+                               VkBuffer *buffer, VkDeviceMemory *memory)
 {
     VkBufferCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = 65536,
-        .usage = VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+        .size = size,
+        .usage = usage,
     };
-    CHECK(vkCreateBuffer(a->device, &info, NULL, &a->buffer));
+    CHECK(vkCreateBuffer(a->device, &info, NULL, buffer));
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(a->device, a->buffer, &req);
+    vkGetBufferMemoryRequirements(a->device, *buffer, &req);
     VkMemoryAllocateInfo alloc = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,
@@ -285,8 +287,15 @@ static void create_buffer(app *a)
             memory_type(a, req.memoryTypeBits,
                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT),
     };
-    CHECK(vkAllocateMemory(a->device, &alloc, NULL, &a->buffer_memory));
-    CHECK(vkBindBufferMemory(a->device, a->buffer, a->buffer_memory, 0));
+    CHECK(vkAllocateMemory(a->device, &alloc, NULL, memory));
+    CHECK(vkBindBufferMemory(a->device, *buffer, *memory, 0));
+}
+
+static void create_buffer(app *a)
+{
+    create_host_buffer(a, 65536,
+                       VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                       &a->buffer, &a->buffer_memory);
     uint32_t *indices;
     CHECK(vkMapMemory(a->device, a->buffer_memory, 0, 4096, 0, (void **)&indices));
     /* Indices repeat, so a post-transform cache would reuse vertices. */
@@ -311,23 +320,9 @@ static const VkDrawIndirectCommand GPU_WRITTEN_DRAW = {9, 2, 0, 0};
 
 static void write_indirect_parameters(app *a)
 {
-    VkBufferCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = 4096,
-        .usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-    };
-    CHECK(vkCreateBuffer(a->device, &info, NULL, &a->indirect));
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(a->device, a->indirect, &req);
-    VkMemoryAllocateInfo alloc = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex =
-            memory_type(a, req.memoryTypeBits,
-                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT),
-    };
-    CHECK(vkAllocateMemory(a->device, &alloc, NULL, &a->indirect_memory));
-    CHECK(vkBindBufferMemory(a->device, a->indirect, a->indirect_memory, 0));
+    create_host_buffer(a, 4096,
+                       VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       &a->indirect, &a->indirect_memory);
     uint8_t *at;
     CHECK(vkMapMemory(a->device, a->indirect_memory, 0, VK_WHOLE_SIZE, 0, (void **)&at));
     memset(at, 0, 4096);
