@@ -53,7 +53,11 @@ handle_entry *handle_map_find(handle_map *map, const void *key);
 handle_entry *handle_map_find_memo(handle_map *map, handle_memo *memo, const void *key);
 /* One more application reference; false if the handle is unknown. */
 bool handle_map_retain(handle_map *map, const void *key);
-/* One less; the entry is unlinked and returned when none is left. */
+/* One less; the entry is unlinked and returned when none is left. Called
+ * before the driver's own release: once the driver frees the object,
+ * another thread may be handed its address for a new one, whose entry this
+ * release must not take. (A handle the driver then refuses was no live
+ * object of the program's.) */
 handle_entry *handle_map_release(handle_map *map, const void *key);
 /* How many handles the map holds. */
 uint32_t handle_map_count(handle_map *map);

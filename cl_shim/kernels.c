@@ -152,10 +152,7 @@ TALLY_CL_EXPORT(clRetainKernel);
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clReleaseKernel(cl_kernel kernel)
 {
-    /* Unlinked before the driver frees the kernel: from then on another
-     * thread may be handed the same address for a new kernel, whose record
-     * this release must not take. A handle the driver then refuses was not
-     * a live kernel of the program's. */
+    /* Unlinked before the driver's release (handle_map.h). */
     handle_entry *gone = handle_map_release(kernel_map(), kernel);
     cl_int err = next_cl()->clReleaseKernel(kernel);
     if (gone)

@@ -351,12 +351,11 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clReleaseCommandQueue(cl_command_queue queue
     /* Releasing flushes the queue, so the recorded work is submitted. */
     if (q)
         queue_submit(q, "clReleaseCommandQueue");
+    /* Unlinked before the driver's release (handle_map.h). */
+    handle_entry *gone = handle_map_release(queue_map(), queue);
     cl_int err = next_cl()->clReleaseCommandQueue(queue);
-    if (err == CL_SUCCESS) {
-        handle_entry *gone = handle_map_release(queue_map(), queue);
-        if (gone)
-            destroy_record(gone);
-    }
+    if (gone)
+        destroy_record(gone);
     return err;
 }
 TALLY_CL_EXPORT(clReleaseCommandQueue);
