@@ -71,12 +71,11 @@ TALLY_CL_EXPORT(clRetainEvent);
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clReleaseEvent(cl_event event)
 {
+    /* Unlinked before the driver's release (handle_map.h). */
+    handle_entry *gone = handle_map_release(event_map(), event);
     cl_int err = next_cl()->clReleaseEvent(event);
-    if (err == CL_SUCCESS) {
-        handle_entry *gone = handle_map_release(event_map(), event);
-        if (gone)
-            destroy_record(gone);
-    }
+    if (gone)
+        destroy_record(gone);
     return err;
 }
 TALLY_CL_EXPORT(clReleaseEvent);

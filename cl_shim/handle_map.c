@@ -34,6 +34,13 @@ void handle_map_init(handle_map *map)
         for (unsigned b = 0; b < HANDLE_MAP_BUCKETS; b++)
             map->shards[i].buckets[b] = NULL;
     }
+    atomic_init(&map->generation, 0);
+}
+
+/* After a link or unlink, before an unlinked entry goes back to be freed. */
+static void bump_generation(handle_map *map)
+{
+    atomic_fetch_add_explicit(&map->generation, 1, memory_order_acq_rel);
 }
 
 handle_entry *handle_map_insert(handle_map *map, handle_entry *entry)
@@ -48,6 +55,7 @@ handle_entry *handle_map_insert(handle_map *map, handle_entry *entry)
     entry->next = *bucket_of(shard, entry->key);
     *bucket_of(shard, entry->key) = entry;
     pthread_mutex_unlock(&shard->lock);
+    bump_generation(map);
     return stale;
 }
 
@@ -58,6 +66,17 @@ handle_entry *handle_map_find(handle_map *map, const void *key)
     handle_entry *entry = *link_of(shard, key);
     pthread_mutex_unlock(&shard->lock);
     return entry;
+}
+
+handle_entry *handle_map_find_memo(handle_map *map, handle_memo *memo, const void *key)
+{
+    uint64_t generation = atomic_load_explicit(&map->generation, memory_order_acquire);
+    if (key && memo->key == key && memo->generation == generation)
+        return memo->entry;
+    /* A change between the load above and this lookup leaves the memo
+     * older than the map: the next call looks again. */
+    *memo = (handle_memo){key, handle_map_find(map, key), generation};
+    return memo->entry;
 }
 
 bool handle_map_retain(handle_map *map, const void *key)
@@ -82,6 +101,8 @@ handle_entry *handle_map_release(handle_map *map, const void *key)
         *link = gone->next;
     }
     pthread_mutex_unlock(&shard->lock);
+    if (gone)
+        bump_generation(map);
     return gone;
 }
 
@@ -113,6 +134,7 @@ void handle_map_drain(handle_map *map, void (*destroy)(handle_entry *entry))
             }
         }
         pthread_mutex_unlock(&shard->lock);
+        bump_generation(map);
         while (chain) {
             handle_entry *e = chain;
             chain = e->next;

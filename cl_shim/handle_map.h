@@ -2,11 +2,15 @@
  * Side tables keyed by the driver's own handles (the shim never wraps CL
  * objects). Sharded so that threads using different objects rarely meet on a
  * lock; each entry carries the application's reference count of its handle.
+ * Lookups on a per-enqueue path go through a per-thread memo of the last
+ * answer, valid while no entry has been linked or unlinked since (the map's
+ * generation): those are rare next to enqueues.
  */
 #ifndef TALLY_CL_HANDLE_MAP_H
 #define TALLY_CL_HANDLE_MAP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,7 +31,15 @@ typedef struct handle_map_shard {
 
 typedef struct handle_map {
     handle_map_shard shards[HANDLE_MAP_SHARDS];
+    atomic_uint_fast64_t generation; /* bumped after every link and unlink */
 } handle_map;
+
+/* A thread's last lookup in one map (declare it _Thread_local). */
+typedef struct handle_memo {
+    const void *key;
+    handle_entry *entry;
+    uint64_t generation;
+} handle_memo;
 
 void handle_map_init(handle_map *map);
 /* A handle the driver just created: one application reference. An entry
@@ -37,9 +49,15 @@ handle_entry *handle_map_insert(handle_map *map, handle_entry *entry);
 /* The entry of a handle, or NULL. Valid while the application holds the
  * handle (using a released handle is the application's error). */
 handle_entry *handle_map_find(handle_map *map, const void *key);
+/* handle_map_find answered from the thread's memo when nothing changed. */
+handle_entry *handle_map_find_memo(handle_map *map, handle_memo *memo, const void *key);
 /* One more application reference; false if the handle is unknown. */
 bool handle_map_retain(handle_map *map, const void *key);
-/* One less; the entry is unlinked and returned when none is left. */
+/* One less; the entry is unlinked and returned when none is left. Called
+ * before the driver's own release: once the driver frees the object,
+ * another thread may be handed its address for a new one, whose entry this
+ * release must not take. (A handle the driver then refuses was no live
+ * object of the program's.) */
 handle_entry *handle_map_release(handle_map *map, const void *key);
 /* How many handles the map holds. */
 uint32_t handle_map_count(handle_map *map);

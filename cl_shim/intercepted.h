@@ -4,6 +4,11 @@
     X(clGetPlatformInfo)                                                                           \
     X(clBuildProgram)                                                                              \
     X(clCompileProgram)                                                                            \
+    X(clCreateKernel)                                                                              \
+    X(clCreateKernelsInProgram)                                                                    \
+    X(clCloneKernel)                                                                               \
+    X(clRetainKernel)                                                                              \
+    X(clReleaseKernel)                                                                             \
     X(clGetDeviceInfo)                                                                             \
     X(clGetExtensionFunctionAddress)                                                               \
     X(clGetExtensionFunctionAddressForPlatform)                                                    \

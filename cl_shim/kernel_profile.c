@@ -13,7 +13,8 @@
  * qualifiers come from clGetKernelArgInfo, which needs programs built with
  * -cl-kernel-arg-info: the shim adds that option to every build and compile.
  * A kernel whose arguments cannot be read is profiled as 1 ALU, 1 load and
- * 1 store per work-item.
+ * 1 store per work-item. Classifying takes 1 + 3 x arguments driver calls:
+ * kernels.c does it once per kernel, not per enqueue.
  *
  * Programs are shared by all kernels of the same mix: a short table, read
  * without a lock, grown under one when a new mix appears.
@@ -27,12 +28,12 @@
 
 #define MAX_MIXES 64
 
-typedef struct mix_program {
+typedef struct mix_entry {
     uint64_t key;
     tally_program *program;
-} mix_program;
+} mix_entry;
 
-static mix_program mixes[MAX_MIXES];
+static mix_entry mixes[MAX_MIXES];
 static _Atomic uint32_t mix_count;
 static pthread_mutex_t mixes_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -63,7 +64,7 @@ static bool classify_argument(cl_kernel kernel, cl_uint index, tally_instruction
     return true;
 }
 
-static tally_instruction_mix classify(cl_kernel kernel)
+tally_instruction_mix kernel_classify(cl_kernel kernel)
 {
     cl_uint count = 0;
     if (next_cl()->clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(count), &count, NULL) !=
@@ -101,10 +102,9 @@ static tally_program *create(tally_device *device, const tally_instruction_mix *
     return tally_program_create(device, &desc, &program) == TALLY_OK ? program : NULL;
 }
 
-tally_program *kernel_program(tally_device *device, cl_kernel kernel)
+tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix)
 {
-    tally_instruction_mix mix = classify(kernel);
-    uint64_t key = key_of(&mix);
+    uint64_t key = key_of(mix);
     tally_program *program = find(key, atomic_load_explicit(&mix_count, memory_order_acquire));
     if (program)
         return program;
@@ -112,9 +112,9 @@ tally_program *kernel_program(tally_device *device, cl_kernel kernel)
     uint32_t count = atomic_load_explicit(&mix_count, memory_order_relaxed);
     program = find(key, count);
     if (!program && count < MAX_MIXES) {
-        program = create(device, &mix);
+        program = create(device, mix);
         if (program) {
-            mixes[count] = (mix_program){key, program};
+            mixes[count] = (mix_entry){key, program};
             atomic_store_explicit(&mix_count, count + 1, memory_order_release);
         }
     }

@@ -6,7 +6,6 @@
  * context, so a counter-enabled event counts its own command and never the
  * work of another queue that ran in between.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,15 +14,8 @@
 static handle_map queues;
 static pthread_once_t queues_once = PTHREAD_ONCE_INIT;
 
-/* Every enqueue looks its queue up. Each thread remembers its last answer,
- * valid while no queue record has been created or destroyed since: those
- * are rare, and bump the generation. */
-static atomic_uint_fast64_t queue_generation;
-static _Thread_local struct {
-    cl_command_queue queue;
-    queue_record *record;
-    uint64_t generation;
-} last_lookup;
+/* Every enqueue looks its queue up: through the thread's memo. */
+static _Thread_local handle_memo last_lookup;
 
 static void init_queues(void)
 {
@@ -38,14 +30,7 @@ static handle_map *queue_map(void)
 
 queue_record *queue_find(cl_command_queue queue)
 {
-    uint64_t generation = atomic_load_explicit(&queue_generation, memory_order_acquire);
-    if (queue && last_lookup.queue == queue && last_lookup.generation == generation)
-        return last_lookup.record;
-    queue_record *q = (queue_record *)handle_map_find(queue_map(), queue);
-    last_lookup.queue = queue;
-    last_lookup.record = q;
-    last_lookup.generation = generation;
-    return q;
+    return (queue_record *)handle_map_find_memo(queue_map(), &last_lookup, queue);
 }
 
 void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)
@@ -84,7 +69,6 @@ void queue_flush(queue_record *q, const char *api_name)
 static void destroy_record(handle_entry *entry)
 {
     queue_record *q = (queue_record *)entry;
-    atomic_fetch_add_explicit(&queue_generation, 1, memory_order_acq_rel);
     queue_submit(q, "clReleaseCommandQueue");
     if (q->stream)
         tally_stream_destroy(q->stream);
@@ -164,7 +148,6 @@ static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *c
     query_limits(device, &q->limits);
     attach_engine(q);
     handle_entry *stale = handle_map_insert(queue_map(), &q->entry);
-    atomic_fetch_add_explicit(&queue_generation, 1, memory_order_acq_rel);
     if (stale)
         destroy_record(stale);
 }
@@ -368,12 +351,11 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clReleaseCommandQueue(cl_command_queue queue
     /* Releasing flushes the queue, so the recorded work is submitted. */
     if (q)
         queue_submit(q, "clReleaseCommandQueue");
+    /* Unlinked before the driver's release (handle_map.h). */
+    handle_entry *gone = handle_map_release(queue_map(), queue);
     cl_int err = next_cl()->clReleaseCommandQueue(queue);
-    if (err == CL_SUCCESS) {
-        handle_entry *gone = handle_map_release(queue_map(), queue);
-        if (gone)
-            destroy_record(gone);
-    }
+    if (gone)
+        destroy_record(gone);
     return err;
 }
 TALLY_CL_EXPORT(clReleaseCommandQueue);

@@ -1,7 +1,7 @@
 /*
  * The engine device the shim records into: the process-wide shared device,
  * acquired on the first queue and held until exit, when every record left
- * (queues and events the program never released) is submitted and freed
+ * (queues, events and kernels the program never released) is submitted and freed
  * before the device finishes its reports.
  */
 #include <stdlib.h>
@@ -15,6 +15,7 @@ static void end_session(void)
 {
     queues_destroy_all();
     events_destroy_all();
+    kernels_destroy_all();
     kernel_programs_release();
     /* The shared device closes itself at exit (its handler ran first
      * registered, so it runs after this one). */
@@ -44,4 +45,10 @@ __attribute__((visibility("default"))) void tally_cl_shim_live_records(uint32_t 
 {
     *queues = queues_live();
     *events = events_live();
+}
+
+/* For tests: the kernel records alive now (kernels the program holds). */
+__attribute__((visibility("default"))) void tally_cl_shim_live_kernel_records(uint32_t *kernels)
+{
+    *kernels = kernels_live();
 }

@@ -43,12 +43,21 @@ SHIM_HIDDEN cl_int device_performance_counters(size_t size, void *value, size_t 
 /* The shared device, opened on first use; NULL if it cannot be (the shim
  * then passes everything through and logs why once). */
 SHIM_HIDDEN tally_device *session_device(void);
-/* --- kernel_profile.c, programs.c --------------------------------------- */
+/* --- kernel_profile.c, kernels.c, programs.c ----------------------------- */
 
-/* The engine program of a kernel's static profile (docs/opencl.md), shared
- * by kernels of the same profile; NULL if none can be created. */
-SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
+/* A kernel's static profile (docs/opencl.md), from its arguments'
+ * qualifiers: 1 + 3 x arguments driver calls. */
+SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel);
+/* The engine program of a profile, shared by kernels of the same profile;
+ * NULL if none can be created. Lock-free once the profile has been seen. */
+SHIM_HIDDEN tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix);
 SHIM_HIDDEN void kernel_programs_release(void);
+/* The engine program of a kernel: from its record, classified once when the
+ * kernel was created; classified on the spot for a kernel the shim did not
+ * see created. */
+SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
+SHIM_HIDDEN void kernels_destroy_all(void);
+SHIM_HIDDEN uint32_t kernels_live(void);
 /* options + " -cl-kernel-arg-info", malloc'ed; NULL when out of memory. */
 SHIM_HIDDEN char *options_with_arg_info(const char *options);
 

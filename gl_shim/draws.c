@@ -1,9 +1,11 @@
 /* Draws and dispatches, recorded into the current context's stream after the
  * driver took them. Indirect parameters are read back from the bound
- * indirect buffer (one small synchronous read per indirect call): without
- * them the counts, and so every exact counter, would be unknown. */
+ * indirect buffer (one synchronous read per indirect call, however many
+ * draws a multi-draw makes): without them the counts, and so every exact
+ * counter, would be unknown. */
 #include "gl_shim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool topology_of(GLenum mode, uint8_t *topology)
@@ -215,6 +217,21 @@ void tally_gl_after_glMultiDrawElementsBaseVertex(GLenum mode, const GLsizei *co
                     element_offset(indices[i], type), 0, basevertex[i], type, TALLY_DRAW_INDEXED);
 }
 
+/* Whether [offset, offset + size) lies inside the buffer bound to target:
+ * the driver refused a command whose parameters lie beyond it, and a read
+ * there would leave the shim's own GL error behind. */
+static bool inside_bound_buffer(GLenum target, const void *offset, size_t size)
+{
+    PFN_glGetBufferParameteri64v get_size = REAL_glGetBufferParameteri64v;
+    GLint64 buffer_size = 0;
+    if (!get_size)
+        return true; /* cannot tell: the read itself is the check */
+    get_size(target, GL_BUFFER_SIZE, &buffer_size);
+    uintptr_t begin = (uintptr_t)offset;
+    return buffer_size >= 0 && begin <= (uint64_t)buffer_size &&
+           size <= (uint64_t)buffer_size - begin;
+}
+
 /* Reads size bytes of the indirect buffer bound to target (binding is its
  * binding query) at offset, or of client memory when none is bound. */
 static bool read_indirect(GLenum target, GLenum binding, const void *offset, void *out, size_t size)
@@ -234,6 +251,8 @@ static bool read_indirect(GLenum target, GLenum binding, const void *offset, voi
         memcpy(out, offset, size);
         return true;
     }
+    if (!inside_bound_buffer(target, offset, size))
+        return false;
     if (!ctx->gles) {
         PFN_glGetBufferSubData get = REAL_glGetBufferSubData;
         if (!get)
@@ -262,35 +281,98 @@ typedef struct elements_indirect {
     GLuint base_instance;
 } elements_indirect;
 
+/* One indirect draw call: `drawcount` records of `record_size` bytes,
+ * `step` bytes apart from `offset`. */
+typedef struct indirect_call {
+    const char *api_name;
+    GLenum mode, type;
+    const void *offset;
+    GLsizei drawcount;
+    size_t step, record_size;
+    void (*record)(const struct indirect_call *call, const void *params);
+} indirect_call;
+
+/* Multi-draws of up to this many bytes of records are read onto the stack. */
+#define INDIRECT_STACK_BYTES 1024
+
+/* Reads the span of every record at once, [offset, offset + (drawcount -
+ * 1) x step + record_size) (the padding after the last record need not be
+ * in the buffer), and records each draw. When no memory can be had for a
+ * long span it is read in as many pieces as the stack buffer needs. */
+static void record_indirect_call(const indirect_call *call)
+{
+    if (call->drawcount <= 0 || call->step < call->record_size)
+        return; /* the driver refused it */
+    char local[INDIRECT_STACK_BYTES];
+    size_t per_read = (size_t)call->drawcount;
+    size_t span = (per_read - 1) * call->step + call->record_size;
+    char *data = span <= sizeof(local) ? local : malloc(span);
+    if (!data) {
+        data = local;
+        per_read = (sizeof(local) - call->record_size) / call->step + 1;
+    }
+    for (size_t done = 0; done < (size_t)call->drawcount; done += per_read) {
+        size_t n = (size_t)call->drawcount - done;
+        n = n < per_read ? n : per_read;
+        const char *at = (const char *)call->offset + done * call->step;
+        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, data,
+                           (n - 1) * call->step + call->record_size))
+            break;
+        for (size_t i = 0; i < n; i++)
+            call->record(call, data + i * call->step);
+    }
+    if (data != local)
+        free(data);
+}
+
+static void record_arrays(const indirect_call *call, const void *record)
+{
+    arrays_indirect params;
+    memcpy(&params, record, sizeof(params));
+    record_draw(call->api_name, call->mode, params.count, params.instance_count, params.first,
+                params.base_instance, 0, 0, TALLY_DRAW_INDIRECT);
+}
+
+static void record_elements(const indirect_call *call, const void *record)
+{
+    elements_indirect params;
+    memcpy(&params, record, sizeof(params));
+    record_draw(call->api_name, call->mode, params.count, params.instance_count, params.first_index,
+                params.base_instance, params.base_vertex, call->type,
+                TALLY_DRAW_INDEXED | TALLY_DRAW_INDIRECT);
+}
+
 static void record_arrays_indirect(const char *api_name, GLenum mode, const void *indirect,
                                    GLsizei drawcount, GLsizei stride)
 {
-    size_t step = stride ? (size_t)stride : sizeof(arrays_indirect);
-    for (GLsizei i = 0; i < drawcount; i++) {
-        arrays_indirect params;
-        const char *at = (const char *)indirect + (size_t)i * step;
-        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, &params,
-                           sizeof(params)))
-            return;
-        record_draw(api_name, mode, params.count, params.instance_count, params.first,
-                    params.base_instance, 0, 0, TALLY_DRAW_INDIRECT);
-    }
+    indirect_call call = {
+        .api_name = api_name,
+        .mode = mode,
+        .offset = indirect,
+        .drawcount = drawcount,
+        .step = stride > 0 ? (size_t)stride : sizeof(arrays_indirect),
+        .record_size = sizeof(arrays_indirect),
+        .record = record_arrays,
+    };
+    if (stride >= 0)
+        record_indirect_call(&call);
 }
 
 static void record_elements_indirect(const char *api_name, GLenum mode, GLenum type,
                                      const void *indirect, GLsizei drawcount, GLsizei stride)
 {
-    size_t step = stride ? (size_t)stride : sizeof(elements_indirect);
-    for (GLsizei i = 0; i < drawcount; i++) {
-        elements_indirect params;
-        const char *at = (const char *)indirect + (size_t)i * step;
-        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, &params,
-                           sizeof(params)))
-            return;
-        record_draw(api_name, mode, params.count, params.instance_count, params.first_index,
-                    params.base_instance, params.base_vertex, type,
-                    TALLY_DRAW_INDEXED | TALLY_DRAW_INDIRECT);
-    }
+    indirect_call call = {
+        .api_name = api_name,
+        .mode = mode,
+        .type = type,
+        .offset = indirect,
+        .drawcount = drawcount,
+        .step = stride > 0 ? (size_t)stride : sizeof(elements_indirect),
+        .record_size = sizeof(elements_indirect),
+        .record = record_elements,
+    };
+    if (stride >= 0)
+        record_indirect_call(&call);
 }
 
 void tally_gl_after_glDrawArraysIndirect(GLenum mode, const void *indirect)

@@ -101,17 +101,50 @@ void read_results(cl_event event, cl_performance_counter_result_codeplay *result
                      CL_SUCCESS);
 }
 
+cl_command_queue queue_counting(struct cl_fixture *fx, const char *const *symbols, uint32_t count)
+{
+    const tally_catalogue *cat;
+    assert_int_equal(tally_backend_catalogue(NULL, &cat), TALLY_OK);
+    cl_uint uuids[16];
+    assert_true(count <= 16);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t index;
+        assert_int_equal(tally_catalogue_find(cat, symbols[i], &index), TALLY_OK);
+        uuids[i] =
+            uuid_of(fx, tally_counter_name_for(tally_catalogue_counter(cat, index), TALLY_API_CL));
+    }
+    return counter_queue(fx, uuids, count);
+}
+
 /* The shim is a preloaded library or a layer the loader opened privately:
  * either way the copy named by TALLY_CL_SHIM is already loaded. */
-void live_records(uint32_t *queues, uint32_t *events)
+static void *loaded_shim(void)
 {
     const char *path = getenv("TALLY_CL_SHIM");
     assert_non_null(path);
     void *shim = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(shim);
+    return shim;
+}
+
+void live_records(uint32_t *queues, uint32_t *events)
+{
+    void *shim = loaded_shim();
     void (*live)(uint32_t *, uint32_t *) =
         (void (*)(uint32_t *, uint32_t *))dlsym(shim, "tally_cl_shim_live_records");
     assert_non_null(live);
     live(queues, events);
     dlclose(shim);
+}
+
+uint32_t live_kernel_records(void)
+{
+    void *shim = loaded_shim();
+    void (*live)(uint32_t *) =
+        (void (*)(uint32_t *))dlsym(shim, "tally_cl_shim_live_kernel_records");
+    assert_non_null(live);
+    uint32_t kernels = 0;
+    live(&kernels);
+    dlclose(shim);
+    return kernels;
 }

@@ -33,7 +33,11 @@ cl_uint uuid_of(struct cl_fixture *fx, const char *cl_name);
 cl_command_queue counter_queue(struct cl_fixture *fx, const cl_uint *uuids, cl_uint count);
 /* Reads an event's results; asserts success and the size. */
 void read_results(cl_event event, cl_performance_counter_result_codeplay *results, cl_uint count);
+/* A queue counting these catalogue symbols, found by their OpenCL names. */
+cl_command_queue queue_counting(struct cl_fixture *fx, const char *const *symbols, uint32_t count);
 /* The shim's side records now alive (tally_cl_shim_live_records). */
 void live_records(uint32_t *queues, uint32_t *events);
+/* The shim's kernel records now alive (tally_cl_shim_live_kernel_records). */
+uint32_t live_kernel_records(void);
 
 #endif

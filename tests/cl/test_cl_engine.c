@@ -66,22 +66,6 @@ static void engine_values(const char *const *symbols, uint32_t count, reference_
     tally_device_close(device);
 }
 
-/* A queue counting these catalogue symbols, found by their OpenCL names. */
-static cl_command_queue queue_counting(struct cl_fixture *fx, const char *const *symbols,
-                                       uint32_t count)
-{
-    const tally_catalogue *cat;
-    assert_int_equal(tally_backend_catalogue(NULL, &cat), TALLY_OK);
-    cl_uint uuids[MAX_COUNTERS];
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t index;
-        assert_int_equal(tally_catalogue_find(cat, symbols[i], &index), TALLY_OK);
-        uuids[i] =
-            uuid_of(fx, tally_counter_name_for(tally_catalogue_counter(cat, index), TALLY_API_CL));
-    }
-    return counter_queue(fx, uuids, count);
-}
-
 static void assert_event_counts(cl_event event, const char *const *symbols, uint32_t count,
                                 reference_command command)
 {
