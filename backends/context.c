@@ -57,23 +57,74 @@ tally_device *tally_context_device(const tally_context *context)
     return context ? context->device : NULL;
 }
 
+static struct tally_program *program_new(const char *name, bool ready)
+{
+    struct tally_program *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    if (name && !(p->name = strdup(name))) {
+        free(p);
+        return NULL;
+    }
+    p->desc.name = p->name;
+    atomic_init(&p->refs, 1);
+    atomic_init(&p->ready, ready);
+    return p;
+}
+
 tally_status tally_program_create(tally_device *device, const tally_program_desc *desc,
                                   tally_program **out)
 {
     if (!device || !desc || !out)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct tally_program *p = calloc(1, sizeof(*p));
+    struct tally_program *p = program_new(desc->name, true);
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    p->desc = *desc;
-    if (desc->name && !(p->name = strdup(desc->name))) {
-        free(p);
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    }
-    p->desc.name = p->name;
-    atomic_init(&p->refs, 1);
+    memcpy(p->desc.stages, desc->stages, sizeof(p->desc.stages));
     *out = p;
     return TALLY_OK;
+}
+
+tally_status tally_program_create_pending(tally_device *device, const char *name,
+                                          tally_program **out)
+{
+    if (!device || !out)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_program *p = program_new(name, false);
+    if (!p)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    *out = p;
+    return TALLY_OK;
+}
+
+/* Completions are rare (one per program link): one lock for all of them. */
+static pthread_mutex_t completion_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t completed = PTHREAD_COND_INITIALIZER;
+
+tally_status tally_program_complete(tally_program *program, const tally_program_desc *desc)
+{
+    if (!program || !desc)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&completion_lock);
+    bool pending = !atomic_load_explicit(&program->ready, memory_order_relaxed);
+    if (pending) {
+        memcpy(program->desc.stages, desc->stages, sizeof(program->desc.stages));
+        atomic_store_explicit(&program->ready, true, memory_order_release);
+        pthread_cond_broadcast(&completed);
+    }
+    pthread_mutex_unlock(&completion_lock);
+    return pending ? TALLY_OK : TALLY_ERROR_INVALID_ARGUMENT;
+}
+
+const tally_program_desc *tally_program_desc_when_ready(struct tally_program *program)
+{
+    if (!atomic_load_explicit(&program->ready, memory_order_acquire)) {
+        pthread_mutex_lock(&completion_lock);
+        while (!atomic_load_explicit(&program->ready, memory_order_acquire))
+            pthread_cond_wait(&completed, &completion_lock);
+        pthread_mutex_unlock(&completion_lock);
+    }
+    return &program->desc;
 }
 
 void tally_program_ref(struct tally_program *program)

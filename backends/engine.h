@@ -145,6 +145,7 @@ struct tally_context {
 
 struct tally_program {
     atomic_uint refs;
+    atomic_bool ready; /* false while pending: its desc is not written yet */
     tally_program_desc desc;
     char *name;
 };
@@ -310,6 +311,8 @@ TALLY_HIDDEN void tally_recording_unref(struct tally_recording *recording);
 TALLY_HIDDEN struct tally_command *tally_recording_append(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_unappend(struct tally_recording *recording);
 TALLY_HIDDEN void tally_recording_rewind(struct tally_recording *recording);
+/* The program's description, once it is complete (the queue thread waits). */
+TALLY_HIDDEN const tally_program_desc *tally_program_desc_when_ready(struct tally_program *program);
 /* The first of TALLY_DRAW_BLOCK_DRAWS free packed draws, or NULL if out of memory. */
 TALLY_HIDDEN tally_packed_draw *tally_recording_next_draws(struct tally_recording *recording);
 /* Fixes the stream's open run of draws, if any: before anything else is
@@ -325,7 +328,6 @@ TALLY_HIDDEN const struct tally_command *tally_recording_at(const struct tally_c
 /* context.c */
 TALLY_HIDDEN void tally_context_ref(struct tally_context *context);
 TALLY_HIDDEN void tally_context_unref(struct tally_context *context);
-TALLY_HIDDEN void tally_program_ref(struct tally_program *program);
 
 /* results.c */
 TALLY_HIDDEN void tally_results_ref(struct tally_results *results);

@@ -317,7 +317,9 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_TRANSFER: run_work(d, c, ctx, stream_id); break;
     case TALLY_CMD_DRAW_RUN: run_draws(d, c, ctx, stream_id); break;
     case TALLY_CMD_INDIRECT: run_indirect(d, c, ctx, stream_id); break;
-    case TALLY_CMD_BIND_PROGRAM: d->exec.program = c->u.program ? &c->u.program->desc : NULL; break;
+    case TALLY_CMD_BIND_PROGRAM:
+        d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
+        break;
     case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
     case TALLY_CMD_MARKER_BEGIN:
     case TALLY_CMD_MARKER_END:

@@ -3,7 +3,7 @@
  * GL reports) as an engine program, bound for the draws and dispatches made
  * while it is in use. */
 #include "gl_shim.h"
-#include "glsl_profile.h"
+#include "glsl_worker.h"
 
 #include <stdlib.h>
 
@@ -48,28 +48,27 @@ static int stage_of(GLint shader_type)
     }
 }
 
-/* Adds the instruction mix of a shader's GLSL source to a stage's profile. */
-static void profile_source(GLuint shader, tally_stage stage, tally_stage_profile *profile)
+/* A shader's GLSL source, malloc'd; NULL if GL has none. */
+static char *source_of(GLuint shader)
 {
     PFN_glGetShaderiv get_shader = REAL_glGetShaderiv;
     PFN_glGetShaderSource get_source = REAL_glGetShaderSource;
     GLint length = 0;
     get_shader(shader, GL_SHADER_SOURCE_LENGTH, &length);
     if (!get_source || length <= 0)
-        return;
+        return NULL;
     GLchar *source = malloc((size_t)length + 1);
     if (!source)
-        return;
+        return NULL;
     GLsizei got = 0;
     get_source(shader, length + 1, &got, source);
     source[got] = '\0';
-    if (!tally_gl_glsl_profile(stage, source, profile))
-        tally_log(TALLY_LOG_DEBUG, "GL shim: glslang could not compile shader %u", shader);
-    free(source);
+    return source;
 }
 
-/* The profile GL can tell about a linked program. */
-static bool describe(GLuint name, tally_program_desc *desc)
+/* What GL can tell about a linked program: its stages, their sources (the
+ * worker compiles them) and the compute local size. */
+static bool describe(GLuint name, tally_gl_glsl_job *job)
 {
     PFN_glGetProgramiv get_program = REAL_glGetProgramiv;
     PFN_glGetAttachedShaders get_shaders = REAL_glGetAttachedShaders;
@@ -80,9 +79,10 @@ static bool describe(GLuint name, tally_program_desc *desc)
     get_program(name, GL_LINK_STATUS, &linked);
     if (!linked)
         return false;
-    GLuint shaders[16];
+    GLuint shaders[TALLY_GL_MAX_SHADERS];
     GLsizei count = 0;
-    get_shaders(name, 16, &count, shaders);
+    get_shaders(name, TALLY_GL_MAX_SHADERS, &count, shaders);
+    tally_program_desc *desc = &job->desc;
     for (GLsizei i = 0; i < count; i++) {
         GLint type = 0;
         get_shader(shaders[i], GL_SHADER_TYPE, &type);
@@ -90,7 +90,11 @@ static bool describe(GLuint name, tally_program_desc *desc)
         if (stage < 0)
             continue;
         desc->stages[stage].present = true;
-        profile_source(shaders[i], (tally_stage)stage, &desc->stages[stage]);
+        char *source = source_of(shaders[i]);
+        if (source) {
+            job->stages[job->shader_count] = (tally_stage)stage;
+            job->sources[job->shader_count++] = source;
+        }
     }
     if (desc->stages[TALLY_STAGE_COMPUTE].present) {
         GLint size[3] = {1, 1, 1};
@@ -101,19 +105,41 @@ static bool describe(GLuint name, tally_program_desc *desc)
     return true;
 }
 
+static void job_free(tally_gl_glsl_job *job)
+{
+    for (uint32_t i = 0; i < job->shader_count; i++)
+        free(job->sources[i]);
+    free(job);
+}
+
+/* The program's engine program, pending until the worker has its profile. */
+static tally_program *profile_program(tally_gl_context *ctx, GLuint name)
+{
+    tally_gl_glsl_job *job = calloc(1, sizeof(*job));
+    if (!job)
+        return NULL;
+    tally_program *program = NULL;
+    if (!describe(name, job) || tally_program_create_pending(tally_context_device(ctx->engine),
+                                                             NULL, &program) != TALLY_OK) {
+        job_free(job);
+        return NULL;
+    }
+    tally_program_ref(program);
+    job->program = program;
+    tally_gl_glsl_submit(job);
+    return program;
+}
+
 void tally_gl_after_glLinkProgram(GLuint name)
 {
     tally_gl_context *ctx = tally_gl_current();
     if (!ctx || !ctx->engine)
         return;
     forget(ctx, name);
-    tally_program_desc desc = {0};
-    if (!describe(name, &desc))
-        return;
     gl_program *p = calloc(1, sizeof(*p));
     if (!p)
         return;
-    if (tally_program_create(tally_context_device(ctx->engine), &desc, &p->program) != TALLY_OK) {
+    if (!(p->program = profile_program(ctx, name))) {
         free(p);
         return;
     }

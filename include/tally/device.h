@@ -143,7 +143,19 @@ typedef struct tally_program_desc {
 /* Programs are counted by reference: streams that bind one keep it alive. */
 TALLY_API tally_status tally_program_create(tally_device *device, const tally_program_desc *desc,
                                             tally_program **out);
+TALLY_API void tally_program_ref(tally_program *program);
 TALLY_API void tally_program_release(tally_program *program);
+/* A program whose description comes later, from any thread: a front end
+ * that works it out off the program's thread (the GL shim compiles GLSL on a
+ * worker) creates it pending and completes it once. Streams bind it at once;
+ * the queue waits for the description before it executes a command bound to
+ * it, so a pending program that is never completed stalls the device. */
+TALLY_API tally_status tally_program_create_pending(tally_device *device, const char *name,
+                                                    tally_program **out);
+/* Gives a pending program its description (its name stays the pending one's).
+ * TALLY_ERROR_INVALID_ARGUMENT if the program is not pending. */
+TALLY_API tally_status tally_program_complete(tally_program *program,
+                                              const tally_program_desc *desc);
 
 /* Log lines go to stderr, prefixed "tally: ", at or above TALLY_LOG's level
  * (error, warn, info, debug; default warn). */
