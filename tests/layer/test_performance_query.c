@@ -245,8 +245,20 @@ static uint32_t max_passes(pool_selection *pools, uint32_t count)
     return passes;
 }
 
+/* How a query is begun and ended: the plain commands, or the indexed ones. */
+typedef void (*query_bracket)(VkCommandBuffer cb, VkQueryPool pool, bool begin);
+
+static void plain_bracket(VkCommandBuffer cb, VkQueryPool pool, bool begin)
+{
+    if (begin)
+        vkCmdBeginQuery(cb, pool, 0, 0);
+    else
+        vkCmdEndQuery(cb, pool, 0);
+}
+
 /* Begin/end around the work of each pool, one command buffer, submitted once per pass. */
-static void run_queries(vk_context *c, pool_selection *pools, uint32_t count, work_fn work)
+static void run_bracketed_queries(vk_context *c, pool_selection *pools, uint32_t count,
+                                  work_fn work, query_bracket bracket)
 {
     VkAcquireProfilingLockInfoKHR lock = {VK_STRUCTURE_TYPE_ACQUIRE_PROFILING_LOCK_INFO_KHR, NULL,
                                           0, UINT64_MAX};
@@ -254,15 +266,59 @@ static void run_queries(vk_context *c, pool_selection *pools, uint32_t count, wo
     reset_in_own_command_buffer(c, pools, count);
     VkCommandBuffer cb = vk_context_begin(c);
     for (uint32_t i = 0; i < count; i++) {
-        vkCmdBeginQuery(cb, pools[i].pool, 0, 0);
+        bracket(cb, pools[i].pool, true);
         work(c, cb);
-        vkCmdEndQuery(cb, pools[i].pool, 0);
+        bracket(cb, pools[i].pool, false);
     }
     vkEndCommandBuffer(cb);
     for (uint32_t pass = 0; pass < max_passes(pools, count); pass++)
         assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
     c->release_lock(c->device);
     vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+}
+
+static void run_queries(vk_context *c, pool_selection *pools, uint32_t count, work_fn work)
+{
+    run_bracketed_queries(c, pools, count, work, plain_bracket);
+}
+
+static PFN_vkCmdBeginQueryIndexedEXT begin_indexed;
+static PFN_vkCmdEndQueryIndexedEXT end_indexed;
+
+/* Index 0: the only index a query type other than transform feedback's has. */
+static void indexed_bracket(VkCommandBuffer cb, VkQueryPool pool, bool begin)
+{
+    if (begin)
+        begin_indexed(cb, pool, 0, 0, 0);
+    else
+        end_indexed(cb, pool, 0, 0);
+}
+
+/* With VK_EXT_transform_feedback enabled, the indexed begin and end of a
+ * performance query are the plain ones: they reach the layer, not the
+ * driver, which never saw the pool. */
+static void indexed_begin_and_end_count_like_the_plain_ones(void **state)
+{
+    (void)state;
+    vk_context c;
+    vk_context_options options = {.performance_query_extension = true,
+                                  .performance_query_feature = true,
+                                  .transform_feedback = true};
+    assert_true(vk_context_create(&c, &options));
+    begin_indexed =
+        (PFN_vkCmdBeginQueryIndexedEXT)vkGetDeviceProcAddr(c.device, "vkCmdBeginQueryIndexedEXT");
+    end_indexed =
+        (PFN_vkCmdEndQueryIndexedEXT)vkGetDeviceProcAddr(c.device, "vkCmdEndQueryIndexedEXT");
+    assert_non_null(begin_indexed);
+    assert_non_null(end_indexed);
+    pool_selection s = create_pool(&c, 0, 1);
+    run_bracketed_queries(&c, &s, 1, triangle, indexed_bracket);
+    VkPerformanceCounterResultKHR *r = read_results(&c, &s);
+    assert_int_equal(value_of(&c, &s, r, "IaVertices"), 3);
+    assert_int_equal(value_of(&c, &s, r, "IaPrimitives"), 1);
+    free(r);
+    destroy_pool(&c, &s);
+    vk_context_destroy(&c);
 }
 
 static void query_graphic(void **state)
@@ -632,6 +688,7 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest devices[] = {
         cmocka_unit_test(pool_without_the_feature_enabled_is_refused),
+        cmocka_unit_test(indexed_begin_and_end_count_like_the_plain_ones),
         cmocka_unit_test(device_commands_need_the_extension_enabled),
         cmocka_unit_test(naming_a_performance_pool_stays_in_the_layer),
     };

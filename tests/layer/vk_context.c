@@ -91,18 +91,29 @@ static bool create_device(vk_context *c, const vk_context_options *o)
         .multiview = VK_TRUE,
     };
     chain = o->multiview ? &multiview : chain;
+    VkPhysicalDeviceTransformFeedbackFeaturesEXT transform_feedback = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT,
+        .pNext = chain,
+        .transformFeedback = VK_TRUE,
+    };
+    chain = o->transform_feedback ? &transform_feedback : chain;
     VkPhysicalDeviceHostQueryResetFeatures host_reset = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
         .pNext = chain,
         .hostQueryReset = VK_TRUE,
     };
-    const char *extensions[] = {VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME};
+    const char *extensions[2];
+    uint32_t extension_count = 0;
+    if (o->performance_query_extension)
+        extensions[extension_count++] = VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME;
+    if (o->transform_feedback)
+        extensions[extension_count++] = VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME;
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &host_reset,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue,
-        .enabledExtensionCount = o->performance_query_extension ? 1 : 0,
+        .enabledExtensionCount = extension_count,
         .ppEnabledExtensionNames = extensions,
     };
     if (vkCreateDevice(c->physical, &info, NULL, &c->device) != VK_SUCCESS)

@@ -42,6 +42,7 @@ typedef struct vk_context_options {
     bool keep_environment;            /* the caller chose the layers: leave the environment */
     bool dynamic_rendering;           /* enable the dynamicRendering feature */
     bool multiview;                   /* enable the multiview feature */
+    bool transform_feedback;          /* enable VK_EXT_transform_feedback and its feature */
     /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
     PFN_vkDebugUtilsMessengerCallbackEXT messenger;
     void *messenger_data;
