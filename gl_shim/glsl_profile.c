@@ -131,9 +131,14 @@ static char *modernized(tally_stage stage, const char *source)
     return text;
 }
 
-bool tally_gl_glsl_profile(tally_stage stage, const char *source, tally_stage_profile *out)
+void tally_gl_glsl_initialize(void)
 {
     pthread_once(&glslang_once, start_glslang);
+}
+
+bool tally_gl_glsl_profile(tally_stage stage, const char *source, tally_stage_profile *out)
+{
+    tally_gl_glsl_initialize();
     bool es = false;
     int version = version_of(source, &es);
     if ((es && version >= 300) || (!es && version >= 330))

@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 
+/* Initializes glslang for the process, once. */
+__attribute__((visibility("hidden"))) void tally_gl_glsl_initialize(void);
+
 /* Adds the stage's instruction mix (and discards) to out; false if glslang
  * could not compile the source to SPIR-V (out is then unchanged). */
 __attribute__((visibility("hidden"))) bool

@@ -15,7 +15,9 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
 static tally_gl_glsl_job *head, *tail;
+static uint32_t in_flight; /* jobs queued or compiling */
 static bool worker_running;
 
 static void run(tally_gl_glsl_job *job)
@@ -47,8 +49,21 @@ static void *worker_main(void *unused)
         pthread_mutex_unlock(&lock);
         run(job);
         pthread_mutex_lock(&lock);
+        if (--in_flight == 0)
+            pthread_cond_broadcast(&all_done);
     }
     return NULL;
+}
+
+/* At exit, glslang's static objects are destroyed: no compile may still be
+ * running then. Registered after glslang is initialized (and its own exit
+ * handlers with it), so it runs before them. */
+static void finish_jobs_at_exit(void)
+{
+    pthread_mutex_lock(&lock);
+    while (worker_running && in_flight)
+        pthread_cond_wait(&all_done, &lock);
+    pthread_mutex_unlock(&lock);
 }
 
 /* A child of fork has no worker; the next job starts one. */
@@ -64,19 +79,21 @@ static void after_fork_in_parent(void)
 
 static void after_fork_in_child(void)
 {
-    worker_running = false;
+    worker_running = false; /* the queued jobs wait for the next one */
     pthread_mutex_unlock(&lock);
 }
 
-static void register_fork_handlers(void)
+static void register_process_handlers(void)
 {
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+    tally_gl_glsl_initialize();
+    atexit(finish_jobs_at_exit);
 }
 
 static bool start_worker(void)
 {
-    static pthread_once_t fork_handlers = PTHREAD_ONCE_INIT;
-    pthread_once(&fork_handlers, register_fork_handlers);
+    static pthread_once_t process_handlers = PTHREAD_ONCE_INIT;
+    pthread_once(&process_handlers, register_process_handlers);
     pthread_attr_t attr;
     pthread_t thread;
     if (pthread_attr_init(&attr) != 0)
@@ -103,6 +120,7 @@ void tally_gl_glsl_submit(tally_gl_glsl_job *job)
     else
         head = job;
     tail = job;
+    in_flight++;
     pthread_cond_signal(&work);
     pthread_mutex_unlock(&lock);
 }
