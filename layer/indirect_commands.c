@@ -99,7 +99,9 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateBuffer(VkDevice handle,
 {
     layer_device *device = layer_device_of(handle);
     VkBufferCreateInfo info = *pCreateInfo;
-    bool indirect = info.usage & VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    /* A protected buffer cannot be copied into the layer's unprotected one. */
+    bool indirect = (info.usage & VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT) &&
+                    !(info.flags & VK_BUFFER_CREATE_PROTECTED_BIT);
     if (indirect)
         info.usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     VkResult result = device->dispatch.CreateBuffer(handle, &info, pAllocator, pBuffer);
