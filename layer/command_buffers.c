@@ -50,7 +50,7 @@ static layer_command_pool *pool_get(layer_device *device, VkCommandPool handle)
     if (!pool)
         return NULL;
     pool->handle = handle;
-    if (!object_map_put(&device->command_pools, (uint64_t)handle, pool)) {
+    if (object_map_put(&device->command_pools, (uint64_t)handle, pool) != pool) {
         free(pool);
         return NULL;
     }
@@ -114,7 +114,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
             cb->stream = NULL;
         cb->draw_lane = tally_stream_draw_lane(cb->stream);
         if (!pool || !pool_add(pool, cb->handle) ||
-            !object_map_put(&device->command_buffers, (uint64_t)(uintptr_t)cb->handle, cb)) {
+            object_map_put(&device->command_buffers, (uint64_t)(uintptr_t)cb->handle, cb) != cb) {
             if (pool)
                 pool_remove(pool, cb->handle);
             command_buffer_free(cb);

@@ -110,7 +110,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateBuffer(VkDevice handle,
     layer_buffer *record = malloc(sizeof(*record));
     if (record) {
         record->size = info.size;
-        if (!object_map_put(&device->buffers, (uint64_t)*pBuffer, record))
+        if (object_map_put(&device->buffers, (uint64_t)*pBuffer, record) != record)
             free(record); /* its indirect commands are not read back */
     }
     return result;

@@ -7,6 +7,7 @@ struct object_map_table {
     size_t mask;
     _Atomic uint64_t *keys;
     _Atomic(void *) *values;
+    uint32_t *puts; /* of a live key: puts not yet removed; under the write lock */
     object_map_table *next_retired;
 };
 
@@ -18,9 +19,11 @@ static object_map_table *table_create(size_t capacity)
     t->mask = capacity - 1;
     t->keys = calloc(capacity, sizeof(*t->keys));
     t->values = calloc(capacity, sizeof(*t->values));
-    if (!t->keys || !t->values) {
+    t->puts = calloc(capacity, sizeof(*t->puts));
+    if (!t->keys || !t->values || !t->puts) {
         free(t->keys);
         free(t->values);
+        free(t->puts);
         free(t);
         return NULL;
     }
@@ -31,6 +34,7 @@ static void table_free(object_map_table *t)
 {
     free(t->keys);
     free(t->values);
+    free(t->puts);
     free(t);
 }
 
@@ -105,6 +109,7 @@ static bool grow(object_map *map, object_map_table *old)
             continue;
         uint64_t key = atomic_load_explicit(&old->keys[i], memory_order_relaxed);
         size_t s = find_slot(t, key);
+        t->puts[s] = old->puts[i];
         atomic_store_explicit(&t->values[s], v, memory_order_relaxed);
         atomic_store_explicit(&t->keys[s], key, memory_order_relaxed);
     }
@@ -115,28 +120,35 @@ static bool grow(object_map *map, object_map_table *old)
     return true;
 }
 
-bool object_map_put(object_map *map, uint64_t key, void *value)
+void *object_map_put(object_map *map, uint64_t key, void *value)
 {
     pthread_mutex_lock(&map->write_lock);
     object_map_table *t = atomic_load_explicit(&map->table, memory_order_relaxed);
-    bool ok = t != NULL;
-    if (ok) {
+    void *stored = NULL;
+    if (t) {
         size_t s = find_slot(t, key);
-        if (atomic_load_explicit(&t->keys[s], memory_order_relaxed) == 0 &&
-            (map->keys_used + 1) * 2 > t->mask + 1) {
+        void *live = atomic_load_explicit(&t->values[s], memory_order_relaxed);
+        bool ok = true;
+        if (live) {
+            t->puts[s]++; /* the same object again: its first record stays */
+            stored = live;
+        } else if (atomic_load_explicit(&t->keys[s], memory_order_relaxed) == 0 &&
+                   (map->keys_used + 1) * 2 > t->mask + 1) {
             ok = grow(map, t);
             t = atomic_load_explicit(&map->table, memory_order_relaxed);
             s = find_slot(t, key);
         }
-        if (ok) {
+        if (ok && !live) {
             if (atomic_load_explicit(&t->keys[s], memory_order_relaxed) == 0)
                 map->keys_used++;
+            t->puts[s] = 1;
             atomic_store_explicit(&t->values[s], value, memory_order_release);
             atomic_store_explicit(&t->keys[s], key, memory_order_release);
+            stored = value;
         }
     }
     pthread_mutex_unlock(&map->write_lock);
-    return ok;
+    return stored;
 }
 
 void *object_map_remove(object_map *map, uint64_t key)
@@ -146,7 +158,11 @@ void *object_map_remove(object_map *map, uint64_t key)
     object_map_table *t = atomic_load_explicit(&map->table, memory_order_relaxed);
     if (t) {
         size_t s = find_slot(t, key);
-        if (atomic_load_explicit(&t->keys[s], memory_order_relaxed) == key)
+        if (atomic_load_explicit(&t->keys[s], memory_order_relaxed) != key)
+            ; /* never put */
+        else if (t->puts[s] > 1)
+            t->puts[s]--;
+        else
             old = atomic_exchange_explicit(&t->values[s], NULL, memory_order_acq_rel);
     }
     pthread_mutex_unlock(&map->write_lock);

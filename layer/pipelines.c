@@ -24,7 +24,7 @@ hook_vkCreateShaderModule(VkDevice handle, const VkShaderModuleCreateInfo *pCrea
         return result; /* pipelines of this module go uncounted by stage */
     module->word_count = words;
     memcpy(module->words, pCreateInfo->pCode, words * 4);
-    if (!object_map_put(&device->shader_modules, (uint64_t)*pShaderModule, module))
+    if (object_map_put(&device->shader_modules, (uint64_t)*pShaderModule, module) != module)
         free(module);
     return result;
 }
@@ -119,7 +119,7 @@ static void pipeline_store(layer_device *device, VkPipeline handle, layer_pipeli
 {
     if (!pipeline)
         return;
-    if (!object_map_put(&device->pipelines, (uint64_t)handle, pipeline)) {
+    if (object_map_put(&device->pipelines, (uint64_t)handle, pipeline) != pipeline) {
         if (pipeline->program)
             tally_program_release(pipeline->program);
         free(pipeline);

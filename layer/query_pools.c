@@ -50,7 +50,7 @@ static VkResult create_performance_pool(layer_device *device, const VkQueryPoolC
                                                    : VK_ERROR_FEATURE_NOT_PRESENT;
     }
     VkQueryPool handle = (VkQueryPool)(uintptr_t)pool;
-    if (!object_map_put(&device->query_pools, (uint64_t)handle, pool)) {
+    if (object_map_put(&device->query_pools, (uint64_t)handle, pool) != pool) {
         tally_results_release(pool->results);
         free(pool);
         return VK_ERROR_OUT_OF_HOST_MEMORY;

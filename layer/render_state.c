@@ -51,7 +51,7 @@ static void image_store(object_map *map, uint64_t handle, VkFormat format,
     if (!image)
         return; /* render passes into it count no attachment bytes */
     *image = (layer_image){format, samples};
-    if (!object_map_put(map, handle, image))
+    if (object_map_put(map, handle, image) != image)
         free(image);
 }
 
@@ -118,7 +118,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateFramebuffer(VkDevice handle,
     if (!fb)
         return result; /* secondaries inheriting it get no render area */
     *fb = (layer_framebuffer){pCreateInfo->width, pCreateInfo->height, pCreateInfo->layers};
-    if (!object_map_put(&device->framebuffers, (uint64_t)*pFramebuffer, fb))
+    if (object_map_put(&device->framebuffers, (uint64_t)*pFramebuffer, fb) != fb)
         free(fb);
     return result;
 }
@@ -145,7 +145,7 @@ static layer_render_pass *render_pass_create(uint32_t subpass_count)
 
 static void render_pass_store(layer_device *device, VkRenderPass handle, layer_render_pass *pass)
 {
-    if (pass && !object_map_put(&device->render_passes, (uint64_t)handle, pass))
+    if (pass && object_map_put(&device->render_passes, (uint64_t)handle, pass) != pass)
         free(pass);
 }
 
