@@ -66,7 +66,6 @@ static void finish_jobs_at_exit(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* A child of fork has no worker; the next job starts one. */
 static void before_fork(void)
 {
     pthread_mutex_lock(&lock);
@@ -77,9 +76,15 @@ static void after_fork_in_parent(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* The child has no worker: the queued jobs wait for the next one it starts.
+ * A job the parent's worker was compiling is not the child's to finish (its
+ * program stays pending there). */
 static void after_fork_in_child(void)
 {
-    worker_running = false; /* the queued jobs wait for the next one */
+    worker_running = false;
+    in_flight = 0;
+    for (const tally_gl_glsl_job *job = head; job; job = job->next)
+        in_flight++;
     pthread_mutex_unlock(&lock);
 }
 
