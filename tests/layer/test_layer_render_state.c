@@ -491,6 +491,20 @@ static counts submit_and_read(fixture *f, VkCommandBuffer cb)
     return out;
 }
 
+/* Ends the query and the command buffer begun for a measurement, submits it
+ * and reads the counts; frees it and the secondary it ran, if any. */
+static counts end_measure(fixture *f, VkCommandBuffer cb, VkCommandBuffer secondary)
+{
+    vk_context *c = &f->c;
+    vkCmdEndQuery(cb, f->pool, 0);
+    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+    counts out = submit_and_read(f, cb);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    if (secondary)
+        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
+    return out;
+}
+
 /* The counters of one triangle drawn into the target as `how` records it. */
 static counts measure(fixture *f, const target *t, recording how)
 {
@@ -501,13 +515,7 @@ static counts measure(fixture *f, const target *t, recording how)
     VkCommandBuffer cb = vk_context_begin(c);
     vkCmdBeginQuery(cb, f->pool, 0, 0);
     record_render_pass_instance(cb, t, how, secondary);
-    vkCmdEndQuery(cb, f->pool, 0);
-    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
-    counts out = submit_and_read(f, cb);
-    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
-    if (secondary)
-        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
-    return out;
+    return end_measure(f, cb, secondary);
 }
 
 /* --- expectations ------------------------------------------------------------------ */
@@ -712,13 +720,7 @@ static counts measure_two_subpasses(fixture *f, two_subpasses *p, bool second_in
     else
         draw_triangle(cb, p->pipelines[1]);
     vkCmdEndRenderPass(cb);
-    vkCmdEndQuery(cb, f->pool, 0);
-    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
-    counts out = submit_and_read(f, cb);
-    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
-    if (secondary)
-        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
-    return out;
+    return end_measure(f, cb, secondary);
 }
 
 static void check_two_subpasses(fixture *f)
@@ -775,13 +777,7 @@ static counts measure_static_scissor(fixture *f, bool in_secondary)
     } else {
         vk_context_draw_triangle(c, cb);
     }
-    vkCmdEndQuery(cb, f->pool, 0);
-    assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
-    counts out = submit_and_read(f, cb);
-    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
-    if (secondary)
-        vkFreeCommandBuffers(c->device, c->pool, 1, &secondary);
-    return out;
+    return end_measure(f, cb, secondary);
 }
 
 static void check_static_scissor(fixture *f)
