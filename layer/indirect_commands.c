@@ -125,15 +125,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyBuffer(VkDevice handle, VkBuffer buffer
     device->dispatch.DestroyBuffer(handle, buffer, pAllocator);
 }
 
-static void free_value(void *value, void *user)
-{
-    (void)user;
-    free(value);
-}
-
 void layer_buffers_destroy_all(layer_device *device)
 {
-    object_map_for_each(&device->buffers, free_value, NULL);
+    object_map_free_values(&device->buffers);
 }
 
 /* Queues are recorded with their family: the layer's copy command buffers

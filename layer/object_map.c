@@ -180,3 +180,14 @@ void object_map_for_each(object_map *map, void (*visit)(void *value, void *user)
     }
     pthread_mutex_unlock(&map->write_lock);
 }
+
+static void free_value(void *value, void *user)
+{
+    (void)user;
+    free(value);
+}
+
+void object_map_free_values(object_map *map)
+{
+    object_map_for_each(map, free_value, NULL);
+}

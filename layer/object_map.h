@@ -41,6 +41,8 @@ void *object_map_put(object_map *map, uint64_t key, void *value);
 /* Returns the removed value (for the caller to free), or NULL: no live key,
  * or a key put more times than removed, whose record stays. */
 void *object_map_remove(object_map *map, uint64_t key);
+/* Frees (free()) every live value: for maps of plain records. */
+void object_map_free_values(object_map *map);
 /* Calls visit for every live value, under the write lock. */
 void object_map_for_each(object_map *map, void (*visit)(void *value, void *user), void *user);
 

@@ -268,12 +268,6 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetPrimitiveTopology(VkCommandBuffer comman
         cb->topology = (uint8_t)primitiveTopology;
 }
 
-static void free_value(void *value, void *user)
-{
-    (void)user;
-    free(value);
-}
-
 static void free_pipeline_value(void *value, void *user)
 {
     (void)user;
@@ -282,6 +276,6 @@ static void free_pipeline_value(void *value, void *user)
 
 void layer_pipelines_destroy_all(layer_device *device)
 {
-    object_map_for_each(&device->shader_modules, free_value, NULL);
+    object_map_free_values(&device->shader_modules);
     object_map_for_each(&device->pipelines, free_pipeline_value, NULL);
 }

@@ -458,16 +458,10 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdSetScissorWithCount(VkCommandBuffer command
         scissor_set(cb, 0, scissorCount, pScissors);
 }
 
-static void free_value(void *value, void *user)
-{
-    (void)user;
-    free(value);
-}
-
 void layer_render_states_destroy_all(layer_device *device)
 {
-    object_map_for_each(&device->render_passes, free_value, NULL);
-    object_map_for_each(&device->framebuffers, free_value, NULL);
-    object_map_for_each(&device->image_views, free_value, NULL);
-    object_map_for_each(&device->images, free_value, NULL);
+    object_map_free_values(&device->render_passes);
+    object_map_free_values(&device->framebuffers);
+    object_map_free_values(&device->image_views);
+    object_map_free_values(&device->images);
 }
