@@ -33,6 +33,11 @@ typedef struct batches {
     uint32_t (*command_buffer_count)(const void *batch);
     VkCommandBuffer (*command_buffer_at)(const void *batch, uint32_t i);
     uint32_t (*pass_index)(const void *batch);
+    /* Submits the batches to the driver, with one more of `copy` (the
+     * layer's copy of indirect parameters) unless it is VK_NULL_HANDLE;
+     * false if that batch could not be built, and nothing was submitted. */
+    bool (*submit)(layer_device *device, VkQueue queue, const struct batches *b, VkFence fence,
+                   VkCommandBuffer copy, VkResult *result);
 } batches;
 
 static const void *batch_at(const batches *b, uint32_t i)
@@ -145,85 +150,87 @@ static void submit_batches(layer_device *device, const char *api_name, const bat
         submit_batch(device, api_name, b, i, readback);
 }
 
-/* The application's batches and one more, the layer's copy of indirect
- * parameters; false if that could not be built, and nothing was submitted. */
-static bool submit_with_copy(layer_device *device, VkQueue queue, uint32_t submitCount,
-                             const VkSubmitInfo *pSubmits, VkFence fence, VkCommandBuffer copy,
-                             VkResult *result)
+static bool submit_info_submit(layer_device *device, VkQueue queue, const batches *b, VkFence fence,
+                               VkCommandBuffer copy, VkResult *result)
 {
-    VkSubmitInfo *all = malloc((submitCount + 1) * sizeof(*all));
+    if (!copy) {
+        *result = device->dispatch.QueueSubmit(queue, b->count, b->batch, fence);
+        return true;
+    }
+    VkSubmitInfo *all = malloc((b->count + 1) * sizeof(*all));
     if (!all)
         return false;
-    memcpy(all, pSubmits, submitCount * sizeof(*all));
-    all[submitCount] = (VkSubmitInfo){
+    memcpy(all, b->batch, b->count * sizeof(*all));
+    all[b->count] = (VkSubmitInfo){
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &copy};
-    *result = device->dispatch.QueueSubmit(queue, submitCount + 1, all, fence);
+    *result = device->dispatch.QueueSubmit(queue, b->count + 1, all, fence);
     free(all);
     return true;
 }
 
-static bool submit2_with_copy(layer_device *device, VkQueue queue, uint32_t submitCount,
-                              const VkSubmitInfo2 *pSubmits, VkFence fence, VkCommandBuffer copy,
-                              VkResult *result)
+static bool submit_info2_submit(layer_device *device, VkQueue queue, const batches *b,
+                                VkFence fence, VkCommandBuffer copy, VkResult *result)
 {
-    VkSubmitInfo2 *all = malloc((submitCount + 1) * sizeof(*all));
+    if (!copy) {
+        *result = device->dispatch.QueueSubmit2(queue, b->count, b->batch, fence);
+        return true;
+    }
+    VkSubmitInfo2 *all = malloc((b->count + 1) * sizeof(*all));
     if (!all)
         return false;
-    memcpy(all, pSubmits, submitCount * sizeof(*all));
+    memcpy(all, b->batch, b->count * sizeof(*all));
     VkCommandBufferSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
                                       .commandBuffer = copy};
-    all[submitCount] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-                                       .commandBufferInfoCount = 1,
-                                       .pCommandBufferInfos = &info};
-    *result = device->dispatch.QueueSubmit2(queue, submitCount + 1, all, fence);
+    all[b->count] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                                    .commandBufferInfoCount = 1,
+                                    .pCommandBufferInfos = &info};
+    *result = device->dispatch.QueueSubmit2(queue, b->count + 1, all, fence);
     free(all);
     return true;
+}
+
+/* The driver's submission (with the copy of indirect parameters when there
+ * are any), then one engine submission per batch. */
+static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const char *api_name)
+{
+    layer_device *device = layer_device_of(queue);
+    layer_readback *readback = device->engine ? prepare_readback(device, queue, b) : NULL;
+    VkResult result;
+    bool copied = readback && b->submit(device, queue, b, fence,
+                                        layer_readback_command_buffer(readback), &result);
+    if (!copied) /* without the copy, rather than not at all */
+        b->submit(device, queue, b, fence, VK_NULL_HANDLE, &result);
+    if (result == VK_SUCCESS && device->engine)
+        submit_batches(device, api_name, b,
+                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
+    layer_readback_release(readback);
+    return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkQueueSubmit(VkQueue queue, uint32_t submitCount,
                                                   const VkSubmitInfo *pSubmits, VkFence fence)
 {
-    layer_device *device = layer_device_of(queue);
     batches b = {pSubmits,
                  sizeof(*pSubmits),
                  submitCount,
                  submit_info_command_buffer_count,
                  submit_info_command_buffer,
-                 submit_info_pass_index};
-    layer_readback *readback = device->engine ? prepare_readback(device, queue, &b) : NULL;
-    VkResult result;
-    bool copied = readback && submit_with_copy(device, queue, submitCount, pSubmits, fence,
-                                               layer_readback_command_buffer(readback), &result);
-    if (!copied) /* without the copy, rather than not at all */
-        result = device->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
-    if (result == VK_SUCCESS && device->engine)
-        submit_batches(device, "vkQueueSubmit", &b,
-                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
-    layer_readback_release(readback);
-    return result;
+                 submit_info_pass_index,
+                 submit_info_submit};
+    return submit(queue, &b, fence, "vkQueueSubmit");
 }
 
 static VkResult submit2(VkQueue queue, uint32_t submitCount, const VkSubmitInfo2 *pSubmits,
                         VkFence fence, const char *api_name)
 {
-    layer_device *device = layer_device_of(queue);
     batches b = {pSubmits,
                  sizeof(*pSubmits),
                  submitCount,
                  submit_info2_command_buffer_count,
                  submit_info2_command_buffer,
-                 submit_info2_pass_index};
-    layer_readback *readback = device->engine ? prepare_readback(device, queue, &b) : NULL;
-    VkResult result;
-    bool copied = readback && submit2_with_copy(device, queue, submitCount, pSubmits, fence,
-                                                layer_readback_command_buffer(readback), &result);
-    if (!copied)
-        result = device->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
-    if (result == VK_SUCCESS && device->engine)
-        submit_batches(device, api_name, &b,
-                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
-    layer_readback_release(readback);
-    return result;
+                 submit_info2_pass_index,
+                 submit_info2_submit};
+    return submit(queue, &b, fence, api_name);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkQueueSubmit2(VkQueue queue, uint32_t submitCount,
