@@ -71,3 +71,25 @@ int gl_drain_errors(void)
         count++;
     return count;
 }
+
+GLuint gl_build_program(GLenum first_type, const char *first, GLenum second_type,
+                        const char *second)
+{
+    GLuint program = glCreateProgram();
+    GLenum types[2] = {first_type, second_type};
+    const char *sources[2] = {first, second};
+    for (int i = 0; i < 2 && sources[i]; i++) {
+        GLuint shader = glCreateShader(types[i]);
+        glShaderSource(shader, 1, &sources[i], NULL);
+        glCompileShader(shader);
+        GLint ok = 0;
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        assert_true(ok);
+        glAttachShader(program, shader);
+    }
+    glLinkProgram(program);
+    GLint linked = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &linked);
+    assert_true(linked);
+    return program;
+}

@@ -28,6 +28,10 @@ int gl_fixture_teardown(void **state);
 /* An extension function through eglGetProcAddress; fails the test if NULL. */
 void *gl_proc(const char *name);
 
+/* A linked program of one or two shaders (second may be NULL); fails the
+ * test if a shader does not compile or the program does not link. */
+GLuint gl_build_program(GLenum first_type, const char *first, GLenum second_type,
+                        const char *second);
 /* Pops every pending GL error; returns how many there were. */
 int gl_drain_errors(void);
 

@@ -36,17 +36,6 @@ static const char *const fragment_shader = "#version 130\n"
 
 static GLuint program, vertex_array;
 
-static GLuint compile(GLenum type, const char *source)
-{
-    GLuint shader = glCreateShader(type);
-    glShaderSource(shader, 1, &source, NULL);
-    glCompileShader(shader);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    assert_true(ok);
-    return shader;
-}
-
 static int setup(void **state)
 {
     if (gl_fixture_setup(state) != 0)
@@ -57,14 +46,8 @@ static int setup(void **state)
     BeginMonitor = gl_proc("glBeginPerfMonitorAMD");
     EndMonitor = gl_proc("glEndPerfMonitorAMD");
     GetCounterData = gl_proc("glGetPerfMonitorCounterDataAMD");
-    program = glCreateProgram();
-    glAttachShader(program, compile(GL_VERTEX_SHADER, vertex_shader));
-    glAttachShader(program, compile(GL_FRAGMENT_SHADER, fragment_shader));
-    glLinkProgram(program);
-    GLint linked = GL_FALSE;
-    glGetProgramiv(program, GL_LINK_STATUS, &linked);
-    if (!linked)
-        return -1;
+    program =
+        gl_build_program(GL_VERTEX_SHADER, vertex_shader, GL_FRAGMENT_SHADER, fragment_shader);
     glUseProgram(program);
     glGenVertexArrays(1, &vertex_array);
     glBindVertexArray(vertex_array);

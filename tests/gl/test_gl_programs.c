@@ -76,28 +76,6 @@ static uint64_t value_of(const measured *m, const char *counter_name)
     return 0;
 }
 
-static GLuint build_program(GLenum first_type, const char *first, GLenum second_type,
-                            const char *second)
-{
-    GLuint program = glCreateProgram();
-    GLenum types[2] = {first_type, second_type};
-    const char *sources[2] = {first, second};
-    for (int i = 0; i < 2 && sources[i]; i++) {
-        GLuint shader = glCreateShader(types[i]);
-        glShaderSource(shader, 1, &sources[i], NULL);
-        glCompileShader(shader);
-        GLint ok = 0;
-        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-        assert_true(ok);
-        glAttachShader(program, shader);
-    }
-    glLinkProgram(program);
-    GLint linked = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &linked);
-    assert_true(linked);
-    return program;
-}
-
 /* One store per invocation; GL says the local size is 4x2x1. */
 static const char *const store_one_value = "#version 430\n"
                                            "layout(local_size_x = 4, local_size_y = 2) in;\n"
@@ -107,7 +85,7 @@ static const char *const store_one_value = "#version 430\n"
 static void compute_counts_use_the_local_size_and_the_glsl(void **state)
 {
     (void)state;
-    GLuint program = build_program(GL_COMPUTE_SHADER, store_one_value, 0, NULL);
+    GLuint program = gl_build_program(GL_COMPUTE_SHADER, store_one_value, 0, NULL);
     GLuint buffer;
     glGenBuffers(1, &buffer);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
@@ -139,7 +117,8 @@ static const char *const sample_once =
 static void texture_instructions_are_one_per_fragment_invocation(void **state)
 {
     (void)state;
-    GLuint program = build_program(GL_VERTEX_SHADER, passthrough, GL_FRAGMENT_SHADER, sample_once);
+    GLuint program =
+        gl_build_program(GL_VERTEX_SHADER, passthrough, GL_FRAGMENT_SHADER, sample_once);
     static const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
     GLuint buffer;
     glGenBuffers(1, &buffer);
@@ -171,7 +150,7 @@ static const char *const green = "#version 110\n"
 static void draws_reach_the_driver(void **state)
 {
     (void)state;
-    GLuint program = build_program(GL_VERTEX_SHADER, passthrough, GL_FRAGMENT_SHADER, green);
+    GLuint program = gl_build_program(GL_VERTEX_SHADER, passthrough, GL_FRAGMENT_SHADER, green);
     static const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
     GLuint buffer;
     glGenBuffers(1, &buffer);
