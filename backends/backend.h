@@ -1,8 +1,10 @@
 /*
- * The interface a backend implements. The engine owns streams, the queue
- * thread, clocks, markers, results, the timeline and sampling; a backend only
- * says what one canonical command costs on its GPU. It never knows which API
- * the command came from.
+ * The interface a counter backend implements, and all of tally a backend
+ * sees besides the public headers: a backend folder includes this file and
+ * nothing of the engine's (the build enforces it). The engine owns streams,
+ * the queue thread, clocks, markers, results, the timeline and sampling; a
+ * backend says what one unit of work did on its GPU. It never knows which API
+ * the work came from.
  */
 #ifndef TALLY_BACKEND_H
 #define TALLY_BACKEND_H
@@ -11,9 +13,24 @@
 #include "tally/device.h"
 #include "tally/stream.h"
 
-struct tally_command;
+/* The units of GPU work a backend is asked about; markers, labels, state
+ * and frames are the engine's. */
+typedef enum tally_work_type {
+    TALLY_WORK_DRAW,
+    TALLY_WORK_DISPATCH,
+    TALLY_WORK_TRANSFER,
+} tally_work_type;
 
-/* The pipeline state bound when a command executes. */
+struct tally_work {
+    tally_work_type type;
+    union {
+        const tally_draw *draw;
+        const tally_dispatch *dispatch;
+        const tally_transfer *transfer;
+    } u;
+};
+
+/* The pipeline state bound when the work executes. */
 struct tally_exec_state {
     const tally_render_state *render;  /* never NULL */
     const tally_program_desc *program; /* NULL: nothing bound */
@@ -22,12 +39,17 @@ struct tally_exec_state {
 struct tally_backend_ops {
     const char *name;
     const char *description;
-    const struct tally_catalogue *catalogue;
+    /* The catalogue when the backend fixes it at build time, so `tally list`
+     * shows it without a device; NULL for a backend that finds its
+     * catalogue when a device opens. */
+    const struct tally_catalogue *static_catalogue;
 
     /* profile_path NULL: the embedded default. On failure, a sentence naming
      * the problem goes to error. */
     tally_status (*create)(const char *profile_path, void **state, char *error, size_t error_size);
     void (*destroy)(void *state);
+    /* The catalogue of this device, for as long as it is open. */
+    const struct tally_catalogue *(*catalogue)(const void *state);
     const char *(*device_name)(const void *state);
     uint64_t (*core_clock_hz)(const void *state);
     uint64_t (*timestamp_frequency_hz)(const void *state);
@@ -35,15 +57,19 @@ struct tally_backend_ops {
     void (*constants)(const void *state, uint64_t *values);
 
     /*
-     * Costs one draw, dispatch or transfer: adds the command's work into raw
-     * (zeroed by the caller; the elapsed slots are the engine's) and returns
-     * the core cycles it occupies the GPU. Called on the queue thread only.
+     * Costs one unit of work: adds its counts into raw (zeroed by the caller;
+     * the elapsed slots are the engine's) and returns the core cycles it
+     * occupies the GPU. Called on the queue thread only.
      */
-    uint64_t (*execute)(void *state, const struct tally_command *command,
+    uint64_t (*execute)(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw);
 };
 
-/* The built-in backends. */
+/* --- the registry (registry.c): every backend built into libtally ---------- */
+
+#define TALLY_DEFAULT_BACKEND "simgpu"
+
+/* The backend of that name; NULL or "" is the default; NULL if unknown. */
 const struct tally_backend_ops *tally_find_backend(const char *name);
 
 extern const struct tally_backend_ops tally_simgpu_backend;

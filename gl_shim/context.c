@@ -52,7 +52,7 @@ const tally_catalogue *tally_gl_catalogue(void)
         return tally_device_catalogue(device);
     const tally_catalogue *cat = NULL;
     if (tally_backend_catalogue(NULL, &cat) != TALLY_OK)
-        tally_backend_catalogue("simgpu", &cat);
+        tally_backend_catalogue("", &cat); /* the default backend's */
     return cat;
 }
 

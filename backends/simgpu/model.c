@@ -343,13 +343,13 @@ static uint64_t transfer(struct simgpu *g, const tally_transfer *x, uint64_t *ra
     return finish(p, raw, common_units(p, raw));
 }
 
-uint64_t simgpu_execute(void *state, const struct tally_command *c,
+uint64_t simgpu_execute(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw)
 {
-    switch (c->type) {
-    case TALLY_CMD_DRAW: return draw(state, &c->u.draw, exec, raw);
-    case TALLY_CMD_DISPATCH: return dispatch(state, &c->u.dispatch, exec, raw);
-    case TALLY_CMD_TRANSFER: return transfer(state, &c->u.transfer, raw);
-    default: return 0;
+    switch (work->type) {
+    case TALLY_WORK_DRAW: return draw(state, work->u.draw, exec, raw);
+    case TALLY_WORK_DISPATCH: return dispatch(state, work->u.dispatch, exec, raw);
+    case TALLY_WORK_TRANSFER: return transfer(state, work->u.transfer, raw);
     }
+    return 0;
 }

@@ -1,5 +1,6 @@
 /* simgpu's device profile: the embedded defaults and INI profile files. */
 #include <errno.h>
+#include <stdio.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +80,9 @@ tally_status simgpu_profile_load(struct simgpu_profile *profile, const char *pat
     if (line == 0)
         return TALLY_OK;
     if (line < 0)
-        tally_copy_error(error, error_size, "profile %s: cannot read the file", path);
+        snprintf(error, error_size, "profile %s: cannot read the file", path);
     else
-        tally_copy_error(error, error_size, "profile %s, line %d: %s", path, line,
-                         load.message[0] ? load.message : "not a name = value line");
+        snprintf(error, error_size, "profile %s, line %d: %s", path, line,
+                 load.message[0] ? load.message : "not a name = value line");
     return TALLY_ERROR_BAD_PROFILE;
 }

@@ -33,6 +33,12 @@ static void destroy(void *state)
     free(g);
 }
 
+static const struct tally_catalogue *catalogue(const void *state)
+{
+    (void)state;
+    return &simgpu_catalogue;
+}
+
 static const char *device_name(const void *state)
 {
     return ((const struct simgpu *)state)->name;
@@ -59,9 +65,10 @@ static void constants(const void *state, uint64_t *values)
 const struct tally_backend_ops tally_simgpu_backend = {
     .name = "simgpu",
     .description = "a deterministic simulated GPU",
-    .catalogue = &simgpu_catalogue,
+    .static_catalogue = &simgpu_catalogue,
     .create = create,
     .destroy = destroy,
+    .catalogue = catalogue,
     .device_name = device_name,
     .core_clock_hz = core_clock_hz,
     .timestamp_frequency_hz = timestamp_frequency_hz,

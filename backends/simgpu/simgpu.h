@@ -2,7 +2,7 @@
 #ifndef TALLY_SIMGPU_H
 #define TALLY_SIMGPU_H
 
-#include "../engine.h"
+#include "backend.h"
 #include "simgpu_catalogue.h"
 
 struct simgpu {
@@ -22,7 +22,7 @@ uint64_t simgpu_vertex_cache_misses(const void *indices, uint32_t index_size, ui
                                     uint32_t entries, uint32_t *ring);
 
 /* model.c */
-uint64_t simgpu_execute(void *state, const struct tally_command *command,
+uint64_t simgpu_execute(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw);
 
 #endif

@@ -145,7 +145,8 @@ typedef struct tally_metric_set_info {
 
 typedef struct tally_catalogue tally_catalogue;
 
-/* The catalogue of a backend by name (NULL: TALLY_BACKEND or "simgpu"). */
+/* The catalogue of a backend by name (NULL: TALLY_BACKEND; "": the default
+ * backend, simgpu). */
 TALLY_API tally_status tally_backend_catalogue(const char *backend, const tally_catalogue **out);
 /* Names of the built-in backends, NULL-terminated. */
 TALLY_API const char *const *tally_backend_names(void);
@@ -206,6 +207,15 @@ TALLY_API tally_status tally_plan_passes(const tally_catalogue *cat, const uint3
 TALLY_API tally_status tally_catalogue_evaluate(const tally_catalogue *cat, uint32_t counter,
                                                 const uint64_t *raw, const uint64_t *constants,
                                                 tally_value *out);
+
+/*
+ * The raw slots a counter's value reads: its own slot for a raw counter, or
+ * each slot its expression reads, in order, repeats included. Returns how
+ * many there are; at most `capacity` are written to slots (which may be NULL
+ * when capacity is 0).
+ */
+TALLY_API uint32_t tally_catalogue_counter_raw_inputs(const tally_catalogue *cat, uint32_t counter,
+                                                      uint32_t *slots, uint32_t capacity);
 
 #ifdef __cplusplus
 }

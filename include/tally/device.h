@@ -81,6 +81,14 @@ TALLY_API const uint64_t *tally_device_constants(const tally_device *device);
  * CLOCK_MONOTONIC = epoch + GPU time exactly.
  */
 TALLY_API uint64_t tally_device_gpu_time_ns(tally_device *device);
+/* The GPU time by which everything submitted so far has run: the clock now,
+ * or the executor's clock when the queue ran ahead of it (virtual mode). */
+TALLY_API uint64_t tally_device_covered_gpu_ns(tally_device *device);
+/* Adds a point to a counter track of the device's trace (TALLY_TRACE, or the
+ * options' trace_path), so a tool's own series shows beside the GPU's work.
+ * TALLY_OK and nothing written when no trace is being written. */
+TALLY_API tally_status tally_device_trace_counter(tally_device *device, const char *track,
+                                                  uint64_t gpu_ns, double value);
 /* A simultaneous pair: GPU ns and CLOCK_MONOTONIC ns. correlation_ns (may be
  * NULL) receives the width of the window in which the pair was read, which is
  * 0 because both derive from one clock read. */

@@ -8,22 +8,26 @@
  * are logged and ignored: the program runs on unsampled.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "atomic_file.h"
-#include "md_internal.h"
+#include "session.h"
+#include "tally/metrics_discovery.h"
 #include "report_text.h"
 
 #define DEFAULT_OUTPUT "tally-samples.csv"
 #define POLL_MS 50u
 #define BATCH_MS 10
 
-struct md_env_sampling {
+struct env_sampling {
     tally_device *device;
     tally_md_device *md;
     tally_md_metric_set *set;
+    const tally_md_metric_set_params *params;
     tally_md_concurrent_group *group;
     uint32_t interval_ns;
     struct atomic_file file;
@@ -61,28 +65,39 @@ static bool parse_interval(const char *text, uint32_t *out)
     return false;
 }
 
+/* The set TALLY_SAMPLE_SET names, else the first set of the first group;
+ * NULL if the device has none. */
 static tally_md_metric_set *choose_set(tally_md_device *md, const char *name)
 {
-    if (name && *name) {
-        for (uint32_t i = 0; i < md->set_count; i++)
-            if (strcmp(md->sets[i].params.symbol_name, name) == 0)
-                return &md->sets[i];
+    tally_md_metric_set *first =
+        tally_md_concurrent_group_get_metric_set(tally_md_device_get_concurrent_group(md, 0), 0);
+    if (first && name && *name) {
+        uint32_t groups = tally_md_device_get_params(md)->concurrent_groups_count;
+        for (uint32_t g = 0; g < groups; g++) {
+            tally_md_concurrent_group *group = tally_md_device_get_concurrent_group(md, g);
+            uint32_t sets = tally_md_concurrent_group_get_params(group)->metric_sets_count;
+            for (uint32_t i = 0; i < sets; i++) {
+                tally_md_metric_set *set = tally_md_concurrent_group_get_metric_set(group, i);
+                if (strcmp(tally_md_metric_set_get_params(set)->symbol_name, name) == 0)
+                    return set;
+            }
+        }
         tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE_SET: no metric set \"%s\"; sampling %s", name,
-                  md->sets[0].params.symbol_name);
+                  tally_md_metric_set_get_params(first)->symbol_name);
     }
-    return &md->sets[0];
+    return first;
 }
 
 /* --- output --------------------------------------------------------------------------- */
 
-static void put_header(struct md_env_sampling *s)
+static void put_header(struct env_sampling *s)
 {
     FILE *out = atomic_file_stream(&s->file);
-    const tally_md_metric_set_params *p = &s->set->params;
+    const tally_md_metric_set_params *p = s->params;
     for (uint32_t m = 0; m < p->metrics_count; m++)
-        fprintf(out, "%s%s", m ? "," : "", s->set->metrics[m].symbol_name);
+        fprintf(out, "%s%s", m ? "," : "", tally_md_metric_set_get_metric(s->set, m)->symbol_name);
     for (uint32_t i = 0; i < p->information_count; i++)
-        fprintf(out, ",%s", s->set->information[i].symbol_name);
+        fprintf(out, ",%s", tally_md_metric_set_get_information(s->set, i)->symbol_name);
     fputc('\n', out);
 }
 
@@ -102,10 +117,10 @@ static void put_value(FILE *out, const tally_md_typed_value *v)
     }
 }
 
-static void put_rows(struct md_env_sampling *s, uint32_t rows)
+static void put_rows(struct env_sampling *s, uint32_t rows)
 {
     FILE *out = atomic_file_stream(&s->file);
-    uint32_t width = s->set->params.metrics_count + s->set->params.information_count;
+    uint32_t width = s->params->metrics_count + s->params->information_count;
     for (uint32_t r = 0; r < rows; r++) {
         for (uint32_t c = 0; c < width; c++) {
             if (c)
@@ -118,26 +133,26 @@ static void put_rows(struct md_env_sampling *s, uint32_t rows)
 
 /* Each metric's value holds over its interval: it is set at the interval's
  * begin; the track returns to 0 where sampling ended. */
-static void trace_rows(struct md_env_sampling *s, uint32_t rows, bool final)
+static void trace_rows(struct env_sampling *s, uint32_t rows, bool final)
 {
-    struct tally_device *d = s->device;
-    const tally_md_metric_set_params *p = &s->set->params;
+    const tally_md_metric_set_params *p = s->params;
     uint32_t width = p->metrics_count + p->information_count;
     char name[160];
-    pthread_mutex_lock(&d->listeners_lock);
-    for (uint32_t r = 0; d->trace && r < rows; r++) {
+    for (uint32_t r = 0; r < rows; r++) {
         const tally_md_typed_value *row = &s->values[(size_t)r * width];
         uint64_t begin = row[p->metrics_count + TALLY_MD_INFO_QUERY_BEGIN_TIME].value.u64;
         for (uint32_t m = 0; m < p->metrics_count; m++) {
-            snprintf(name, sizeof(name), "%s.%s", p->symbol_name, s->set->metrics[m].symbol_name);
-            tally_trace_counter(d->trace, name, begin, tally_md_typed_value_as_double(&row[m]));
+            snprintf(name, sizeof(name), "%s.%s", p->symbol_name,
+                     tally_md_metric_set_get_metric(s->set, m)->symbol_name);
+            tally_device_trace_counter(s->device, name, begin,
+                                       tally_md_typed_value_as_double(&row[m]));
         }
     }
-    for (uint32_t m = 0; d->trace && final && s->last_end_ns && m < p->metrics_count; m++) {
-        snprintf(name, sizeof(name), "%s.%s", p->symbol_name, s->set->metrics[m].symbol_name);
-        tally_trace_counter(d->trace, name, s->last_end_ns, 0.0);
+    for (uint32_t m = 0; final && s->last_end_ns && m < p->metrics_count; m++) {
+        snprintf(name, sizeof(name), "%s.%s", p->symbol_name,
+                 tally_md_metric_set_get_metric(s->set, m)->symbol_name);
+        tally_device_trace_counter(s->device, name, s->last_end_ns, 0.0);
     }
-    pthread_mutex_unlock(&d->listeners_lock);
 }
 
 /* --- reading ---------------------------------------------------------------------------- */
@@ -147,10 +162,10 @@ static void trace_rows(struct md_env_sampling *s, uint32_t rows, bool final)
  * that produces faster than this reads must not keep it here forever). The
  * last report read is carried to the front of the buffer to open the next
  * interval. */
-static void drain(struct md_env_sampling *s, uint64_t until_ns)
+static void drain(struct env_sampling *s, uint64_t until_ns)
 {
-    uint32_t size = s->set->params.raw_report_size;
-    uint32_t width = s->set->params.metrics_count + s->set->params.information_count;
+    uint32_t size = s->params->raw_report_size;
+    uint32_t width = s->params->metrics_count + s->params->information_count;
     for (;;) {
         uint32_t count = s->raw_capacity, status = 0;
         uint8_t *fresh = s->raw + (s->has_previous ? size : 0);
@@ -160,7 +175,7 @@ static void drain(struct md_env_sampling *s, uint64_t until_ns)
         tally_md_calculate_metrics(s->set, s->raw, (size_t)total * size, s->values,
                                    (size_t)total * width, &rows);
         if (rows)
-            s->last_end_ns = s->values[(size_t)(rows - 1) * width + s->set->params.metrics_count +
+            s->last_end_ns = s->values[(size_t)(rows - 1) * width + s->params->metrics_count +
                                        TALLY_MD_INFO_QUERY_END_TIME]
                                  .value.u64;
         put_rows(s, rows);
@@ -177,7 +192,7 @@ static void drain(struct md_env_sampling *s, uint64_t until_ns)
  * pausing between reads costs nothing but saves a wake-up per report. */
 static void *read_loop(void *arg)
 {
-    struct md_env_sampling *s = arg;
+    struct env_sampling *s = arg;
     const struct timespec pause = {0, BATCH_MS * 1000000L};
     while (!atomic_load(&s->stopping)) {
         if (tally_md_wait_for_reports(s->group, POLL_MS) != TALLY_OK)
@@ -190,7 +205,7 @@ static void *read_loop(void *arg)
 
 /* --- start and stop ---------------------------------------------------------------------- */
 
-static void destroy(struct md_env_sampling *s)
+static void destroy(struct env_sampling *s)
 {
     tally_md_device_close(s->md);
     free(s->raw);
@@ -198,7 +213,7 @@ static void destroy(struct md_env_sampling *s)
     free(s);
 }
 
-static tally_status open_output(struct md_env_sampling *s, const char *path)
+static tally_status open_output(struct env_sampling *s, const char *path)
 {
     tally_status status = atomic_file_open(&s->file, path);
     if (status != TALLY_OK) {
@@ -210,24 +225,24 @@ static tally_status open_output(struct md_env_sampling *s, const char *path)
     return TALLY_OK;
 }
 
-static tally_status start_stream(struct md_env_sampling *s, uint32_t interval)
+static tally_status start_stream(struct env_sampling *s, uint32_t interval)
 {
     uint32_t buffer_size = 0;
     tally_status status = tally_md_open_io_stream(s->group, s->set, &interval, &buffer_size);
     if (status != TALLY_OK) {
-        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE: cannot sample %s: %s", s->set->params.symbol_name,
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE: cannot sample %s: %s", s->params->symbol_name,
                   tally_status_string(status));
         return status;
     }
     s->interval_ns = interval;
-    s->raw_capacity = buffer_size / s->set->params.raw_report_size;
-    size_t width = (size_t)s->set->params.metrics_count + s->set->params.information_count;
-    s->raw = malloc((size_t)(s->raw_capacity + 1) * s->set->params.raw_report_size);
+    s->raw_capacity = buffer_size / s->params->raw_report_size;
+    size_t width = (size_t)s->params->metrics_count + s->params->information_count;
+    s->raw = malloc((size_t)(s->raw_capacity + 1) * s->params->raw_report_size);
     s->values = malloc((size_t)(s->raw_capacity + 1) * width * sizeof(*s->values));
     return s->raw && s->values ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
 }
 
-struct md_env_sampling *md_env_sampling_start(tally_device *device)
+struct env_sampling *env_sampling_start(tally_device *device)
 {
     const char *interval_text = secure_getenv("TALLY_SAMPLE");
     if (!interval_text || !*interval_text)
@@ -240,15 +255,16 @@ struct md_env_sampling *md_env_sampling_start(tally_device *device)
                   interval_text);
         return NULL;
     }
-    struct md_env_sampling *s = calloc(1, sizeof(*s));
-    if (!s || tally_md_device_open(device, &s->md) != TALLY_OK || !s->md->set_count) {
+    struct env_sampling *s = calloc(1, sizeof(*s));
+    if (!s || tally_md_device_open(device, &s->md) != TALLY_OK ||
+        !(s->set = choose_set(s->md, secure_getenv("TALLY_SAMPLE_SET")))) {
         tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE: cannot sample this device");
         if (s)
             destroy(s);
         return NULL;
     }
     s->device = device;
-    s->set = choose_set(s->md, secure_getenv("TALLY_SAMPLE_SET"));
+    s->params = tally_md_metric_set_get_params(s->set);
     s->group = tally_md_metric_set_get_concurrent_group(s->set);
     const char *path = secure_getenv("TALLY_SAMPLE_OUTPUT");
     atomic_init(&s->stopping, false);
@@ -263,7 +279,7 @@ struct md_env_sampling *md_env_sampling_start(tally_device *device)
     return s;
 }
 
-void md_env_sampling_stop(struct md_env_sampling *s)
+void env_sampling_stop(struct env_sampling *s)
 {
     if (!s)
         return;
@@ -279,7 +295,7 @@ void md_env_sampling_stop(struct md_env_sampling *s)
     drain(s, until ? until : 1);
     trace_rows(s, 0, true);
     if (atomic_file_commit(&s->file) == TALLY_OK)
-        tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->set->params.symbol_name,
+        tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->params->symbol_name,
                   s->file.path);
     else
         tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: the samples could not be written");

@@ -117,8 +117,7 @@ static void calculate_metrics(const tally_md_metric_set *set, const uint8_t *pre
             (counter_at(cur, n, k) - counter_at(prev, n, k)) & MD_COUNTER_MASK;
     for (uint32_t m = 0; m < set->params.metrics_count; m++) {
         tally_value v = {0};
-        tally_catalogue_evaluate(md->engine->catalogue, set->metrics[m].counter, deltas,
-                                 md->engine->constants, &v);
+        tally_catalogue_evaluate(md->catalogue, set->metrics[m].counter, deltas, md->constants, &v);
         out[m] = typed(set->metrics[m].result_type, v);
     }
 }
@@ -165,7 +164,7 @@ tally_status tally_md_calculate_metrics(const tally_md_metric_set *set, const vo
     for (size_t i = 0; i < reports; i++)
         if (!decode_header(set, bytes + i * report_size, &cur))
             return TALLY_ERROR_INVALID_ARGUMENT;
-    uint64_t *deltas = calloc(set->device->engine->raw_count + 1, sizeof(uint64_t));
+    uint64_t *deltas = calloc(set->device->raw_count + 1, sizeof(uint64_t));
     if (!deltas)
         return TALLY_ERROR_OUT_OF_MEMORY;
     uint32_t done = 0;

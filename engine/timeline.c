@@ -147,6 +147,19 @@ void tally_timeline_flush(struct tally_device *d)
 }
 
 /* Queue thread: batches an event while anyone listens. */
+tally_status tally_device_trace_counter(tally_device *d, const char *track, uint64_t gpu_ns,
+                                        double value)
+{
+    if (!d || !track)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_status status = TALLY_OK;
+    pthread_mutex_lock(&d->listeners_lock);
+    if (d->trace)
+        status = tally_trace_counter(d->trace, track, gpu_ns, value);
+    pthread_mutex_unlock(&d->listeners_lock);
+    return status;
+}
+
 void tally_timeline_push(struct tally_device *d, const tally_event *ev)
 {
     struct tally_executor *e = &d->exec;

@@ -166,13 +166,26 @@ static void accumulate(struct tally_device *d, struct tally_context *ctx)
     }
 }
 
+/* What the backend sees of a draw, dispatch or transfer command. */
+static struct tally_work work_of(const struct tally_command *c)
+{
+    switch (c->type) {
+    case TALLY_CMD_DISPATCH:
+        return (struct tally_work){TALLY_WORK_DISPATCH, {.dispatch = &c->u.dispatch}};
+    case TALLY_CMD_TRANSFER:
+        return (struct tally_work){TALLY_WORK_TRANSFER, {.transfer = &c->u.transfer}};
+    default: return (struct tally_work){TALLY_WORK_DRAW, {.draw = &c->u.draw}};
+    }
+}
+
 static void run_work(struct tally_device *d, const struct tally_command *c,
                      struct tally_context *ctx, uint64_t stream_id)
 {
     struct tally_executor *e = &d->exec;
     memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
     struct tally_exec_state state = {&e->render, e->program};
-    uint64_t cycles = d->backend->execute(d->backend_state, c, &state, e->delta);
+    struct tally_work work = work_of(c);
+    uint64_t cycles = d->backend->execute(d->backend_state, &work, &state, e->delta);
     uint64_t begin = e->gpu_ns;
     uint64_t ns = advance_by_cycles(d, cycles);
     if (e->gpu_ns > e->next_sample_ns)

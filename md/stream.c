@@ -69,7 +69,9 @@ static uint32_t negotiate_interval(const tally_device *engine, uint32_t requeste
     uint64_t ns = requested ? requested : TALLY_MD_DEFAULT_INTERVAL_NS;
     if (ns < TALLY_MD_MIN_INTERVAL_NS)
         ns = TALLY_MD_MIN_INTERVAL_NS;
-    uint64_t hz = engine->info.timestamp_frequency_hz;
+    tally_device_info info;
+    tally_device_get_info(engine, &info);
+    uint64_t hz = info.timestamp_frequency_hz;
     uint64_t ticks = (uint64_t)(((unsigned __int128)ns * hz + 500000000u) / 1000000000u);
     if (!ticks)
         ticks = 1;
@@ -110,7 +112,7 @@ static tally_status create_stream(tally_md_metric_set *set, uint32_t interval_ns
     stream->set = set;
     stream->capacity = reports;
     stream->headers = calloc(reports, sizeof(*stream->headers));
-    stream->raw = calloc((size_t)reports * engine->raw_count, sizeof(uint64_t));
+    stream->raw = calloc((size_t)reports * set->device->raw_count, sizeof(uint64_t));
     tally_status s = stream->headers && stream->raw ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK)
         s = tally_sampler_open(engine, interval_ns, reports, &stream->sampler);
@@ -220,7 +222,7 @@ static tally_status read_reports(struct md_stream *stream, uint32_t *report_coun
     if (s != TALLY_OK)
         return s;
     const tally_md_metric_set *set = stream->set;
-    uint32_t raw_count = set->device->engine->raw_count;
+    uint32_t raw_count = set->device->raw_count;
     for (uint32_t i = 0; i < count; i++)
         md_encode_report(set, &stream->headers[i], &stream->raw[(size_t)i * raw_count],
                          reason_mask(&stream->headers[i]),

@@ -6,18 +6,20 @@
  */
 #include <stdlib.h>
 
-#include "md_internal.h"
+#include <pthread.h>
+
+#include "session.h"
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static tally_device *shared_device;
 static unsigned shared_refs;
-static struct md_env_sampling *shared_sampling;
+static struct env_sampling *shared_sampling;
 static bool exit_hook_installed;
 
 /* Sampling ends first: its last report needs the device running. */
-static void close_shared(tally_device *device, struct md_env_sampling *sampling)
+static void close_shared(tally_device *device, struct env_sampling *sampling)
 {
-    md_env_sampling_stop(sampling);
+    env_sampling_stop(sampling);
     tally_device_close(device);
 }
 
@@ -25,7 +27,7 @@ static void close_at_exit(void)
 {
     pthread_mutex_lock(&shared_lock);
     tally_device *d = shared_device;
-    struct md_env_sampling *sampling = shared_sampling;
+    struct env_sampling *sampling = shared_sampling;
     shared_device = NULL;
     shared_sampling = NULL;
     shared_refs = 0;
@@ -53,7 +55,7 @@ tally_status tally_device_acquire_shared(tally_device **out)
         if (s != TALLY_OK)
             tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
         else
-            shared_sampling = md_env_sampling_start(shared_device);
+            shared_sampling = env_sampling_start(shared_device);
         if (s == TALLY_OK && !exit_hook_installed)
             exit_hook_installed = atexit(close_at_exit) == 0;
     }
@@ -67,7 +69,7 @@ tally_status tally_device_acquire_shared(tally_device **out)
 void tally_device_release_shared(tally_device *device)
 {
     tally_device *closing = NULL;
-    struct md_env_sampling *sampling = NULL;
+    struct env_sampling *sampling = NULL;
     pthread_mutex_lock(&shared_lock);
     if (device && device == shared_device && --shared_refs == 0) {
         closing = shared_device;

@@ -1,4 +1,5 @@
 /* Opening and closing devices, their options, information and clocks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,16 +37,20 @@ static uint32_t raw_slot_of(const struct tally_catalogue *cat, tally_counter_sou
 static tally_status open_backend(struct tally_device *d, const tally_device_options *o, char *error,
                                  size_t error_size)
 {
-    const char *name = o->backend && *o->backend ? o->backend : "simgpu";
-    d->backend = tally_find_backend(name);
+    d->backend = tally_find_backend(o->backend);
     if (!d->backend) {
-        tally_copy_error(error, error_size, "unknown backend \"%s\" (built in: simgpu)", name);
+        char known[128] = "";
+        for (const char *const *n = tally_backend_names(); *n; n++)
+            snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+                     n == tally_backend_names() ? "" : ", ", *n);
+        tally_copy_error(error, error_size, "unknown backend \"%s\" (built in: %s)", o->backend,
+                         known);
         return TALLY_ERROR_UNKNOWN_BACKEND;
     }
     tally_status s = d->backend->create(o->profile_path, &d->backend_state, error, error_size);
     if (s != TALLY_OK)
         return s;
-    d->catalogue = d->backend->catalogue;
+    d->catalogue = d->backend->catalogue(d->backend_state);
     d->raw_count = d->catalogue->raw_count;
     d->elapsed_ns_slot = raw_slot_of(d->catalogue, TALLY_SOURCE_ELAPSED_NS);
     d->elapsed_cycles_slot = raw_slot_of(d->catalogue, TALLY_SOURCE_ELAPSED_CYCLES);

@@ -291,9 +291,6 @@ struct tally_sampler {
 /* --- functions shared between engine files ------------------------------------------ */
 
 TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
-/* The GPU time by which everything submitted so far has run: the clock now,
- * or the executor's clock when the queue ran ahead of it (virtual mode). */
-TALLY_HIDDEN uint64_t tally_device_covered_gpu_ns(struct tally_device *d);
 /* Condition variables on CLOCK_MONOTONIC. A deadline is timeout_ns from now,
  * kept in *storage, or NULL (no deadline) for UINT64_MAX. tally_cond_wait
  * returns false once the deadline has passed. */

@@ -7,8 +7,11 @@
 #ifndef TALLY_MD_INTERNAL_H
 #define TALLY_MD_INTERNAL_H
 
-#include "engine.h"
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "tally/metrics_discovery.h"
+#include "tally/tally.h"
 
 /*
  * Raw report layout (little-endian, every field naturally aligned):
@@ -23,6 +26,8 @@
  *   then u8  bits 32..39 of each counter, padded with zeros to 8 bytes
  */
 #define MD_HEADER_SIZE 0x20u
+/* Raw slots one derived counter may read: far more than any catalogue's. */
+#define TALLY_MD_MAX_COUNTER_INPUTS 64u
 #define MD_CONTEXT_VALID (1u << 31)
 #define MD_COUNTER_MASK ((1ull << TALLY_MD_RAW_COUNTER_BITS) - 1)
 
@@ -55,6 +60,11 @@ struct tally_md_concurrent_group {
 struct tally_md_device {
     tally_md_device_params params;
     tally_device *engine;
+    /* the engine's, read once through the public API */
+    const tally_catalogue *catalogue;
+    const uint64_t *constants;
+    tally_device_info info;
+    uint32_t raw_count;
     bool shared; /* release the shared device on close */
     tally_md_global_symbol *symbols;
     tally_md_concurrent_group *groups;
@@ -62,20 +72,14 @@ struct tally_md_device {
     uint32_t set_count;
 };
 
-/* md_metric_set.c: fills md->sets[index] from the catalogue. */
-TALLY_HIDDEN tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index);
+/* metric_set.c: fills md->sets[index] from the catalogue. */
+tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index);
 
-/* md_calculate.c: one raw report from a sample of the engine's sampler. */
-TALLY_HIDDEN void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
-                                   const uint64_t *raw, uint32_t reason_mask, void *report);
+/* calculate.c: one raw report from a sample of the engine's sampler. */
+void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
+                      const uint64_t *raw, uint32_t reason_mask, void *report);
 
-/* md_stream.c: claims a concurrent group of an engine device for one set. */
-TALLY_HIDDEN void md_close_stream(tally_md_concurrent_group *group);
-
-/* md_env_sampling.c: sampling the shared device as TALLY_SAMPLE says; NULL
- * when it is not set or not usable (logged). Stopping writes the file. */
-struct md_env_sampling;
-TALLY_HIDDEN struct md_env_sampling *md_env_sampling_start(tally_device *device);
-TALLY_HIDDEN void md_env_sampling_stop(struct md_env_sampling *sampling);
+/* stream.c: claims a concurrent group of an engine device for one set. */
+void md_close_stream(tally_md_concurrent_group *group);
 
 #endif

@@ -86,6 +86,29 @@ static tally_value clamp(const tally_counter_info *c, tally_value v)
     return v;
 }
 
+uint32_t tally_catalogue_counter_raw_inputs(const tally_catalogue *cat, uint32_t counter,
+                                            uint32_t *slots, uint32_t capacity)
+{
+    if (!cat || counter >= cat->counter_count)
+        return 0;
+    uint32_t raw = cat->counters[counter].raw_index;
+    if (raw != TALLY_NOT_RAW) {
+        if (capacity)
+            slots[0] = raw;
+        return 1;
+    }
+    const struct tally_expr *e = &cat->expressions[counter];
+    uint32_t n = 0;
+    for (uint32_t op = 0; op < e->op_count; op++) {
+        if (e->ops[op].opcode != TALLY_EXPR_RAW)
+            continue;
+        if (n < capacity)
+            slots[n] = e->ops[op].arg;
+        n++;
+    }
+    return n;
+}
+
 tally_status tally_catalogue_evaluate(const tally_catalogue *cat, uint32_t counter,
                                       const uint64_t *raw, const uint64_t *constants,
                                       tally_value *out)

@@ -1,7 +1,7 @@
 /*
  * The Metrics-Discovery device view: opening and closing it, its global
  * symbols and concurrent groups, derived from the catalogue and the device
- * when the view opens (metric sets: md_metric_set.c).
+ * when the view opens (metric sets: metric_set.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,15 +31,16 @@ static tally_md_typed_value string_value(const char *v)
  * MDAPI tools look for under MDAPI's names. */
 static tally_status build_symbols(struct tally_md_device *md)
 {
-    const struct tally_catalogue *cat = md->engine->catalogue;
-    md->symbols = calloc(cat->constant_count + EXTRA_SYMBOLS, sizeof(*md->symbols));
+    const tally_catalogue *cat = md->catalogue;
+    uint32_t constants = tally_catalogue_constant_count(cat);
+    md->symbols = calloc(constants + EXTRA_SYMBOLS, sizeof(*md->symbols));
     if (!md->symbols)
         return TALLY_ERROR_OUT_OF_MEMORY;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < cat->constant_count; i++)
-        md->symbols[n++] =
-            (tally_md_global_symbol){cat->constants[i].symbol, u64_value(md->engine->constants[i])};
-    const tally_device_info *info = &md->engine->info;
+    for (uint32_t i = 0; i < constants; i++)
+        md->symbols[n++] = (tally_md_global_symbol){tally_catalogue_constant(cat, i)->symbol,
+                                                    u64_value(md->constants[i])};
+    const tally_device_info *info = &md->info;
     uint32_t mhz = (uint32_t)(info->core_clock_hz / 1000000u);
     md->symbols[n++] = (tally_md_global_symbol){"DeviceName", string_value(info->name)};
     md->symbols[n++] = (tally_md_global_symbol){"BackendName", string_value(info->backend)};
@@ -60,13 +61,14 @@ static tally_status build_symbols(struct tally_md_device *md)
 
 static tally_status build_groups(struct tally_md_device *md)
 {
-    const struct tally_catalogue *cat = md->engine->catalogue;
-    md->params.concurrent_groups_count = cat->concurrent_group_count;
-    md->groups = calloc(cat->concurrent_group_count + 1, sizeof(*md->groups));
+    const tally_catalogue *cat = md->catalogue;
+    uint32_t count = tally_catalogue_concurrent_group_count(cat);
+    md->params.concurrent_groups_count = count;
+    md->groups = calloc(count + 1, sizeof(*md->groups));
     if (!md->groups)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t g = 0; g < cat->concurrent_group_count; g++) {
-        const tally_concurrent_group_info *info = &cat->concurrent_groups[g];
+    for (uint32_t g = 0; g < count; g++) {
+        const tally_concurrent_group_info *info = tally_catalogue_concurrent_group(cat, g);
         struct tally_md_concurrent_group *group = &md->groups[g];
         pthread_mutex_init(&group->lock, NULL);
         group->device = md;
@@ -88,14 +90,13 @@ static tally_status build_groups(struct tally_md_device *md)
 
 static tally_status build(struct tally_md_device *md)
 {
-    const struct tally_catalogue *cat = md->engine->catalogue;
-    md->params.device_name = md->engine->info.name;
-    md->set_count = cat->metric_set_count;
-    md->sets = calloc(cat->metric_set_count + 1, sizeof(*md->sets));
+    md->params.device_name = md->info.name;
+    md->set_count = tally_catalogue_metric_set_count(md->catalogue);
+    md->sets = calloc(md->set_count + 1, sizeof(*md->sets));
     if (!md->sets)
         return TALLY_ERROR_OUT_OF_MEMORY;
     tally_status s = build_symbols(md);
-    for (uint32_t i = 0; s == TALLY_OK && i < cat->metric_set_count; i++)
+    for (uint32_t i = 0; s == TALLY_OK && i < md->set_count; i++)
         s = md_build_metric_set(md, i);
     if (s == TALLY_OK)
         s = build_groups(md);
@@ -130,6 +131,10 @@ static tally_status open_view(tally_device *device, bool shared, tally_md_device
         return TALLY_ERROR_OUT_OF_MEMORY;
     }
     md->engine = device;
+    md->catalogue = tally_device_catalogue(device);
+    md->constants = tally_device_constants(device);
+    md->raw_count = tally_catalogue_raw_count(md->catalogue);
+    tally_device_get_info(device, &md->info);
     md->shared = shared;
     tally_status s = build(md);
     if (s != TALLY_OK) {

@@ -46,17 +46,17 @@ static tally_md_typed_value max_of(const tally_counter_info *c)
     return v;
 }
 
-static void describe_metric(const struct tally_catalogue *cat, uint32_t counter, uint32_t id,
+static void describe_metric(const tally_catalogue *cat, uint32_t counter, uint32_t id,
                             tally_md_metric_params *m)
 {
-    const tally_counter_info *c = &cat->counters[counter];
+    const tally_counter_info *c = tally_catalogue_counter(cat, counter);
     *m = (tally_md_metric_params){
         .id_in_set = id,
         .counter = counter,
         .symbol_name = tally_counter_symbol_for(c, TALLY_API_MD),
         .short_name = tally_counter_name_for(c, TALLY_API_MD),
         .long_name = c->description,
-        .group_name = cat->groups[c->group].name,
+        .group_name = tally_catalogue_group(cat, c->group)->name,
         .units = c->unit_name,
         .metric_type = metric_type_of(c->semantic),
         .result_type = value_type_of(c->storage),
@@ -113,38 +113,39 @@ static bool holds(const uint32_t *slots, uint32_t count, uint32_t slot)
 
 /* The raw counters a set's reports carry: each raw metric's slot and the
  * slots the derived metrics' equations read, in order of first use. */
-static uint32_t collect_raw_slots(const struct tally_catalogue *cat,
-                                  const tally_metric_set_info *info, uint32_t *slots)
+static uint32_t collect_raw_slots(const tally_catalogue *cat, const tally_metric_set_info *info,
+                                  uint32_t *slots)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, inputs[TALLY_MD_MAX_COUNTER_INPUTS];
     for (uint32_t k = 0; k < info->counter_count; k++) {
-        uint32_t counter = info->counters[k];
-        uint32_t raw = cat->counters[counter].raw_index;
-        if (raw != TALLY_NOT_RAW && !holds(slots, n, raw))
-            slots[n++] = raw;
-        const struct tally_expr *e = &cat->expressions[counter];
-        for (uint32_t op = 0; op < e->op_count; op++)
-            if (e->ops[op].opcode == TALLY_EXPR_RAW && !holds(slots, n, e->ops[op].arg))
-                slots[n++] = e->ops[op].arg;
+        uint32_t count = tally_catalogue_counter_raw_inputs(cat, info->counters[k], inputs,
+                                                            TALLY_MD_MAX_COUNTER_INPUTS);
+        if (count > TALLY_MD_MAX_COUNTER_INPUTS)
+            return UINT32_MAX;
+        for (uint32_t i = 0; i < count; i++)
+            if (!holds(slots, n, inputs[i]))
+                slots[n++] = inputs[i];
     }
     return n;
 }
 
 tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index)
 {
-    const struct tally_catalogue *cat = md->engine->catalogue;
-    const tally_metric_set_info *info = &cat->metric_sets[index];
+    const tally_catalogue *cat = md->catalogue;
+    const tally_metric_set_info *info = tally_catalogue_metric_set(cat, index);
     struct tally_md_metric_set *set = &md->sets[index];
     set->device = md;
     set->index = index;
     set->metrics = calloc(info->counter_count, sizeof(*set->metrics));
-    set->raw_slots = calloc(cat->raw_count, sizeof(*set->raw_slots));
+    set->raw_slots = calloc(md->raw_count, sizeof(*set->raw_slots));
     if (!set->metrics || !set->raw_slots)
         return TALLY_ERROR_OUT_OF_MEMORY;
     for (uint32_t k = 0; k < info->counter_count; k++)
         describe_metric(cat, info->counters[k], k, &set->metrics[k]);
     memcpy(set->information, information_items, sizeof(information_items));
     uint32_t raw_counters = collect_raw_slots(cat, info, set->raw_slots);
+    if (raw_counters == UINT32_MAX)
+        return TALLY_ERROR_INVALID_ARGUMENT;
     set->params = (tally_md_metric_set_params){
         .symbol_name = info->symbol,
         .short_name = info->short_name,

@@ -4,31 +4,6 @@
 
 #include "engine.h"
 
-static const char *const backend_names[] = {"simgpu", NULL};
-
-const struct tally_backend_ops *tally_find_backend(const char *name)
-{
-    if (!name || !*name || strcmp(name, "simgpu") == 0)
-        return &tally_simgpu_backend;
-    return NULL;
-}
-
-const char *const *tally_backend_names(void)
-{
-    return backend_names;
-}
-
-tally_status tally_backend_catalogue(const char *backend, const tally_catalogue **out)
-{
-    if (!out)
-        return TALLY_ERROR_INVALID_ARGUMENT;
-    if (!backend)
-        backend = secure_getenv("TALLY_BACKEND");
-    const struct tally_backend_ops *ops = tally_find_backend(backend);
-    *out = ops ? ops->catalogue : NULL;
-    return ops ? TALLY_OK : TALLY_ERROR_UNKNOWN_BACKEND;
-}
-
 const char *tally_catalogue_backend(const tally_catalogue *cat)
 {
     return cat->backend;
