@@ -37,16 +37,8 @@ void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)
 {
     if (!q->stream || q->unsubmitted == 0)
         return;
-    tally_submission submission = {
-        .streams = &q->stream,
-        .stream_count = 1,
-        .flags = TALLY_SUBMIT_CONSUME | flags,
-        .api_name = api_name,
-    };
-    if (tally_submit(tally_context_device(q->context), &submission, NULL) != TALLY_OK)
-        tally_stream_reset(q->stream);
+    tally_submit_stream(tally_context_device(q->context), q->stream, flags, api_name, NULL);
     q->unsubmitted = 0;
-    q->bound_program = NULL;
 }
 
 static void submit(queue_record *q, const char *api_name, uint32_t flags)

@@ -87,7 +87,7 @@ typedef struct queue_record {
     pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
     tally_context *context; /* NULL: the engine is unavailable */
     tally_stream *stream;
-    tally_program *bound_program; /* since the last submission */
+    tally_program *bound_program; /* the stream's; it stays bound across submissions */
     uint32_t unsubmitted;         /* commands recorded since the last submission */
 } queue_record;
 

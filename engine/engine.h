@@ -124,6 +124,13 @@ struct tally_stream {
     struct tally_context *context;
     struct tally_recording *recording; /* NULL until the first append */
     uint64_t id;
+    /* What the stream last bound. GL and CL keep their state across
+     * submissions, so after a consuming submission the next recording
+     * starts by binding it again (rebind_pending); a reset forgets it. */
+    struct tally_program *bound_program; /* a reference, or NULL */
+    tally_render_state bound_render;
+    bool has_bound_render;
+    bool rebind_pending;
 };
 
 /* --- contexts and programs ---------------------------------------------------- */
@@ -315,6 +322,8 @@ TALLY_HIDDEN tally_packed_draw *tally_recording_next_draws(struct tally_recordin
 /* Fixes the stream's open run of draws, if any: before anything else is
  * appended, or anything reads the recording. */
 TALLY_HIDDEN void tally_stream_close_run(struct tally_stream *stream);
+/* After a consuming submission: the stream starts over, keeping its bound state. */
+TALLY_HIDDEN void tally_stream_consume(struct tally_stream *stream);
 TALLY_HIDDEN void *tally_recording_store(struct tally_recording *recording, const void *data,
                                          size_t size);
 TALLY_HIDDEN tally_status tally_recording_hold(struct tally_recording *recording,

@@ -42,7 +42,7 @@ static struct tally_pending *build_pending(const tally_submission *sub)
         tally_context_ref(s->context);
         ps->stream_id = s->id;
         if (sub->flags & TALLY_SUBMIT_CONSUME)
-            tally_stream_reset(s);
+            tally_stream_consume(s);
     }
     return p;
 }
@@ -80,6 +80,23 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
     pthread_cond_signal(&device->work_ready);
     pthread_mutex_unlock(&device->lock);
     return TALLY_OK;
+}
+
+tally_status tally_submit_stream(tally_device *device, tally_stream *stream, uint32_t flags,
+                                 const char *api_name, uint64_t *seqno)
+{
+    if (!device || !stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    tally_submission submission = {
+        .streams = &stream,
+        .stream_count = 1,
+        .flags = flags | TALLY_SUBMIT_CONSUME,
+        .api_name = api_name,
+    };
+    tally_status status = tally_submit(device, &submission, seqno);
+    if (status != TALLY_OK)
+        tally_stream_consume(stream);
+    return status;
 }
 
 uint64_t tally_completed_seqno(tally_device *device)

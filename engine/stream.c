@@ -22,10 +22,27 @@ tally_status tally_stream_create(tally_context *context, tally_stream **out)
     return TALLY_OK;
 }
 
+/* Remembers what the stream binds, holding the program. */
+static void remember_program(tally_stream *stream, struct tally_program *program)
+{
+    if (program)
+        tally_program_ref(program);
+    tally_program_release(stream->bound_program);
+    stream->bound_program = program;
+}
+
+static void forget_bound_state(tally_stream *stream)
+{
+    remember_program(stream, NULL);
+    stream->has_bound_render = false;
+    stream->rebind_pending = false;
+}
+
 void tally_stream_destroy(tally_stream *stream)
 {
     if (!stream)
         return;
+    forget_bound_state(stream);
     tally_recording_unref(stream->recording);
     tally_context_unref(stream->context);
     free(stream);
@@ -39,10 +56,8 @@ static void drop_lane(struct tally_stream *stream)
     stream->draws_end = NULL;
 }
 
-tally_status tally_stream_reset(tally_stream *stream)
+static void drop_recording(tally_stream *stream)
 {
-    if (!stream)
-        return TALLY_ERROR_INVALID_ARGUMENT;
     drop_lane(stream);
     struct tally_recording *r = stream->recording;
     if (r && atomic_load_explicit(&r->refs, memory_order_acquire) == 1) {
@@ -51,7 +66,21 @@ tally_status tally_stream_reset(tally_stream *stream)
         tally_recording_unref(r);
         stream->recording = NULL;
     }
+}
+
+tally_status tally_stream_reset(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    drop_recording(stream);
+    forget_bound_state(stream);
     return TALLY_OK;
+}
+
+void tally_stream_consume(tally_stream *stream)
+{
+    drop_recording(stream);
+    stream->rebind_pending = stream->bound_program || stream->has_bound_render;
 }
 
 uint64_t tally_stream_id(const tally_stream *stream)
@@ -88,8 +117,19 @@ static struct tally_recording *recording_of(tally_stream *stream)
     return stream->recording;
 }
 
+static void rebind(tally_stream *stream)
+{
+    stream->rebind_pending = false;
+    if (stream->bound_program)
+        tally_stream_bind_program(stream, stream->bound_program);
+    if (stream->has_bound_render)
+        tally_stream_set_render_state(stream, &stream->bound_render);
+}
+
 static struct tally_command *append(tally_stream *stream, uint32_t type)
 {
+    if (stream->rebind_pending)
+        rebind(stream);
     tally_stream_close_run(stream);
     if (!recording_of(stream))
         return NULL;
@@ -246,8 +286,10 @@ tally_status tally_stream_bind_program(tally_stream *stream, tally_program *prog
     struct tally_command *c;
     tally_status s =
         append_holding(stream, TALLY_CMD_BIND_PROGRAM, TALLY_HELD_PROGRAM, program, &c);
-    if (s == TALLY_OK)
+    if (s == TALLY_OK) {
         c->u.program = program;
+        remember_program(stream, program);
+    }
     return s;
 }
 
@@ -259,6 +301,8 @@ tally_status tally_stream_set_render_state(tally_stream *stream, const tally_ren
     if (!c)
         return TALLY_ERROR_OUT_OF_MEMORY;
     c->u.render = *state;
+    stream->bound_render = *state;
+    stream->has_bound_render = true;
     return TALLY_OK;
 }
 

@@ -187,16 +187,10 @@ static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, 
         return;
     tally_device *device = tally_context_device(ctx->engine);
     if (ctx->stream_has_work) {
-        tally_stream *streams[1] = {ctx->stream};
-        tally_submission submission = {.streams = streams,
-                                       .stream_count = 1,
-                                       .flags = TALLY_SUBMIT_CONSUME | flags,
-                                       .api_name = api_name};
         uint64_t seqno = 0;
-        if (tally_submit(device, &submission, &seqno) == TALLY_OK)
+        if (tally_submit_stream(device, ctx->stream, flags, api_name, &seqno) == TALLY_OK)
             ctx->last_seqno = seqno;
         ctx->stream_has_work = false;
-        ctx->state_bound = false;
     }
     if (wait && ctx->last_seqno)
         tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);

@@ -43,8 +43,9 @@ static uint8_t index_size_of(GLenum type)
     }
 }
 
-/* Each submission starts the stream over with nothing bound: the render
- * area and the program in use are bound again before the next draw. */
+/* The render area and the program in use are bound before the context's
+ * first draw, and again after the program in use is relinked; the engine
+ * carries them across submissions (tally_submit_stream). */
 static void bind_state(tally_gl_context *ctx)
 {
     if (ctx->state_bound)

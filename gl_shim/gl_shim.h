@@ -36,7 +36,8 @@ typedef struct tally_gl_context {
     tally_context *engine; /* NULL when no device could be opened */
     tally_stream *stream;  /* the context's commands since its last submission */
     bool stream_has_work;
-    bool state_bound;    /* render area and program bound since the last submission */
+    bool
+        state_bound; /* render area and program bound in the stream (they carry over submissions) */
     uint64_t last_seqno; /* of the context's last submission */
     bool current;        /* current on some thread */
     bool destroyed;      /* destroyed while current: freed when released */

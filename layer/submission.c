@@ -254,17 +254,10 @@ static void queue_event_submit(layer_device *device, const char *api_name, queue
     if (!device->engine)
         return;
     pthread_mutex_lock(&device->queue_lock);
-    if (record(device->queue_stream, argument) == TALLY_OK) {
-        tally_submission submission = {
-            .streams = &device->queue_stream,
-            .stream_count = 1,
-            .flags = TALLY_SUBMIT_CONSUME,
-            .api_name = api_name,
-        };
-        uint64_t seqno = 0;
-        if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK)
-            note_submitted(device, seqno);
-    }
+    uint64_t seqno = 0;
+    if (record(device->queue_stream, argument) == TALLY_OK &&
+        tally_submit_stream(device->engine, device->queue_stream, 0, api_name, &seqno) == TALLY_OK)
+        note_submitted(device, seqno);
     pthread_mutex_unlock(&device->queue_lock);
 }
 

@@ -279,22 +279,56 @@ static void a_dispatch_without_local_size_uses_the_bound_programs(void **state)
 
 /* A program bound by one stream is not bound in the next one: each stream
  * starts with nothing bound (and the program may be gone by then). */
-static void a_program_bound_by_one_stream_is_not_bound_in_the_next(void **state)
+/* Binds a compute program of local size 16 x 2 x 1 and lets the stream hold it. */
+static void bind_local_size_32_program(struct fixture *fx)
 {
-    struct fixture *fx = *state;
     tally_program_desc desc = {.name = "cs"};
     desc.stages[TALLY_STAGE_COMPUTE] =
         (tally_stage_profile){.present = true, .mix = {.alu = 10}, .local_size = {16, 2, 1}};
     tally_program *program = NULL;
     assert_int_equal(tally_program_create(fx->engine.device, &desc, &program), TALLY_OK);
     assert_int_equal(tally_stream_bind_program(fx->engine.stream, program), TALLY_OK);
-    tally_program_release(program); /* the first stream's recording keeps it alive */
+    tally_program_release(program); /* the stream and its recording keep it alive */
+}
+
+static void a_program_bound_before_a_reset_is_not_bound_after_it(void **state)
+{
+    struct fixture *fx = *state;
+    bind_local_size_32_program(fx);
     tally_dispatch d = {.api_name = "dispatch", .groups = {5, 1, 1}};
     uint64_t v[V_COUNT];
     measure_dispatch(fx, &d, v);
     assert_int_equal(v[V_CS_INVOCATIONS], 160);
-    measure_dispatch(fx, &d, v); /* a new recording: no program, local size 1 */
+    assert_int_equal(tally_stream_reset(fx->engine.stream), TALLY_OK);
+    measure_dispatch(fx, &d, v); /* a command buffer reset: no program, local size 1 */
     assert_int_equal(v[V_CS_INVOCATIONS], 5);
+}
+
+/* GL and CL state outlives their submission points. */
+static void a_consuming_submission_keeps_the_program_bound_in_the_next_recording(void **state)
+{
+    struct fixture *fx = *state;
+    bind_local_size_32_program(fx);
+    tally_dispatch d = {.api_name = "dispatch", .groups = {5, 1, 1}};
+    uint64_t v[V_COUNT];
+    for (int submission = 0; submission < 3; submission++) {
+        measure_dispatch(fx, &d, v);
+        assert_int_equal(v[V_CS_INVOCATIONS], 160);
+    }
+}
+
+static void a_refused_stream_submission_drops_what_was_recorded(void **state)
+{
+    struct fixture *fx = *state;
+    tally_device *other = NULL;
+    assert_int_equal(tally_device_open(NULL, &other, NULL, 0), TALLY_OK);
+    tally_dispatch d = {.api_name = "dispatch", .groups = {5, 1, 1}};
+    assert_int_equal(tally_stream_dispatch(fx->engine.stream, &d), TALLY_OK);
+    /* the stream belongs to the fixture's device, not this one */
+    assert_int_equal(tally_submit_stream(other, fx->engine.stream, 0, "submit", NULL),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_stream_command_count(fx->engine.stream), 0);
+    tally_device_close(other);
 }
 
 static void command_counters_count_draws_dispatches_and_transfers(void **state)
@@ -382,8 +416,12 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_dispatch_runs_groups_times_its_local_size, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(a_program_bound_by_one_stream_is_not_bound_in_the_next,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_program_bound_before_a_reset_is_not_bound_after_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            a_consuming_submission_keeps_the_program_bound_in_the_next_recording, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_refused_stream_submission_drops_what_was_recorded, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_dispatch_without_local_size_uses_the_bound_programs,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(command_counters_count_draws_dispatches_and_transfers,

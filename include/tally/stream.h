@@ -234,7 +234,8 @@ TALLY_API tally_status tally_stream_frame_boundary(tally_stream *stream);
 TALLY_API tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary);
 
 enum tally_submit_flags {
-    /* After submitting, the streams start over empty (GL and CL semantics). */
+    /* After submitting, the streams start over empty but for what they had
+     * bound (GL and CL semantics; see tally_submit_stream). */
     TALLY_SUBMIT_CONSUME = 1u << 0,
     /* The submitting call is the API's explicit flush (glFlush, glFinish,
      * clFlush, clFinish): the timeline shows a Flush on the driver track. */
@@ -257,6 +258,16 @@ typedef struct tally_submission {
  * the submission's sequence number, which increases by one per submission. */
 TALLY_API tally_status tally_submit(tally_device *device, const tally_submission *submission,
                                     uint64_t *seqno);
+/*
+ * Submits one stream consumed, as GL and CL do at each submission point: its
+ * recording is queued (TALLY_SUBMIT_CONSUME is implied) and the stream starts
+ * over, still bound to the program and render state it last recorded, which
+ * its next recording binds again first, so a front end never rebinds. If the
+ * submission is refused, the recording is dropped all the same: work
+ * recorded before one submission point never runs with the next.
+ */
+TALLY_API tally_status tally_submit_stream(tally_device *device, tally_stream *stream,
+                                           uint32_t flags, const char *api_name, uint64_t *seqno);
 /* The highest sequence number whose execution finished. */
 TALLY_API uint64_t tally_completed_seqno(tally_device *device);
 /* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */
