@@ -454,13 +454,23 @@ def emit_profile_md(cat, prefix):
            " do not edit.", "",
            "The profile is the simulated GPU's description. The embedded default holds"
            " the values below; a file named by `TALLY_PROFILE` (or"
-           " `tally_device_options.profile_path`) replaces any of them. The file is INI:"
-           " a section per group below, `name = value` lines with unsigned integers,"
-           " `#` or `;` comments. Unknown sections or names, values that are not"
-           " integers, and values outside a parameter's range are errors that name the"
-           " line; the device is not opened with a half-read profile.", "",
+           " `tally_device_options.profile_path`) replaces any of them. The file is a"
+           " small, strict INI: text with lines ending in a line feed (CRLF is fine),"
+           " each line blank, a comment starting with `#` or `;`, a section header"
+           " `[name]` of a section below, or a `name = value` setting of that section"
+           " with an unsigned decimal integer (a `#` or `;` comment may follow the value"
+           " after a blank). Lines may be of any length.", "",
+           "Everything else is an error that names the file and the line, and the"
+           " device is not opened with a half-read profile: an unknown section or"
+           " parameter, text after a header's `]`, an empty section name, a section"
+           " with no settings, a section header given twice, a setting before any"
+           " section, a parameter set twice, `name: value` or any line without `=`,"
+           " a value that is not an unsigned integer or lies outside the parameter's"
+           " range, a carriage return that does not end a line (CR-only files), a NUL"
+           " byte, and files over 1 MiB. An empty file, or one of only comments,"
+           " keeps every default.", "",
            "```ini", "[clock]", "core_clock_mhz = 1500", "", "[model]",
-           "pixels_per_triangle = 64", "```", ""]
+           "pixels_per_triangle = 64 ; inline comment", "```", ""]
     sections = []
     for p in cat.parameters:
         if p["section"] not in sections:
