@@ -138,7 +138,10 @@ class Catalogue:
         require(c["unit"] in UNITS, f"counter {name}: unknown unit {c['unit']}")
         require(c["storage"] in STORAGES, f"counter {name}: unknown storage")
         require(c["semantic"] in SEMANTICS, f"counter {name}: unknown semantic")
-        require(c["exactness"] in ("exact", "modeled"), f"counter {name}: bad exactness")
+        require(c["exactness"] in ("exact", "modeled", "conditional"),
+                f"counter {name}: bad exactness")
+        require(("exact_when" in c) == (c["exactness"] == "conditional"),
+                f"counter {name}: exact_when goes with exactness = \"conditional\", only")
         has_source, has_expr = "source" in c, "expression" in c
         require(has_source != has_expr,
                 f"counter {name}: needs exactly one of source (raw) or expression (derived)")
@@ -236,6 +239,7 @@ def counter_record(cat, prefix, i, c):
         f"        .raw_index = {raw if raw is not None else 'TALLY_NOT_RAW'},",
         f"        .expression = {c_string(c.get('expression'))},",
         f"        .exact = {'true' if c['exactness'] == 'exact' else 'false'},",
+        f"        .exact_when = {c_string(c.get('exact_when'))},",
         f"        .min_value = {value_literal(storage, min_value)},",
         f"        .max_value = {value_literal(storage, max_value)},",
         "        .uuid = {" + ", ".join(f"0x{b:02x}" for b in u.bytes) + "},",
@@ -403,7 +407,9 @@ def emit_counters_md(cat, prefix):
            f"{len(cat.counters) - len(cat.raw)} derived) in {len(cat.groups)} groups.", "",
            "*Exact* counters are determined by the commands alone (and follow the Vulkan"
            " pipeline-statistics definitions where they name one); *modeled* ones come from"
-           " the device profile's parameters (see [profile.md](profile.md)). Derived"
+           " the device profile's parameters (see [profile.md](profile.md)), within the"
+           " physical bounds the commands set; *conditional* ones are exact under the"
+           " conditions their entry states and modeled otherwise. Derived"
            " counters are RPN expressions over raw counters; division by zero gives 0 and"
            " results are clamped to the range. UUIDs are RFC 4122 version-5 UUIDs of the"
            f" symbol in namespace `{UUID_NAMESPACE}`.", ""]
@@ -421,6 +427,8 @@ def emit_counters_md(cat, prefix):
                                    else f"raw ({c['source'].replace('_', ' ')})")
                     + f"; {c['exactness']}",
                     f"- UUID: `{uuid.uuid5(UUID_NAMESPACE, c['symbol'])}`"]
+            if "exact_when" in c:
+                out.append(f"- Exact when: {c['exact_when']}")
             for api, a in c.get("aliases", {}).items():
                 parts = [f"symbol `{a['symbol']}`" if a.get("symbol") else None,
                          f"name \"{a['name']}\"" if a.get("name") else None]
