@@ -6,20 +6,6 @@
 
 #include "engine.h"
 
-/* TALLY_CLOCK: "virtual" or "realtime" (any case); unset or empty is
- * realtime, and anything else is said and read as realtime. */
-tally_clock_mode tally_clock_mode_parse(const char *text)
-{
-    if (text && strcasecmp(text, "virtual") == 0)
-        return TALLY_CLOCK_VIRTUAL;
-    if (text && *text && strcasecmp(text, "realtime") != 0)
-        tally_log(TALLY_LOG_WARN,
-                  "TALLY_CLOCK: \"%s\" is neither realtime nor virtual; using "
-                  "realtime",
-                  text);
-    return TALLY_CLOCK_REALTIME;
-}
-
 void tally_device_options_from_env(tally_device_options *o)
 {
     if (!o)

@@ -360,11 +360,10 @@ TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t b
                                          bool inclusive);
 TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
 
-/* device.c: TALLY_CLOCK's value (NULL: unset). */
+/* env_options.c: TALLY_CLOCK's value (NULL: unset), and TALLY_COUNTERS's list
+ * (NULL: the default set) as catalogue indices, one per column; *out is the
+ * caller's to free. */
 TALLY_HIDDEN tally_clock_mode tally_clock_mode_parse(const char *text);
-
-/* counter_list.c: TALLY_COUNTERS's list (NULL: the default set) as
- * catalogue indices, one per column; *out is the caller's to free. */
 TALLY_HIDDEN tally_status tally_counter_list_parse(const tally_catalogue *catalogue,
                                                    const char *list, uint32_t **out,
                                                    uint32_t *count);

@@ -1,5 +1,7 @@
 /*
- * TALLY_COUNTERS: which counters the per-command report carries, from a list
+ * The text of the device's options from the environment. TALLY_CLOCK:
+ * "realtime" or "virtual". TALLY_COUNTERS: which counters the per-command
+ * report carries, from a list
  * of symbols separated by commas or blanks. "all" stands for every counter
  * in catalogue order, wherever it appears; each counter gets one column, at
  * its first mention, however often it is named. Unknown names, repeats and a
@@ -7,8 +9,20 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine.h"
+
+/* Unset or empty is realtime; anything else is said and read as realtime. */
+tally_clock_mode tally_clock_mode_parse(const char *text)
+{
+    if (text && strcasecmp(text, "virtual") == 0)
+        return TALLY_CLOCK_VIRTUAL;
+    if (text && *text && strcasecmp(text, "realtime") != 0)
+        tally_log(TALLY_LOG_WARN,
+                  "TALLY_CLOCK: \"%s\" is neither realtime nor virtual; using realtime", text);
+    return TALLY_CLOCK_REALTIME;
+}
 
 static const char default_counters[] =
     "GpuTime,IaVertices,IaPrimitives,VsInvocations,ClipperPrimitives,RasterizedPixels,"
