@@ -258,10 +258,13 @@ static void reopen_with_profile(struct fixture *fx, const char *text)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
-    engine_fixture_close(&fx->engine);
     tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL, .profile_path = path};
-    assert_int_equal(tally_device_open(&options, &fx->engine.device, NULL, 0), TALLY_OK);
+    tally_device *device = NULL;
+    tally_status opened = tally_device_open(&options, &device, NULL, 0);
     unlink(path);
+    assert_int_equal(opened, TALLY_OK);
+    engine_fixture_close(&fx->engine);
+    fx->engine.device = device;
     assert_int_equal(tally_context_create(fx->engine.device, "test", &fx->engine.context),
                      TALLY_OK);
     assert_int_equal(tally_stream_create(fx->engine.context, &fx->engine.stream), TALLY_OK);
@@ -286,7 +289,7 @@ static void indexed_draws_without_indices_shade_at_least_one_vertex_per_instance
 static void distinct_indices_are_each_shaded_whatever_the_cache(void **state)
 {
     struct fixture *fx = *state;
-    reopen_with_profile(fx, "[memory]\nvertex_cache_entries = 1\n");
+    reopen_with_profile(fx, "[model]\nvertex_cache_entries = 1\n");
     uint32_t indices[30];
     for (uint32_t i = 0; i < 30; i++)
         indices[i] = i;
