@@ -94,7 +94,7 @@ typedef struct tally_counter_info {
     /* Counters exact only under conditions: what they are, and what the model
      * does otherwise (one sentence or two); NULL for always exact or modeled. */
     const char *exact_when;
-    tally_value min_value;  /* inclusive range, in the storage's member */
+    tally_value min_value; /* inclusive range, in the storage's member */
     tally_value max_value;
     uint8_t uuid[16]; /* RFC 4122 version 5 UUID of the symbol alone */
     uint32_t alias_count;
