@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 # The engine's build and tests, then the front doors and the real drivers and
 # clients their tests run: Vulkan on lavapipe, GL/GLES/EGL on llvmpipe (Xvfb or
 # surfaceless EGL), OpenCL on PoCL.
-packages=(build-essential cmake pkg-config python3 libcmocka-dev libinih-dev uuid-dev
+packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           libjson-c-dev
           libvulkan-dev vulkan-tools mesa-vulkan-drivers vulkan-validationlayers
           glslang-tools glslang-dev spirv-tools spirv-headers gfxreconstruct

@@ -138,7 +138,10 @@ class Catalogue:
         require(c["unit"] in UNITS, f"counter {name}: unknown unit {c['unit']}")
         require(c["storage"] in STORAGES, f"counter {name}: unknown storage")
         require(c["semantic"] in SEMANTICS, f"counter {name}: unknown semantic")
-        require(c["exactness"] in ("exact", "modeled"), f"counter {name}: bad exactness")
+        require(c["exactness"] in ("exact", "modeled", "conditional"),
+                f"counter {name}: bad exactness")
+        require(("exact_when" in c) == (c["exactness"] == "conditional"),
+                f"counter {name}: exact_when goes with exactness = \"conditional\", only")
         has_source, has_expr = "source" in c, "expression" in c
         require(has_source != has_expr,
                 f"counter {name}: needs exactly one of source (raw) or expression (derived)")
@@ -236,6 +239,7 @@ def counter_record(cat, prefix, i, c):
         f"        .raw_index = {raw if raw is not None else 'TALLY_NOT_RAW'},",
         f"        .expression = {c_string(c.get('expression'))},",
         f"        .exact = {'true' if c['exactness'] == 'exact' else 'false'},",
+        f"        .exact_when = {c_string(c.get('exact_when'))},",
         f"        .min_value = {value_literal(storage, min_value)},",
         f"        .max_value = {value_literal(storage, max_value)},",
         "        .uuid = {" + ", ".join(f"0x{b:02x}" for b in u.bytes) + "},",
@@ -403,7 +407,9 @@ def emit_counters_md(cat, prefix):
            f"{len(cat.counters) - len(cat.raw)} derived) in {len(cat.groups)} groups.", "",
            "*Exact* counters are determined by the commands alone (and follow the Vulkan"
            " pipeline-statistics definitions where they name one); *modeled* ones come from"
-           " the device profile's parameters (see [profile.md](profile.md)). Derived"
+           " the device profile's parameters (see [profile.md](profile.md)), within the"
+           " physical bounds the commands set; *conditional* ones are exact under the"
+           " conditions their entry states and modeled otherwise. Derived"
            " counters are RPN expressions over raw counters; division by zero gives 0 and"
            " results are clamped to the range. UUIDs are RFC 4122 version-5 UUIDs of the"
            f" symbol in namespace `{UUID_NAMESPACE}`.", ""]
@@ -421,6 +427,8 @@ def emit_counters_md(cat, prefix):
                                    else f"raw ({c['source'].replace('_', ' ')})")
                     + f"; {c['exactness']}",
                     f"- UUID: `{uuid.uuid5(UUID_NAMESPACE, c['symbol'])}`"]
+            if "exact_when" in c:
+                out.append(f"- Exact when: {c['exact_when']}")
             for api, a in c.get("aliases", {}).items():
                 parts = [f"symbol `{a['symbol']}`" if a.get("symbol") else None,
                          f"name \"{a['name']}\"" if a.get("name") else None]
@@ -454,13 +462,23 @@ def emit_profile_md(cat, prefix):
            " do not edit.", "",
            "The profile is the simulated GPU's description. The embedded default holds"
            " the values below; a file named by `TALLY_PROFILE` (or"
-           " `tally_device_options.profile_path`) replaces any of them. The file is INI:"
-           " a section per group below, `name = value` lines with unsigned integers,"
-           " `#` or `;` comments. Unknown sections or names, values that are not"
-           " integers, and values outside a parameter's range are errors that name the"
-           " line; the device is not opened with a half-read profile.", "",
+           " `tally_device_options.profile_path`) replaces any of them. The file is a"
+           " small, strict INI: text with lines ending in a line feed (CRLF is fine),"
+           " each line blank, a comment starting with `#` or `;`, a section header"
+           " `[name]` of a section below, or a `name = value` setting of that section"
+           " with an unsigned decimal integer (a `#` or `;` comment may follow the value"
+           " after a blank). Lines may be of any length.", "",
+           "Everything else is an error that names the file and the line, and the"
+           " device is not opened with a half-read profile: an unknown section or"
+           " parameter, text after a header's `]`, an empty section name, a section"
+           " with no settings, a section header given twice, a setting before any"
+           " section, a parameter set twice, `name: value` or any line without `=`,"
+           " a value that is not an unsigned integer or lies outside the parameter's"
+           " range, a carriage return that does not end a line (CR-only files), a NUL"
+           " byte, and files over 1 MiB. An empty file, or one of only comments,"
+           " keeps every default.", "",
            "```ini", "[clock]", "core_clock_mhz = 1500", "", "[model]",
-           "pixels_per_triangle = 64", "```", ""]
+           "pixels_per_triangle = 64 ; inline comment", "```", ""]
     sections = []
     for p in cat.parameters:
         if p["section"] not in sections:

@@ -3,45 +3,14 @@
  * trace file (TALLY_TRACE), with the counters TALLY_COUNTERS names. Every
  * draw, dispatch and transfer is one automatic scope.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "engine.h"
-
-static const char default_counters[] =
-    "GpuTime,IaVertices,IaPrimitives,VsInvocations,ClipperPrimitives,RasterizedPixels,"
-    "FsInvocations,CsInvocations,ShaderAluInstructions,L2CacheMisses,DramReadBytes,"
-    "DramWriteBytes";
-
-/* Parses a comma-separated list of symbols ("all": every counter); unknown
- * symbols are logged once and skipped. */
-static tally_status parse_counters(struct tally_device *d, const char *list)
-{
-    const tally_catalogue *cat = d->catalogue;
-    d->report_counters = malloc(cat->counter_count * sizeof(uint32_t));
-    if (!d->report_counters)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    if (strcmp(list, "all") == 0) {
-        for (uint32_t i = 0; i < cat->counter_count; i++)
-            d->report_counters[i] = i;
-        d->report_counter_count = cat->counter_count;
-        return TALLY_OK;
-    }
-    char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        uint32_t index;
-        if (tally_catalogue_find(cat, tok, &index) != TALLY_OK)
-            tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS: no counter named \"%s\"; skipped", tok);
-        else if (d->report_counter_count < cat->counter_count)
-            d->report_counters[d->report_counter_count++] = index;
-    }
-    free(copy);
-    return TALLY_OK;
-}
 
 static void name_tracks(struct tally_device *d)
 {
@@ -50,29 +19,68 @@ static void name_tracks(struct tally_device *d)
         tally_trace_name_track(d->trace, t, tally_timeline_track_name(d, t));
 }
 
-tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o)
+/* One file, one writer: a trace into the report's file would replace it at
+ * close (or interleave with it, on a FIFO). The report is kept. */
+static const char *trace_path_apart(const tally_device_options *o)
+{
+    if (o->report_path && o->trace_path &&
+        atomic_file_same_destination(o->report_path, o->trace_path)) {
+        tally_log(TALLY_LOG_ERROR,
+                  "TALLY_TRACE names the same file as TALLY_OUTPUT (%s); no trace is written",
+                  o->trace_path);
+        return NULL;
+    }
+    return o->trace_path;
+}
+
+static tally_status open_report(struct tally_device *d, const char *path, char *error,
+                                size_t error_size)
+{
+    tally_status s = tally_report_open(path, tally_report_format_for_path(path), d->catalogue,
+                                       d->report_counters, d->report_counter_count, &d->report);
+    if (s == TALLY_ERROR_IO)
+        tally_copy_error(error, error_size, "cannot create the per-command report %s: %s", path,
+                         atomic_file_strerror(errno));
+    else if (s == TALLY_OK && !(d->report_path = strdup(path)))
+        s = TALLY_ERROR_OUT_OF_MEMORY;
+    return s;
+}
+
+static tally_status open_trace(struct tally_device *d, const char *path, char *error,
+                               size_t error_size)
+{
+    char process[64];
+    snprintf(process, sizeof(process), "%s (pid %d)", d->info.name, (int)getpid());
+    tally_status s = tally_trace_open(path, process, &d->trace);
+    if (s == TALLY_ERROR_IO)
+        tally_copy_error(error, error_size, "cannot create the trace %s: %s", path,
+                         atomic_file_strerror(errno));
+    if (s == TALLY_OK && !(d->trace_path = strdup(path)))
+        s = TALLY_ERROR_OUT_OF_MEMORY;
+    if (s == TALLY_OK &&
+        !(d->trace_stacks = tally_trace_stacks_create(tally_timeline_track_count(d))))
+        s = TALLY_ERROR_OUT_OF_MEMORY;
+    if (s == TALLY_OK)
+        name_tracks(d);
+    tally_timeline_update_active(d);
+    return s;
+}
+
+tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
+                                       char *error, size_t error_size)
 {
     if (!o->report_path && !o->trace_path)
         return TALLY_OK;
-    tally_status s = parse_counters(d, o->report_counters ? o->report_counters : default_counters);
+    const char *trace_path = trace_path_apart(o);
+    tally_status s = tally_counter_list_parse(d->catalogue, o->report_counters, &d->report_counters,
+                                              &d->report_counter_count);
     if (s == TALLY_OK &&
         !(d->exec.report_values = calloc(d->report_counter_count + 1, sizeof(tally_value))))
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK && o->report_path)
-        s = tally_report_open(o->report_path, tally_report_format_for_path(o->report_path),
-                              d->catalogue, d->report_counters, d->report_counter_count,
-                              &d->report);
-    if (s == TALLY_OK && o->trace_path) {
-        char process[64];
-        snprintf(process, sizeof(process), "%s (pid %d)", d->info.name, (int)getpid());
-        s = tally_trace_open(o->trace_path, process, &d->trace);
-        if (s == TALLY_OK &&
-            !(d->trace_stacks = tally_trace_stacks_create(tally_timeline_track_count(d))))
-            s = TALLY_ERROR_OUT_OF_MEMORY;
-        if (s == TALLY_OK)
-            name_tracks(d);
-        tally_timeline_update_active(d);
-    }
+        s = open_report(d, o->report_path, error, error_size);
+    if (s == TALLY_OK && trace_path)
+        s = open_trace(d, trace_path, error, error_size);
     return s;
 }
 
@@ -131,20 +139,34 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .end_ns = end_ns,
     };
     if (tally_report_write(d->report, &record, e->report_values) != TALLY_OK) {
-        tally_log(TALLY_LOG_ERROR, "writing the report failed; no more records are written");
+        tally_log(TALLY_LOG_ERROR,
+                  "writing the per-command report to %s failed: %s; no more "
+                  "records are written",
+                  d->report_path, atomic_file_strerror(errno));
         tally_report_close(d->report);
         d->report = NULL;
+        d->report_failed = true;
     }
 }
 
-void tally_command_report_close(struct tally_device *d)
+/* A file that could not be written is said once, with its path and why. */
+static tally_status said(tally_status s, const char *what, const char *path)
 {
-    if (d->report && tally_report_close(d->report) != TALLY_OK)
-        tally_log(TALLY_LOG_ERROR, "the report could not be written");
+    if (s != TALLY_OK)
+        tally_log(TALLY_LOG_ERROR, "the %s could not be written to %s: %s", what, path ? path : "?",
+                  atomic_file_strerror(errno));
+    return s;
+}
+
+tally_status tally_command_report_close(struct tally_device *d)
+{
+    tally_status report = TALLY_OK, trace = TALLY_OK;
+    if (d->report)
+        report = said(tally_report_close(d->report), "per-command report", d->report_path);
     d->report = NULL;
     pthread_mutex_lock(&d->listeners_lock);
-    if (d->trace && tally_trace_close(d->trace) != TALLY_OK)
-        tally_log(TALLY_LOG_ERROR, "the trace could not be written");
+    if (d->trace)
+        trace = said(tally_trace_close(d->trace), "trace", d->trace_path);
     d->trace = NULL;
     tally_timeline_update_active(d);
     pthread_mutex_unlock(&d->listeners_lock);
@@ -152,4 +174,11 @@ void tally_command_report_close(struct tally_device *d)
     d->trace_stacks = NULL;
     free(d->report_counters);
     d->report_counters = NULL;
+    free(d->report_path);
+    free(d->trace_path);
+    d->report_path = d->trace_path = NULL;
+    if (d->report_failed)
+        report = TALLY_ERROR_IO;
+    d->report_failed = false;
+    return report != TALLY_OK ? report : trace;
 }

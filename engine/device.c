@@ -10,12 +10,10 @@ void tally_device_options_from_env(tally_device_options *o)
 {
     if (!o)
         return;
-    const char *clock = secure_getenv("TALLY_CLOCK");
     *o = (tally_device_options){
         .backend = secure_getenv("TALLY_BACKEND"),
         .profile_path = secure_getenv("TALLY_PROFILE"),
-        .clock =
-            clock && strcasecmp(clock, "virtual") == 0 ? TALLY_CLOCK_VIRTUAL : TALLY_CLOCK_REALTIME,
+        .clock = tally_clock_mode_parse(secure_getenv("TALLY_CLOCK")),
         .report_path = secure_getenv("TALLY_OUTPUT"),
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
@@ -94,9 +92,8 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     tally_status s = open_backend(d, o, error, error_size);
     if (s == TALLY_OK)
         s = tally_executor_init(d);
-    if (s == TALLY_OK && (s = tally_command_report_open(d, o)) != TALLY_OK)
-        tally_copy_error(error, error_size, "cannot create the report or trace file: %s",
-                         tally_status_string(s));
+    if (s == TALLY_OK)
+        s = tally_command_report_open(d, o, error, error_size);
     if (s == TALLY_OK)
         s = tally_queue_start(d);
     if (s != TALLY_OK) {
@@ -115,13 +112,13 @@ static void free_listeners(struct tally_device *d)
         tally_sampler_close(d->samplers);
 }
 
-void tally_device_close(tally_device *d)
+tally_status tally_device_finish(tally_device *d)
 {
     if (!d)
-        return;
+        return TALLY_ERROR_INVALID_ARGUMENT;
     tally_queue_stop(d);
     tally_timeline_flush(d);
-    tally_command_report_close(d);
+    tally_status outputs = tally_command_report_close(d);
     free_listeners(d);
     tally_executor_finish(d);
     if (d->backend_state)
@@ -132,6 +129,12 @@ void tally_device_close(tally_device *d)
     pthread_cond_destroy(&d->work_ready);
     pthread_cond_destroy(&d->progress);
     free(d);
+    return outputs;
+}
+
+void tally_device_close(tally_device *d)
+{
+    tally_device_finish(d);
 }
 
 void tally_device_get_info(const tally_device *d, tally_device_info *info)

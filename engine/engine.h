@@ -244,6 +244,8 @@ struct tally_device {
     tally_report *report;
     uint32_t *report_counters;
     uint32_t report_counter_count;
+    char *report_path, *trace_path; /* copies, for messages at close */
+    bool report_failed;             /* a write failed; the report was dropped */
 };
 
 /* --- results, subscriptions, samplers -------------------------------------------- */
@@ -367,14 +369,25 @@ TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t b
                                          bool inclusive);
 TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
 
-/* command_report.c */
+/* env_options.c: TALLY_CLOCK's value (NULL: unset), and TALLY_COUNTERS's list
+ * (NULL: the default set) as catalogue indices, one per column; *out is the
+ * caller's to free. */
+TALLY_HIDDEN tally_clock_mode tally_clock_mode_parse(const char *text);
+TALLY_HIDDEN tally_status tally_counter_list_parse(const tally_catalogue *catalogue,
+                                                   const char *list, uint32_t **out,
+                                                   uint32_t *count);
+
+/* command_report.c: the report and trace files. Open says why it failed in
+ * `error`; close returns TALLY_ERROR_IO, the reason logged, when either file
+ * could not be written. */
 TALLY_HIDDEN tally_status tally_command_report_open(struct tally_device *device,
-                                                    const tally_device_options *options);
+                                                    const tally_device_options *options,
+                                                    char *error, size_t error_size);
 TALLY_HIDDEN void tally_command_report_write(struct tally_device *device,
                                              const struct tally_command *command,
                                              const struct tally_context *context,
                                              uint64_t stream_id, uint64_t begin_ns,
                                              uint64_t end_ns);
-TALLY_HIDDEN void tally_command_report_close(struct tally_device *device);
+TALLY_HIDDEN tally_status tally_command_report_close(struct tally_device *device);
 
 #endif

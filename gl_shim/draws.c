@@ -2,7 +2,9 @@
  * driver took them. Indirect parameters are read back from the bound
  * indirect buffer (one synchronous read per indirect call, however many
  * draws a multi-draw makes): without them the counts, and so every exact
- * counter, would be unknown. */
+ * counter, would be unknown. An indexed draw's indices are read back the
+ * same way (up to 1 MiB), so the vertex-cache model counts the vertices
+ * the draw really names instead of assuming a reuse ratio. */
 #include "gl_shim.h"
 
 #include <stdlib.h>
@@ -82,11 +84,11 @@ static tally_gl_context *recording_context(void)
     return ctx;
 }
 
-static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_t instances,
-                        uint32_t first, uint32_t first_instance, int32_t vertex_offset,
-                        GLenum index_type, uint32_t flags)
+static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int64_t instances,
+                           uint32_t first, uint32_t first_instance, int32_t vertex_offset,
+                           GLenum index_type, uint32_t flags, const void *index_data)
 {
-    tally_draw draw = {.api_name = api_name, .flags = flags};
+    tally_draw draw = {.api_name = api_name, .flags = flags, .indices = index_data};
     if (count < 0 || instances < 0 || !topology_of(mode, &draw.topology))
         return;
     if (flags & TALLY_DRAW_INDEXED) {
@@ -105,6 +107,44 @@ static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_
     draw.patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3);
     if (tally_stream_draw(ctx->stream, &draw) == TALLY_OK)
         tally_gl_recorded(ctx);
+}
+
+static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_t instances,
+                        uint32_t first, uint32_t first_instance, int32_t vertex_offset,
+                        GLenum index_type, uint32_t flags)
+{
+    record_draw_of(api_name, mode, count, instances, first, first_instance, vertex_offset,
+                   index_type, flags, NULL);
+}
+
+static bool read_bound_buffer(GLenum target, GLenum binding, const void *offset, void *out,
+                              size_t size);
+static uint32_t element_offset(const void *indices, GLenum type);
+
+/* Indices read per draw, up to this many bytes; beyond, the vertex model
+ * goes without them (and stays within its bounds). */
+enum { MAX_INDEX_BYTES = 1 << 20 };
+
+/* An indexed draw with its indices, read where the GPU reads them (the
+ * bound element buffer, or client memory where the context allows it), so
+ * the vertex-cache model sees the real indices: one synchronous read per
+ * draw, as for indirect parameters. Without them (too many, or no way to
+ * read), the draw is recorded without. */
+static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLsizei instances,
+                           GLenum type, const void *indices, uint32_t first_instance,
+                           int32_t vertex_offset)
+{
+    uint8_t size = index_size_of(type);
+    size_t bytes = count > 0 ? (size_t)count * size : 0;
+    void *data = bytes && bytes <= MAX_INDEX_BYTES && tally_gl_current() ? malloc(bytes) : NULL;
+    if (data && !read_bound_buffer(GL_ELEMENT_ARRAY_BUFFER, GL_ELEMENT_ARRAY_BUFFER_BINDING,
+                                   indices, data, bytes)) {
+        free(data);
+        data = NULL;
+    }
+    record_draw_of(api_name, mode, count, instances, element_offset(indices, type), first_instance,
+                   vertex_offset, type, TALLY_DRAW_INDEXED, data);
+    free(data); /* the stream keeps a copy */
 }
 
 static uint32_t element_offset(const void *indices, GLenum type)
@@ -133,38 +173,35 @@ void tally_gl_after_glDrawArraysInstancedBaseInstance(GLenum mode, GLint first, 
 
 void tally_gl_after_glDrawElements(GLenum mode, GLsizei count, GLenum type, const void *indices)
 {
-    record_draw("glDrawElements", mode, count, 1, element_offset(indices, type), 0, 0, type,
-                TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElements", mode, count, 1, type, indices, 0, 0);
 }
 
 void tally_gl_after_glDrawElementsInstanced(GLenum mode, GLsizei count, GLenum type,
                                             const void *indices, GLsizei instancecount)
 {
-    record_draw("glDrawElementsInstanced", mode, count, instancecount,
-                element_offset(indices, type), 0, 0, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElementsInstanced", mode, count, instancecount, type, indices, 0, 0);
 }
 
 void tally_gl_after_glDrawElementsBaseVertex(GLenum mode, GLsizei count, GLenum type,
                                              const void *indices, GLint basevertex)
 {
-    record_draw("glDrawElementsBaseVertex", mode, count, 1, element_offset(indices, type), 0,
-                basevertex, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElementsBaseVertex", mode, count, 1, type, indices, 0, basevertex);
 }
 
 void tally_gl_after_glDrawElementsInstancedBaseVertex(GLenum mode, GLsizei count, GLenum type,
                                                       const void *indices, GLsizei instancecount,
                                                       GLint basevertex)
 {
-    record_draw("glDrawElementsInstancedBaseVertex", mode, count, instancecount,
-                element_offset(indices, type), 0, basevertex, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElementsInstancedBaseVertex", mode, count, instancecount, type, indices,
+                   0, basevertex);
 }
 
 void tally_gl_after_glDrawElementsInstancedBaseInstance(GLenum mode, GLsizei count, GLenum type,
                                                         const void *indices, GLsizei instancecount,
                                                         GLuint baseinstance)
 {
-    record_draw("glDrawElementsInstancedBaseInstance", mode, count, instancecount,
-                element_offset(indices, type), baseinstance, 0, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElementsInstancedBaseInstance", mode, count, instancecount, type, indices,
+                   baseinstance, 0);
 }
 
 void tally_gl_after_glDrawElementsInstancedBaseVertexBaseInstance(GLenum mode, GLsizei count,
@@ -173,16 +210,15 @@ void tally_gl_after_glDrawElementsInstancedBaseVertexBaseInstance(GLenum mode, G
                                                                   GLint basevertex,
                                                                   GLuint baseinstance)
 {
-    record_draw("glDrawElementsInstancedBaseVertexBaseInstance", mode, count, instancecount,
-                element_offset(indices, type), baseinstance, basevertex, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawElementsInstancedBaseVertexBaseInstance", mode, count, instancecount,
+                   type, indices, baseinstance, basevertex);
 }
 
 void tally_gl_after_glDrawRangeElements(GLenum mode, GLuint start, GLuint end, GLsizei count,
                                         GLenum type, const void *indices)
 {
     (void)start, (void)end;
-    record_draw("glDrawRangeElements", mode, count, 1, element_offset(indices, type), 0, 0, type,
-                TALLY_DRAW_INDEXED);
+    record_indexed("glDrawRangeElements", mode, count, 1, type, indices, 0, 0);
 }
 
 void tally_gl_after_glDrawRangeElementsBaseVertex(GLenum mode, GLuint start, GLuint end,
@@ -190,8 +226,7 @@ void tally_gl_after_glDrawRangeElementsBaseVertex(GLenum mode, GLuint start, GLu
                                                   GLint basevertex)
 {
     (void)start, (void)end;
-    record_draw("glDrawRangeElementsBaseVertex", mode, count, 1, element_offset(indices, type), 0,
-                basevertex, type, TALLY_DRAW_INDEXED);
+    record_indexed("glDrawRangeElementsBaseVertex", mode, count, 1, type, indices, 0, basevertex);
 }
 
 void tally_gl_after_glMultiDrawArrays(GLenum mode, const GLint *first, const GLsizei *count,
@@ -205,8 +240,7 @@ void tally_gl_after_glMultiDrawElements(GLenum mode, const GLsizei *count, GLenu
                                         const void *const *indices, GLsizei drawcount)
 {
     for (GLsizei i = 0; count && indices && i < drawcount; i++)
-        record_draw("glMultiDrawElements", mode, count[i], 1, element_offset(indices[i], type), 0,
-                    0, type, TALLY_DRAW_INDEXED);
+        record_indexed("glMultiDrawElements", mode, count[i], 1, type, indices[i], 0, 0);
 }
 
 void tally_gl_after_glMultiDrawElementsBaseVertex(GLenum mode, const GLsizei *count, GLenum type,
@@ -214,13 +248,13 @@ void tally_gl_after_glMultiDrawElementsBaseVertex(GLenum mode, const GLsizei *co
                                                   const GLint *basevertex)
 {
     for (GLsizei i = 0; count && indices && basevertex && i < drawcount; i++)
-        record_draw("glMultiDrawElementsBaseVertex", mode, count[i], 1,
-                    element_offset(indices[i], type), 0, basevertex[i], type, TALLY_DRAW_INDEXED);
+        record_indexed("glMultiDrawElementsBaseVertex", mode, count[i], 1, type, indices[i], 0,
+                       basevertex[i]);
 }
 
-/* Whether [offset, offset + size) lies inside the buffer bound to target:
- * the driver refused a command whose parameters lie beyond it, and a read
- * there would leave the shim's own GL error behind. */
+/* Whether [offset, offset + size) lies inside the buffer bound to target,
+ * which is not mapped: the driver refused a command whose parameters lie
+ * beyond it, and a read there would leave the shim's own GL error behind. */
 static bool inside_bound_buffer(GLenum target, const void *offset, size_t size)
 {
     PFN_glGetBufferParameteri64v get_size = REAL_glGetBufferParameteri64v;
@@ -228,14 +262,31 @@ static bool inside_bound_buffer(GLenum target, const void *offset, size_t size)
     if (!get_size)
         return true; /* cannot tell: the read itself is the check */
     get_size(target, GL_BUFFER_SIZE, &buffer_size);
+    /* A buffer the program has mapped cannot be read or mapped again
+     * without a GL error it would see. */
+    GLint64 mapped = 0;
+    get_size(target, GL_BUFFER_MAPPED, &mapped);
     uintptr_t begin = (uintptr_t)offset;
-    return buffer_size >= 0 && begin <= (uint64_t)buffer_size &&
+    return !mapped && buffer_size >= 0 && begin <= (uint64_t)buffer_size &&
            size <= (uint64_t)buffer_size - begin;
 }
 
-/* Reads size bytes of the indirect buffer bound to target (binding is its
- * binding query) at offset, or of client memory when none is bound. */
-static bool read_indirect(GLenum target, GLenum binding, const void *offset, void *out, size_t size)
+/* Client memory holds a command's parameters or indices when no buffer is
+ * bound only where the context allows it: indirect parameters in a
+ * compatibility context, indices there and in GLES. Anywhere else the
+ * driver refused the call, and `offset` is no pointer. */
+static bool client_memory_allowed(tally_gl_context *ctx, GLenum target)
+{
+    tally_gl_learn_version(ctx);
+    if (target == GL_ELEMENT_ARRAY_BUFFER)
+        return ctx->compatibility || ctx->gles;
+    return target == GL_DRAW_INDIRECT_BUFFER && ctx->compatibility;
+}
+
+/* Reads size bytes of the buffer bound to target (binding is its binding
+ * query) at offset, or of client memory when none is bound. */
+static bool read_bound_buffer(GLenum target, GLenum binding, const void *offset, void *out,
+                              size_t size)
 {
     tally_gl_context *ctx = tally_gl_current();
     if (!ctx)
@@ -243,11 +294,7 @@ static bool read_indirect(GLenum target, GLenum binding, const void *offset, voi
     GLint buffer = 0;
     REAL_glGetIntegerv(binding, &buffer);
     if (buffer == 0) {
-        /* Only draws of a compatibility context may take their parameters
-         * from client memory; anywhere else the driver refused the call,
-         * and `offset` is no pointer. */
-        tally_gl_learn_version(ctx);
-        if (!offset || target != GL_DRAW_INDIRECT_BUFFER || !ctx->compatibility)
+        if (!offset || !client_memory_allowed(ctx, target))
             return false;
         memcpy(out, offset, size);
         return true;
@@ -316,8 +363,8 @@ static void record_indirect_call(const indirect_call *call)
         size_t n = (size_t)call->drawcount - done;
         n = n < per_read ? n : per_read;
         const char *at = (const char *)call->offset + done * call->step;
-        if (!read_indirect(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, data,
-                           (n - 1) * call->step + call->record_size))
+        if (!read_bound_buffer(GL_DRAW_INDIRECT_BUFFER, GL_DRAW_INDIRECT_BUFFER_BINDING, at, data,
+                               (n - 1) * call->step + call->record_size))
             break;
         for (size_t i = 0; i < n; i++)
             call->record(call, data + i * call->step);
@@ -419,8 +466,8 @@ void tally_gl_after_glDispatchCompute(GLuint num_groups_x, GLuint num_groups_y, 
 void tally_gl_after_glDispatchComputeIndirect(GLintptr indirect)
 {
     GLuint groups[3];
-    if (read_indirect(GL_DISPATCH_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER_BINDING,
-                      (const void *)indirect, groups, sizeof(groups)))
+    if (read_bound_buffer(GL_DISPATCH_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER_BINDING,
+                          (const void *)indirect, groups, sizeof(groups)))
         record_dispatch("glDispatchComputeIndirect", groups, TALLY_DISPATCH_INDIRECT);
 }
 

@@ -7,6 +7,7 @@
  * as counter tracks of the device's trace, when there is one). Bad values
  * are logged and ignored: the program runs on unsampled.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,6 +32,7 @@ struct env_sampling {
     tally_md_concurrent_group *group;
     uint32_t interval_ns;
     struct atomic_file file;
+    char *path; /* the file's name, for messages */
     /* the reader's buffers: the previous read's last report, then new ones */
     uint8_t *raw;
     uint32_t raw_capacity; /* reports, besides the carried one */
@@ -44,25 +46,28 @@ struct env_sampling {
 
 /* --- parsing ---------------------------------------------------------------------- */
 
-static bool parse_interval(const char *text, uint32_t *out)
+/* Says why TALLY_SAMPLE's value is not used; false then. */
+static bool interval_from(const char *text, uint32_t *interval)
 {
-    static const struct {
-        const char *suffix;
-        uint64_t ns;
-    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-    char *end = NULL;
-    if (!text || *text < '0' || *text > '9')
+    switch (env_sampling_parse_interval(text, interval)) {
+    case INTERVAL_OK: return true;
+    case INTERVAL_ZERO:
+        tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: \"%s\" is no time; not sampling", text);
         return false;
-    unsigned long long value = strtoull(text, &end, 10);
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(end, units[i].suffix) == 0) {
-            if (value == 0 || value > UINT32_MAX / units[i].ns)
-                return false;
-            *out = (uint32_t)(value * units[i].ns);
-            return true;
-        }
+    case INTERVAL_TOO_LONG:
+        tally_log(TALLY_LOG_WARN,
+                  "TALLY_SAMPLE: \"%s\" is longer than the longest interval, 4.294967295 s "
+                  "(4294967295ns, 32-bit nanoseconds); not sampling",
+                  text);
+        return false;
+    case INTERVAL_NOT_AN_INTERVAL:
+    default:
+        tally_log(TALLY_LOG_WARN,
+                  "TALLY_SAMPLE: \"%s\" is not an interval like 100us, 1ms, 250000ns or 2s; not "
+                  "sampling",
+                  text);
+        return false;
     }
-    return false;
 }
 
 /* The set TALLY_SAMPLE_SET names, else the first set of the first group;
@@ -210,16 +215,40 @@ static void destroy(struct env_sampling *s)
     tally_md_device_close(s->md);
     free(s->raw);
     free(s->values);
+    free(s->path);
     free(s);
+}
+
+/* The samples get a file of their own: one shared with the report or the
+ * trace would be replaced by whichever is committed last. */
+static bool shares_a_file(const char *path)
+{
+    static const char *const others[] = {"TALLY_OUTPUT", "TALLY_TRACE"};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        if (atomic_file_same_destination(path, secure_getenv(others[i]))) {
+            tally_log(TALLY_LOG_ERROR,
+                      "TALLY_SAMPLE_OUTPUT names the same file as %s (%s); not sampling", others[i],
+                      path);
+            return true;
+        }
+    }
+    return false;
 }
 
 static tally_status open_output(struct env_sampling *s, const char *path)
 {
+    if (shares_a_file(path))
+        return TALLY_ERROR_INVALID_ARGUMENT;
     tally_status status = atomic_file_open(&s->file, path);
     if (status != TALLY_OK) {
-        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: cannot create \"%s\": %s", path,
-                  tally_status_string(status));
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: cannot create %s: %s", path,
+                  status == TALLY_ERROR_IO ? atomic_file_strerror(errno)
+                                           : tally_status_string(status));
         return status;
+    }
+    if (!(s->path = strdup(path))) {
+        atomic_file_abort(&s->file);
+        return TALLY_ERROR_OUT_OF_MEMORY;
     }
     put_header(s);
     return TALLY_OK;
@@ -248,13 +277,8 @@ struct env_sampling *env_sampling_start(tally_device *device)
     if (!interval_text || !*interval_text)
         return NULL;
     uint32_t interval = 0;
-    if (!parse_interval(interval_text, &interval)) {
-        tally_log(TALLY_LOG_WARN,
-                  "TALLY_SAMPLE: \"%s\" is not an interval like 100us, 1ms or 250000ns; not "
-                  "sampling",
-                  interval_text);
+    if (!interval_from(interval_text, &interval))
         return NULL;
-    }
     struct env_sampling *s = calloc(1, sizeof(*s));
     if (!s || tally_md_device_open(device, &s->md) != TALLY_OK ||
         !(s->set = choose_set(s->md, secure_getenv("TALLY_SAMPLE_SET")))) {
@@ -295,9 +319,10 @@ void env_sampling_stop(struct env_sampling *s)
     drain(s, until ? until : 1);
     trace_rows(s, 0, true);
     if (atomic_file_commit(&s->file) == TALLY_OK)
-        tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->params->symbol_name,
-                  s->file.path);
+        tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->params->symbol_name, s->path);
     else
-        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: the samples could not be written");
+        tally_log(TALLY_LOG_ERROR,
+                  "TALLY_SAMPLE_OUTPUT: the samples could not be written to %s: %s", s->path,
+                  atomic_file_strerror(errno));
     destroy(s);
 }

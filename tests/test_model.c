@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -249,6 +250,61 @@ static void byte_indices_run_through_the_vertex_cache_too(void **state)
     assert_int_equal(v[V_VERTEX_CACHE_HITS], 3);
 }
 
+/* Replaces the fixture's device by one with the profile's text. */
+static void reopen_with_profile(struct fixture *fx, const char *text)
+{
+    char path[] = "/tmp/tally-model-profile-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL, .profile_path = path};
+    tally_device *device = NULL;
+    tally_status opened = tally_device_open(&options, &device, NULL, 0);
+    unlink(path);
+    assert_int_equal(opened, TALLY_OK);
+    engine_fixture_close(&fx->engine);
+    fx->engine.device = device;
+    assert_int_equal(tally_context_create(fx->engine.device, "test", &fx->engine.context),
+                     TALLY_OK);
+    assert_int_equal(tally_stream_create(fx->engine.context, &fx->engine.stream), TALLY_OK);
+}
+
+static void indexed_draws_without_indices_shade_at_least_one_vertex_per_instance(void **state)
+{
+    struct fixture *fx = *state;
+    reopen_with_profile(fx, "[model]\nvertex_reuse_permille = 1000\n");
+    tally_draw draw = {.api_name = "drawIndexed",
+                       .count = 30,
+                       .instance_count = 2,
+                       .flags = TALLY_DRAW_INDEXED,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+                       .index_size = 4};
+    uint64_t v[V_COUNT];
+    measure_draw(fx, &draw, v);
+    assert_int_equal(v[V_VS_INVOCATIONS], 2);
+    assert_int_equal(v[V_VERTEX_CACHE_HITS], 60 - 2);
+}
+
+static void distinct_indices_are_each_shaded_whatever_the_cache(void **state)
+{
+    struct fixture *fx = *state;
+    reopen_with_profile(fx, "[model]\nvertex_cache_entries = 1\n");
+    uint32_t indices[30];
+    for (uint32_t i = 0; i < 30; i++)
+        indices[i] = i;
+    tally_draw draw = {.api_name = "drawIndexed",
+                       .count = 30,
+                       .instance_count = 1,
+                       .flags = TALLY_DRAW_INDEXED,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+                       .index_size = 4,
+                       .indices = indices};
+    uint64_t v[V_COUNT];
+    measure_draw(fx, &draw, v);
+    assert_int_equal(v[V_VS_INVOCATIONS], 30);
+}
+
 static void a_dispatch_runs_groups_times_its_local_size(void **state)
 {
     struct fixture *fx = *state;
@@ -412,6 +468,10 @@ int main(int argc, char **argv)
             indexed_draws_shade_each_distinct_vertex_that_fits_the_cache_once, setup, teardown),
         cmocka_unit_test_setup_teardown(
             the_vertex_cache_is_a_32_entry_fifo_where_hits_do_not_refresh, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            indexed_draws_without_indices_shade_at_least_one_vertex_per_instance, setup, teardown),
+        cmocka_unit_test_setup_teardown(distinct_indices_are_each_shaded_whatever_the_cache, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(byte_indices_run_through_the_vertex_cache_too, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_dispatch_runs_groups_times_its_local_size, setup,

@@ -610,7 +610,8 @@ static void nothing_appears_at_destination_before_close(void **state)
     }
     assert_false(exists(report_path));
     assert_false(exists(trace_path));
-    assert_int_equal(entry_count(fx->dir), 2); /* the two temporary files */
+    /* Written to unnamed files (O_TMPFILE) until committed. */
+    assert_int_equal(entry_count(fx->dir), 0);
     assert_int_equal(tally_report_close(report), TALLY_OK);
     assert_int_equal(tally_trace_close(trace), TALLY_OK);
     assert_true(exists(report_path));
@@ -685,14 +686,17 @@ static void unwritable_directory_fails_cleanly(void **state)
     }
 }
 
-static void failed_rename_removes_the_temporary_file(void **state)
+static void a_directory_destination_is_refused_at_open(void **state)
 {
     struct fixture *fx = *state;
     const char *path = path_in(fx, "a_directory");
     assert_int_equal(mkdir(path, 0700), 0);
-    tally_report *report = open_report(path, TALLY_REPORT_CSV);
-    assert_int_equal(entry_count(fx->dir), 2);
-    assert_int_equal(tally_report_close(report), TALLY_ERROR_IO);
+    const uint32_t column = counter("GpuTime");
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_ERROR_IO);
+    assert_int_equal(errno, EISDIR);
+    assert_null(report);
     assert_int_equal(entry_count(fx->dir), 1);
 }
 
@@ -855,7 +859,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(close_replaces_a_symlink_instead_of_writing_through_it,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unwritable_directory_fails_cleanly, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(failed_rename_removes_the_temporary_file, make_dir,
+        cmocka_unit_test_setup_teardown(a_directory_destination_is_refused_at_open, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(write_error_fails_the_close_and_leaves_nothing, make_dir,
                                         remove_dir),

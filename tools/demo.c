@@ -185,7 +185,9 @@ int tally_cli_demo(int argc, char **argv)
     tally_device_get_info(device, &info);
     printf("%s on %s, virtual clock\n\n", info.backend, info.name);
     int rc = run(device);
-    tally_device_close(device);
+    /* A file that could not be written was said, with why; not announced. */
+    if (tally_device_finish(device) != TALLY_OK)
+        return 1;
     if (rc == 0 && options.report_path)
         fprintf(stderr, "tally demo: per-command report written to %s\n", options.report_path);
     if (rc == 0 && options.trace_path)

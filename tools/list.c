@@ -33,7 +33,20 @@ static void list_counters(const tally_catalogue *cat, int api)
                tally_storage_string(c->storage),
                c->raw_index == TALLY_NOT_RAW ? "derived"
                : c->exact                    ? "exact"
+               : c->exact_when               ? "conditional"
                                              : "modeled");
+    }
+    /* What "conditional" means, counter by counter. */
+    bool first = true;
+    for (uint32_t i = 0; i < tally_catalogue_counter_count(cat); i++) {
+        const tally_counter_info *c = tally_catalogue_counter(cat, i);
+        if (!c->exact_when)
+            continue;
+        if (first)
+            printf("\nconditional: exact when, else modeled\n");
+        first = false;
+        printf("  %s: %s\n", api < 0 ? c->symbol : tally_counter_symbol_for(c, (tally_api)api),
+               c->exact_when);
     }
 }
 

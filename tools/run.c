@@ -219,16 +219,56 @@ static int run_program(char **argv)
     return WEXITSTATUS(status);
 }
 
-static void say_where(const char *what, const char *var)
+/* What a report path named before the program ran, to tell afterwards
+ * whether the program wrote it: a written file is a new one (renamed or
+ * linked into place), so an untouched old file is not announced. */
+struct destination {
+    const char *var, *what;
+    bool existed;
+    struct stat before;
+};
+
+static void note_destination(struct destination *d, const char *var, const char *what)
 {
     const char *path = getenv(var);
+    *d = (struct destination){.var = var, .what = what};
+    d->existed = path && stat(path, &d->before) == 0;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static void say_where(const struct destination *d)
+{
+    const char *path = getenv(d->var);
+    struct stat now;
     if (!path)
         return;
-    if (is_file(path))
-        fprintf(stderr, "tally run: %s: %s\n", what, path);
+    if (d->existed && !S_ISREG(d->before.st_mode))
+        return; /* a device or FIFO: written into as it went, or an error said why */
+    if (stat(path, &now) == 0 && S_ISREG(now.st_mode) &&
+        !(d->existed && same_file(&d->before, &now)))
+        fprintf(stderr, "tally run: %s: %s\n", d->what, path);
     else
-        fprintf(stderr, "tally run: no %s was written to %s (did the program use a front door?)\n",
-                what, path);
+        fprintf(stderr,
+                "tally run: no %s was written to %s (the program used no front door, or a "
+                "message above says why)\n",
+                d->what, path);
+}
+
+/* Refuses, before the program runs, a report path that can never be
+ * written: a directory. */
+static bool check_destination(const char *option, const char *path)
+{
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tally run: %s %s is a directory; give a file name\n", option, path);
+        return false;
+    }
+    return true;
 }
 
 enum {
@@ -313,6 +353,9 @@ int tally_cli_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (!check_destination("--output", o.output) || !check_destination("--trace", o.trace) ||
+        !check_destination("--sample-output", o.sample_output))
+        return 2;
     char prefix[PATH_MAX];
     if (!find_prefix(prefix, sizeof(prefix))) {
         fputs("tally run: cannot tell where tally is installed\n", stderr);
@@ -322,12 +365,13 @@ int tally_cli_run(int argc, char **argv)
         fprintf(stderr, "tally run: cannot set up the environment: %s\n", strerror(errno));
         return 2;
     }
+    struct destination outputs[3];
+    note_destination(&outputs[0], "TALLY_OUTPUT", "per-command report");
+    note_destination(&outputs[1], "TALLY_TRACE", "trace");
+    note_destination(&outputs[2], "TALLY_SAMPLE_OUTPUT", "samples");
     int status = run_program(argv + optind);
-    if (!o.quiet) {
-        say_where("per-command report", "TALLY_OUTPUT");
-        say_where("trace", "TALLY_TRACE");
-        if (o.sample)
-            say_where("samples", "TALLY_SAMPLE_OUTPUT");
-    }
+    for (int i = 0; i < 3 && !o.quiet; i++)
+        if (i < 2 || o.sample)
+            say_where(&outputs[i]);
     return status;
 }

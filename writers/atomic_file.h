@@ -1,10 +1,26 @@
 /*
- * A file written beside its destination and renamed over it when complete,
- * so a reader sees no file or a whole one. The temporary file is created
- * exclusively ("<path>.tmp.XXXXXX", O_CREAT|O_EXCL), so it never follows a
- * symlink; the rename replaces a symlink at the destination instead of
- * writing through it. Output goes through a fixed-size buffer, so memory stays
- * bounded however much is written.
+ * A file written whole or not at all, and never left half-made.
+ *
+ * A regular destination (or one that does not exist yet) is written into an
+ * unnamed file in its directory (O_TMPFILE), which is given the
+ * destination's name when committed: a reader sees no file or a whole one,
+ * and a process killed before the commit leaves nothing behind. Where the
+ * file system has no O_TMPFILE (or /proc is not mounted), a named temporary
+ * file "<path>.tmp.XXXXXX" beside the destination stands in, created
+ * exclusively so it never follows a symlink; only then can a killed process
+ * leave one behind. Either way the destination's name is replaced, not
+ * written through: a symlink there is replaced by the file.
+ *
+ * A destination that is a character device or a FIFO (/dev/null,
+ * /dev/stdout, a named pipe), also through a symlink, is written into
+ * directly, as a shell redirection would, and never replaced; a FIFO that no
+ * process reads is refused rather than waited on, and a reader that goes away
+ * is a write error, not a SIGPIPE. A directory or any other kind of file is
+ * refused.
+ *
+ * Every failing call returns TALLY_ERROR_IO with errno saying why (as
+ * atomic_file_strerror words it). Output goes through a fixed-size buffer,
+ * so memory stays bounded however much is written.
  *
  * Internal to libtally; one thread uses a file at a time.
  */
@@ -15,32 +31,50 @@
 
 #include "tally/types.h"
 
-/* Owned by its user (usually embedded in a writer); fields are private. */
-struct atomic_file {
-    FILE *stream;    /* on the temporary file; NULL when not open */
-    char *path;      /* the destination, as given */
-    char *temp_path; /* the temporary file beside it */
-    char *buffer;    /* the stream's buffer */
+enum atomic_file_mode {
+    ATOMIC_FILE_UNNAMED, /* O_TMPFILE, linked at commit */
+    ATOMIC_FILE_NAMED,   /* temp_path, renamed at commit */
+    ATOMIC_FILE_DIRECT,  /* the destination itself: a device or a FIFO */
 };
 
-/* Creates the temporary file. On error nothing is left open or on disk:
- * TALLY_ERROR_IO (the directory cannot take the file), OUT_OF_MEMORY,
- * INVALID_ARGUMENT (NULL or empty path). */
+/* Owned by its user (usually embedded in a writer, which must not move
+ * while open); fields are private. */
+struct atomic_file {
+    FILE *stream;    /* NULL when not open */
+    char *path;      /* the destination, as given */
+    char *temp_path; /* ATOMIC_FILE_NAMED: the temporary file beside it */
+    char *buffer;    /* the stream's buffer */
+    int fd;
+    int error; /* errno of the first failed write, 0 if none */
+    enum atomic_file_mode mode;
+};
+
+/* Opens the file for writing. On error nothing is left open or on disk:
+ * TALLY_ERROR_IO (errno: why), OUT_OF_MEMORY, INVALID_ARGUMENT (NULL or empty
+ * path). */
 tally_status atomic_file_open(struct atomic_file *f, const char *path);
 
 /* Where to write. Write errors are sticky (ferror) and make commit fail. */
 FILE *atomic_file_stream(struct atomic_file *f);
 
-/* True once a write has failed; the file cannot be committed any more. */
+/* True once a write has failed (errno then says why); the file cannot be
+ * committed any more. */
 bool atomic_file_failed(struct atomic_file *f);
 
-/* Flushes, syncs and renames the temporary file over the destination.
- * TALLY_ERROR_IO if any write or step failed; the temporary file is then
- * removed. The file is closed either way. */
+/* Flushes, syncs and gives the file its name (or, written directly, just
+ * flushes). TALLY_ERROR_IO, errno saying why, if any write or step failed;
+ * nothing is then left on disk. The file is closed either way. */
 tally_status atomic_file_commit(struct atomic_file *f);
 
-/* Closes and removes the temporary file; the destination is untouched.
- * Harmless on a file that failed to open. */
+/* Closes the file and discards what was written; the destination is
+ * untouched. Harmless on a file that failed to open. */
 void atomic_file_abort(struct atomic_file *f);
+
+/* An errno of these functions in words, for messages that name the path. */
+const char *atomic_file_strerror(int error);
+
+/* True when a and b name the same destination: the same existing file, or
+ * the same name in the same directory (spelled differently or not). */
+bool atomic_file_same_destination(const char *a, const char *b);
 
 #endif

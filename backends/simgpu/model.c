@@ -140,6 +140,11 @@ struct geometry {
     enum prim_class cls;
 };
 
+/* Vertex shader invocations of one instance. Indexed: the FIFO cache over
+ * the indices, which by construction shades every distinct index at least
+ * once and never more than once per index; without them, the reuse ratio,
+ * held to the one bound that still holds: a draw of any index shades at
+ * least one vertex. */
 static uint64_t vertex_invocations(struct simgpu *g, const tally_draw *d)
 {
     if (!(d->flags & TALLY_DRAW_INDEXED))
@@ -147,7 +152,8 @@ static uint64_t vertex_invocations(struct simgpu *g, const tally_draw *d)
     if (d->indices)
         return simgpu_vertex_cache_misses(d->indices, d->index_size, d->count,
                                           (uint32_t)g->profile.vertex_cache_entries, g->cache_ring);
-    return d->count - permille(d->count, g->profile.vertex_reuse_permille);
+    uint64_t modeled = d->count - permille(d->count, g->profile.vertex_reuse_permille);
+    return d->count ? max64(modeled, 1) : 0;
 }
 
 static struct geometry vertex_stages(struct simgpu *g, const tally_draw *d,

@@ -1,7 +1,15 @@
-/* simgpu's device profile: the embedded defaults and INI profile files. */
+/*
+ * simgpu's device profile: the embedded defaults, and profile files in the
+ * small INI dialect docs/profile.md describes, parsed strictly here. A
+ * general INI library accepts what that page calls errors (it splits long
+ * lines and parses their tails, takes "name: value", ignores text after a
+ * section's "]" and CR-only line ends), so the format is parsed by hand:
+ * every line is a blank, a comment, "[section]" or "name = value", and
+ * anything else is refused with the file and line.
+ */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
-#include <ini.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +17,8 @@
 
 _Static_assert(sizeof(struct simgpu_profile) == SIMGPU_PARAMETER_COUNT * sizeof(uint64_t),
                "the profile struct mirrors the parameter table");
+
+enum { MAX_PROFILE_BYTES = 1 << 20 }; /* a profile is a few hundred bytes */
 
 static uint64_t *slots(struct simgpu_profile *profile)
 {
@@ -21,68 +31,252 @@ void simgpu_profile_defaults(struct simgpu_profile *profile)
         slots(profile)[i] = simgpu_catalogue.parameters[i].default_value;
 }
 
-struct load {
+/* The parser's state: where it is, what it has seen, and the first error. */
+struct parse {
     struct simgpu_profile *profile;
-    char message[192];
+    const char *section; /* the catalogue's spelling; NULL before the first header */
+    uint32_t section_line, section_settings;
+    const char *seen[SIMGPU_PARAMETER_COUNT]; /* sections begun so far, and where */
+    uint32_t seen_line[SIMGPU_PARAMETER_COUNT], seen_count;
+    uint32_t set_on_line[SIMGPU_PARAMETER_COUNT]; /* 0: not set by this file */
+    uint32_t line;
+    char message[160];
 };
 
-static const struct tally_parameter_info *find(const char *section, const char *name, int *index)
+/* A line: [begin, end) with blanks trimmed at both ends. */
+struct text {
+    const char *begin, *end;
+};
+
+static bool blank(char c)
 {
-    for (uint32_t i = 0; i < SIMGPU_PARAMETER_COUNT; i++) {
-        const struct tally_parameter_info *p = &simgpu_catalogue.parameters[i];
-        if (strcmp(p->section, section) == 0 && strcmp(p->name, name) == 0) {
-            *index = (int)i;
-            return p;
-        }
-    }
+    return c == ' ' || c == '\t';
+}
+
+static struct text trim(struct text t)
+{
+    while (t.begin < t.end && blank(*t.begin))
+        t.begin++;
+    while (t.end > t.begin && blank(t.end[-1]))
+        t.end--;
+    return t;
+}
+
+static bool equals(struct text t, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(t.end - t.begin) == n && memcmp(t.begin, word, n) == 0;
+}
+
+__attribute__((format(printf, 2, 3))) static int fail(struct parse *p, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(p->message, sizeof(p->message), format, args);
+    va_end(args);
+    return -1;
+}
+
+static const char *known_section(struct text name)
+{
+    for (uint32_t i = 0; i < SIMGPU_PARAMETER_COUNT; i++)
+        if (equals(name, simgpu_catalogue.parameters[i].section))
+            return simgpu_catalogue.parameters[i].section;
     return NULL;
 }
 
-static bool parse_unsigned(const char *text, uint64_t *out)
+/* A header closes the previous section, which must have had a setting. */
+static int end_section(struct parse *p)
 {
-    char *end;
-    if (!*text || *text == '-' || *text == '+')
+    if (p->section && p->section_settings == 0) {
+        p->line = p->section_line;
+        return fail(p, "section [%s] has no settings", p->section);
+    }
+    return 0;
+}
+
+static int header(struct parse *p, struct text line)
+{
+    const char *close = memchr(line.begin, ']', (size_t)(line.end - line.begin));
+    if (!close)
+        return fail(p, "a section header needs a closing \"]\"");
+    if (close + 1 != line.end)
+        return fail(p, "text after the section header's \"]\": \"%.*s\"",
+                    (int)(line.end - close - 1), close + 1);
+    struct text name = trim((struct text){line.begin + 1, close});
+    const char *section = known_section(name);
+    if (name.begin == name.end)
+        return fail(p, "an empty section name");
+    if (!section)
+        return fail(p, "no section [%.*s] (see docs/profile.md)", (int)(name.end - name.begin),
+                    name.begin);
+    for (uint32_t i = 0; i < p->seen_count; i++)
+        if (p->seen[i] == section)
+            return fail(p, "section [%s] is given twice (first on line %u)", section,
+                        p->seen_line[i]);
+    if (end_section(p))
+        return -1;
+    p->seen[p->seen_count] = section;
+    p->seen_line[p->seen_count++] = p->line;
+    p->section = section;
+    p->section_line = p->line;
+    p->section_settings = 0;
+    return 0;
+}
+
+static bool parse_unsigned(struct text value, uint64_t *out)
+{
+    char digits[24];
+    size_t n = (size_t)(value.end - value.begin);
+    if (n == 0 || n >= sizeof(digits))
         return false;
+    for (size_t i = 0; i < n; i++)
+        if (value.begin[i] < '0' || value.begin[i] > '9')
+            return false;
+    memcpy(digits, value.begin, n);
+    digits[n] = '\0';
     errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end)
+    unsigned long long v = strtoull(digits, NULL, 10);
+    if (errno)
         return false;
     *out = v;
     return true;
 }
 
-static int on_entry(void *user, const char *section, const char *name, const char *value)
+/* A comment may follow a value after a blank: "core_clock_mhz = 500 ; slower". */
+static struct text strip_inline_comment(struct text value)
 {
-    struct load *load = user;
-    int index;
-    uint64_t v;
-    const struct tally_parameter_info *p = find(section, name, &index);
-    if (!p)
-        snprintf(load->message, sizeof(load->message), "no parameter [%s] %s", section, name);
-    else if (!parse_unsigned(value, &v))
-        snprintf(load->message, sizeof(load->message), "%s: \"%s\" is not an unsigned integer",
-                 name, value);
-    else if (v < p->min_value || v > p->max_value)
-        snprintf(load->message, sizeof(load->message), "%s = %s is outside %llu to %llu", name,
-                 value, (unsigned long long)p->min_value, (unsigned long long)p->max_value);
-    else {
-        slots(load->profile)[index] = v;
-        return 1;
+    for (const char *c = value.begin + 1; c < value.end; c++)
+        if ((*c == '#' || *c == ';') && blank(c[-1]))
+            return trim((struct text){value.begin, c});
+    return value;
+}
+
+static int find_parameter(struct parse *p, struct text name)
+{
+    for (uint32_t i = 0; i < SIMGPU_PARAMETER_COUNT; i++) {
+        const struct tally_parameter_info *info = &simgpu_catalogue.parameters[i];
+        if (strcmp(info->section, p->section) == 0 && equals(name, info->name))
+            return (int)i;
     }
+    return -1;
+}
+
+static int setting(struct parse *p, struct text line)
+{
+    const char *eq = memchr(line.begin, '=', (size_t)(line.end - line.begin));
+    if (!eq)
+        return fail(p, "not a \"name = value\" line: \"%.*s\"", (int)(line.end - line.begin),
+                    line.begin);
+    struct text name = trim((struct text){line.begin, eq});
+    struct text value = strip_inline_comment(trim((struct text){eq + 1, line.end}));
+    if (!p->section)
+        return fail(p, "\"%.*s\" comes before any [section]", (int)(name.end - name.begin),
+                    name.begin);
+    int index = find_parameter(p, name);
+    if (index < 0) {
+        return fail(p, "no parameter %.*s in [%s]", (int)(name.end - name.begin), name.begin,
+                    p->section);
+    }
+    const struct tally_parameter_info *info = &simgpu_catalogue.parameters[index];
+    uint64_t v;
+    if (p->set_on_line[index]) {
+        return fail(p, "%s is set twice (first on line %u)", info->name, p->set_on_line[index]);
+    }
+    if (!parse_unsigned(value, &v))
+        return fail(p, "\"%.*s\" is not an unsigned integer", (int)(value.end - value.begin),
+                    value.begin);
+    if (v < info->min_value || v > info->max_value) {
+        return fail(p, "%s = %llu is outside %llu to %llu", info->name, (unsigned long long)v,
+                    (unsigned long long)info->min_value, (unsigned long long)info->max_value);
+    }
+    slots(p->profile)[index] = v;
+    p->set_on_line[index] = p->line;
+    p->section_settings++;
     return 0;
+}
+
+static int parse_line(struct parse *p, struct text line)
+{
+    line = trim(line);
+    if (line.begin == line.end || *line.begin == '#' || *line.begin == ';')
+        return 0;
+    return *line.begin == '[' ? header(p, line) : setting(p, line);
+}
+
+/* Lines end at LF (CRLF too); a CR anywhere else, or a NUL byte, is refused
+ * rather than read as something the file may not mean. */
+static int parse_text(struct parse *p, const char *text, size_t size)
+{
+    const char *at = text, *end = text + size;
+    if (size >= 3 && memcmp(at, "\xEF\xBB\xBF", 3) == 0)
+        at += 3; /* a UTF-8 byte order mark */
+    for (p->line = 1; at < end; p->line++) {
+        const char *newline = memchr(at, '\n', (size_t)(end - at));
+        const char *stop = newline ? newline : end;
+        struct text line = {at, stop};
+        if (line.end > line.begin && line.end[-1] == '\r')
+            line.end--;
+        if (memchr(line.begin, '\0', (size_t)(line.end - line.begin)))
+            return fail(p, "a NUL byte; a profile is text");
+        if (memchr(line.begin, '\r', (size_t)(line.end - line.begin)))
+            return fail(p, "a carriage return inside the line; lines end with a line feed");
+        if (parse_line(p, line))
+            return -1;
+        at = newline ? newline + 1 : end;
+    }
+    return end_section(p);
+}
+
+tally_status simgpu_profile_parse(struct simgpu_profile *profile, const char *name,
+                                  const char *text, size_t size, char *error, size_t error_size)
+{
+    struct parse *p = calloc(1, sizeof(*p));
+    if (!p)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    struct simgpu_profile parsed = *profile; /* a refused file changes nothing */
+    p->profile = &parsed;
+    tally_status status = TALLY_OK;
+    if (parse_text(p, text, size) == 0)
+        *profile = parsed;
+    else {
+        snprintf(error, error_size, "profile %s, line %u: %s", name, p->line, p->message);
+        status = TALLY_ERROR_BAD_PROFILE;
+    }
+    free(p);
+    return status;
+}
+
+/* The whole file, up to MAX_PROFILE_BYTES; NULL with errno set on failure. */
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = malloc(MAX_PROFILE_BYTES + 1);
+    size_t n = text ? fread(text, 1, MAX_PROFILE_BYTES + 1, f) : 0;
+    int error = !text ? ENOMEM : ferror(f) ? EIO : n > MAX_PROFILE_BYTES ? EFBIG : 0;
+    fclose(f);
+    if (error) {
+        free(text);
+        errno = error;
+        return NULL;
+    }
+    *size = n;
+    return text;
 }
 
 tally_status simgpu_profile_load(struct simgpu_profile *profile, const char *path, char *error,
                                  size_t error_size)
 {
-    struct load load = {.profile = profile};
-    int line = ini_parse(path, on_entry, &load);
-    if (line == 0)
-        return TALLY_OK;
-    if (line < 0)
-        snprintf(error, error_size, "profile %s: cannot read the file", path);
-    else
-        snprintf(error, error_size, "profile %s, line %d: %s", path, line,
-                 load.message[0] ? load.message : "not a name = value line");
-    return TALLY_ERROR_BAD_PROFILE;
+    size_t size = 0;
+    char *text = read_file(path, &size);
+    if (!text) {
+        snprintf(error, error_size, "profile %s: cannot read the file: %s", path,
+                 errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+        return TALLY_ERROR_BAD_PROFILE;
+    }
+    tally_status status = simgpu_profile_parse(profile, path, text, size, error, error_size);
+    free(text);
+    return status;
 }

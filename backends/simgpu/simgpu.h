@@ -11,10 +11,14 @@ struct simgpu {
     uint32_t *cache_ring; /* vertex cache model scratch */
 };
 
-/* profile.c */
+/* profile.c: the defaults, and a profile file's settings over them. On an
+ * error the profile is unchanged and `error` names the file (`name` for
+ * text) and the line. */
 void simgpu_profile_defaults(struct simgpu_profile *profile);
 tally_status simgpu_profile_load(struct simgpu_profile *profile, const char *path, char *error,
                                  size_t error_size);
+tally_status simgpu_profile_parse(struct simgpu_profile *profile, const char *name,
+                                  const char *text, size_t size, char *error, size_t error_size);
 
 /* vertex_cache.c: vertex shader invocations of one instance of an indexed
  * draw, through a FIFO post-transform cache of `entries` entries. */

@@ -90,8 +90,11 @@ typedef struct tally_counter_info {
     tally_counter_source source;
     uint32_t raw_index;     /* slot in raw vectors; TALLY_NOT_RAW if derived */
     const char *expression; /* RPN text of a derived counter, else NULL */
-    bool exact;             /* determined by the commands, not by the model */
-    tally_value min_value;  /* inclusive range, in the storage's member */
+    bool exact;             /* always determined by the commands, not by the model */
+    /* Counters exact only under conditions: what they are, and what the model
+     * does otherwise (one sentence or two); NULL for always exact or modeled. */
+    const char *exact_when;
+    tally_value min_value; /* inclusive range, in the storage's member */
     tally_value max_value;
     uint8_t uuid[16]; /* RFC 4122 version 5 UUID of the symbol alone */
     uint32_t alias_count;

@@ -54,6 +54,10 @@ TALLY_API tally_status tally_device_open(const tally_device_options *options, ta
 /* Drains the queue, finishes the report and trace files, frees everything.
  * Objects created from the device must be released first. */
 TALLY_API void tally_device_close(tally_device *device);
+/* tally_device_close, saying whether the report and trace files were
+ * written: TALLY_ERROR_IO (each failure logged with its path and reason)
+ * if one was not, so a tool does not announce a file it failed to write. */
+TALLY_API tally_status tally_device_finish(tally_device *device);
 
 /*
  * The process-wide device of the front doors, opened from the environment on

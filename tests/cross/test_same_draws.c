@@ -12,7 +12,9 @@
  * parameters (counts, instances, topology, index type) — DrawCalls,
  * IaVertices, IaPrimitives, IaIndexBytes, VsInvocations, VsWaves and
  * ClipperInvocations (no tessellation or geometry stage: every assembled
- * primitive reaches clipping). Not compared: the Shader*Instructions
+ * primitive reaches clipping); for the indexed draw VsInvocations and
+ * VsWaves are exact only where the indices are known (GL), so each door is
+ * checked against them on its own. Not compared: the Shader*Instructions
  * counters, exact too but each stage's static instruction mix times its
  * invocations, and the GL shim profiles GLSL where the layer profiles
  * SPIR-V, so the same shader need not have the same mix; the modeled
@@ -106,15 +108,32 @@ static unsigned long long line_number(json_object *line, const char *field)
     return (unsigned long long)json_object_get_uint64(value);
 }
 
-static void assert_same_counters(json_object *gl, json_object *vulkan)
+/* Indexed draws: VsInvocations and VsWaves are conditional counters, exact
+ * only when the front door knows the indices (see docs/counters.md). The GL
+ * shim reads them from the element buffer; the Vulkan layer does not read
+ * index buffers, so its values are modeled. Those two are checked against
+ * their bounds instead, and the rest compared. */
+static bool conditional_for_indexed_draws(const char *symbol)
+{
+    return strcmp(symbol, "VsInvocations") == 0 || strcmp(symbol, "VsWaves") == 0;
+}
+
+static void assert_same_counters_of(json_object *gl, json_object *vulkan, bool indexed)
 {
     for (size_t i = 0; i < COMPARED_COUNT; i++) {
+        if (indexed && conditional_for_indexed_draws(COMPARED[i]))
+            continue;
         unsigned long long through_gl = command_value(gl, COMPARED[i]);
         unsigned long long through_vulkan = command_value(vulkan, COMPARED[i]);
         if (through_gl != through_vulkan || through_gl == ~0ull)
             fail_msg("%s: %llu through GL, %llu through Vulkan", COMPARED[i], through_gl,
                      through_vulkan);
     }
+}
+
+static void assert_same_counters(json_object *gl, json_object *vulkan)
+{
+    assert_same_counters_of(gl, vulkan, false);
 }
 
 /* A triangle list of n vertices is n / 3 whole triangles (the Vulkan spec's
@@ -180,15 +199,20 @@ static void indexed_draw_counts_the_same_through_gl_and_vulkan(void **state)
                                        TRIANGLE_LIST_INDEXED_CALL, &at);
     assert_non_null(gl);
     assert_non_null(vulkan);
-    assert_same_counters(gl, vulkan);
+    assert_same_counters_of(gl, vulkan, true);
 
     assert_triangle_list_input(gl, VK_WORKLOAD_INDICES, VK_WORKLOAD_INDEXED_INSTANCES);
     /* 32-bit indices (GL_UNSIGNED_INT, VK_INDEX_TYPE_UINT32), read per instance. */
     assert_int_equal(command_value(gl, "IaIndexBytes"),
                      VK_WORKLOAD_INDICES * VK_WORKLOAD_INDEXED_INSTANCES * UINT32_INDEX_BYTES);
-    /* The spec lets indexed draws reuse shaded vertices: at least one
-     * invocation per instance, at most one per index. */
-    unsigned long long shaded = command_value(gl, "VsInvocations");
+    /* GL's indices 0, 1, 2, ... are all distinct and the shim reads them:
+     * every index is shaded once per instance, which no GPU can undercut. */
+    assert_int_equal(command_value(gl, "VsInvocations"),
+                     VK_WORKLOAD_INDICES * VK_WORKLOAD_INDEXED_INSTANCES);
+    /* The layer passes no indices: modeled, within the bounds that hold
+     * without them (at least one invocation per instance, at most one per
+     * index). */
+    unsigned long long shaded = command_value(vulkan, "VsInvocations");
     assert_true(shaded >= VK_WORKLOAD_INDEXED_INSTANCES);
     assert_true(shaded <= VK_WORKLOAD_INDICES * VK_WORKLOAD_INDEXED_INSTANCES);
 

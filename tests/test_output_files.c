@@ -1,0 +1,458 @@
+/*
+ * The files a device writes (TALLY_OUTPUT, TALLY_TRACE, TALLY_SAMPLE_OUTPUT)
+ * and the options that shape them (TALLY_COUNTERS, TALLY_SAMPLE), as a user
+ * meets them: a device node or FIFO is written into and never replaced, an
+ * unusable path is refused with the path and the system's reason, a killed
+ * program leaves nothing behind, two outputs never share a file, and the
+ * counter list and sampling interval say what they do with odd values.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tally/tally.h"
+
+struct fixture {
+    char dir[64];
+    char path[256];
+};
+
+static int make_dir(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof *fx);
+    strcpy(fx->dir, "/tmp/tally-outputs-XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int remove_dir(void **state)
+{
+    struct fixture *fx = *state;
+    nftw(fx->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(fx);
+    return 0;
+}
+
+static const char *path_in(struct fixture *fx, const char *name)
+{
+    snprintf(fx->path, sizeof fx->path, "%s/%s", fx->dir, name);
+    return fx->path;
+}
+
+static int entry_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = calloc(1, 1 << 20);
+    fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    return text;
+}
+
+/* Opens a device with the options; the device or NULL, the message in error. */
+static tally_device *open_device(const tally_device_options *options, char *error, size_t size)
+{
+    tally_device_options o = *options;
+    o.clock = TALLY_CLOCK_VIRTUAL;
+    tally_device *device = NULL;
+    error[0] = '\0';
+    tally_device_open(&o, &device, error, size);
+    return device;
+}
+
+/* One draw through the device, so its report has a row. */
+static void draw_once(tally_device *device)
+{
+    tally_context *context = NULL;
+    tally_stream *stream = NULL;
+    assert_int_equal(tally_context_create(device, "test", &context), TALLY_OK);
+    assert_int_equal(tally_stream_create(context, &stream), TALLY_OK);
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &stream, .stream_count = 1, .api_name = "test"};
+    assert_int_equal(tally_submit(device, &sub, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    tally_stream_destroy(stream);
+    tally_context_destroy(context);
+}
+
+/* --- device nodes and FIFOs ----------------------------------------------------- */
+
+struct reader {
+    int fd;
+    char text[1 << 16];
+};
+
+static void *read_fifo(void *arg)
+{
+    struct reader *r = arg;
+    size_t used = 0;
+    for (ssize_t n; (n = read(r->fd, r->text + used, sizeof(r->text) - 1 - used)) > 0;)
+        used += (size_t)n; /* until the writer closes it */
+    return NULL;
+}
+
+static void a_fifo_is_written_into_and_stays_a_fifo(void **state)
+{
+    struct fixture *fx = *state;
+    const char *fifo = path_in(fx, "report.csv");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* A reader first, so the writer finds one; it reads once the writer is there. */
+    static struct reader r;
+    memset(&r, 0, sizeof r);
+    r.fd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(r.fd >= 0);
+    char error[256];
+    tally_device *device =
+        open_device(&(tally_device_options){.report_path = fifo}, error, sizeof error);
+    assert_non_null(device);
+    assert_int_equal(fcntl(r.fd, F_SETFL, 0), 0);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, read_fifo, &r), 0);
+    draw_once(device);
+    assert_int_equal(tally_device_finish(device), TALLY_OK);
+    pthread_join(thread, NULL);
+    close(r.fd);
+    assert_non_null(strstr(r.text, "sequence,kind,api_name"));
+    assert_non_null(strstr(r.text, "\n1,draw,draw,1,test,0,1,1,,0,265,265,265,3,1,3,"));
+    struct stat st;
+    assert_int_equal(stat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(entry_count(fx->dir), 1);
+}
+
+static void a_fifo_that_no_process_reads_is_refused_at_once(void **state)
+{
+    struct fixture *fx = *state;
+    const char *fifo = path_in(fx, "trace.json");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    char error[256];
+    assert_null(open_device(&(tally_device_options){.trace_path = fifo}, error, sizeof error));
+    assert_non_null(strstr(error, fifo));
+    assert_non_null(strstr(error, "no process has it open for reading"));
+    struct stat st;
+    assert_int_equal(stat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+}
+
+/* A character device of the given numbers in the test's directory, or
+ * false where this user may not make one (the real /dev is never used: a
+ * regression would replace it). */
+static bool make_device(const char *path, unsigned major_number, unsigned minor_number)
+{
+    if (mknod(path, S_IFCHR | 0666, makedev(major_number, minor_number)) != 0)
+        return false;
+    int fd = open(path, O_WRONLY); /* a file system mounted nodev refuses it */
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+static void a_device_node_is_written_into_and_not_replaced(void **state)
+{
+    struct fixture *fx = *state;
+    const char *null_device = path_in(fx, "null");
+    if (!make_device(null_device, 1, 3))
+        skip();
+    char error[256];
+    tally_device *device =
+        open_device(&(tally_device_options){.report_path = null_device}, error, sizeof error);
+    assert_non_null(device);
+    draw_once(device);
+    assert_int_equal(tally_device_finish(device), TALLY_OK);
+    struct stat st;
+    assert_int_equal(stat(null_device, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(entry_count(fx->dir), 1);
+}
+
+static void a_full_device_fails_the_finish_and_says_why(void **state)
+{
+    struct fixture *fx = *state;
+    const char *full = path_in(fx, "full");
+    if (!make_device(full, 1, 7)) /* /dev/full: every write is ENOSPC */
+        skip();
+    char error[256];
+    tally_device *device =
+        open_device(&(tally_device_options){.report_path = full}, error, sizeof error);
+    assert_non_null(device);
+    draw_once(device);
+    assert_int_equal(tally_device_finish(device), TALLY_ERROR_IO);
+    struct stat st;
+    assert_int_equal(stat(full, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+}
+
+/* --- unusable paths --------------------------------------------------------------- */
+
+static void a_missing_directory_is_named_with_the_system_reason(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "no/such/dir/report.csv");
+    char error[512];
+    assert_null(open_device(&(tally_device_options){.report_path = path}, error, sizeof error));
+    assert_non_null(strstr(error, path));
+    assert_non_null(strstr(error, "No such file or directory"));
+}
+
+static void a_directory_is_refused_before_anything_is_written(void **state)
+{
+    struct fixture *fx = *state;
+    char error[512];
+    assert_null(open_device(&(tally_device_options){.trace_path = fx->dir}, error, sizeof error));
+    assert_non_null(strstr(error, fx->dir));
+    assert_non_null(strstr(error, "Is a directory"));
+    assert_int_equal(entry_count(fx->dir), 0);
+}
+
+static void a_permission_problem_is_named_with_the_system_reason(void **state)
+{
+    struct fixture *fx = *state;
+    if (geteuid() == 0)
+        skip(); /* root may write anywhere */
+    const char *locked = path_in(fx, "locked");
+    assert_int_equal(mkdir(locked, 0500), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/report.csv", locked);
+    char error[512];
+    assert_null(open_device(&(tally_device_options){.report_path = path}, error, sizeof error));
+    assert_non_null(strstr(error, path));
+    assert_non_null(strstr(error, "Permission denied"));
+}
+
+/* --- a killed program ------------------------------------------------------------ */
+
+static void a_killed_program_leaves_no_temporary_file(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "report.csv");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        const tally_catalogue *cat = NULL;
+        uint32_t column = 0;
+        tally_report *report = NULL;
+        tally_backend_catalogue("simgpu", &cat);
+        if (tally_report_open(path, TALLY_REPORT_CSV, cat, &column, 1, &report) != TALLY_OK)
+            _exit(1);
+        tally_command_record record = {
+            .api_name = "draw", .kind = "draw", .context_api = "t", .label = ""};
+        tally_value value = {.u64 = 1};
+        for (int i = 0; i < 20000; i++) /* well past the buffer: bytes are on disk */
+            tally_report_write(report, &record, &value);
+        raise(SIGKILL);
+        _exit(2);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(entry_count(fx->dir), 0);
+}
+
+/* --- outputs that name the same file ----------------------------------------------- */
+
+static void output_and_trace_naming_one_file_keep_the_report(void **state)
+{
+    struct fixture *fx = *state;
+    char report[300], trace[300];
+    snprintf(report, sizeof report, "%s/out.json", fx->dir);
+    snprintf(trace, sizeof trace, "%s/./out.json", fx->dir); /* another spelling */
+    char error[256];
+    tally_device *device = open_device(
+        &(tally_device_options){.report_path = report, .trace_path = trace}, error, sizeof error);
+    assert_non_null(device);
+    draw_once(device);
+    assert_int_equal(tally_device_finish(device), TALLY_OK);
+    char *text = read_text(report);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\"commands\""));
+    assert_null(strstr(text, "traceEvents"));
+    free(text);
+    assert_int_equal(entry_count(fx->dir), 1);
+}
+
+/* --- TALLY_COUNTERS ---------------------------------------------------------------- */
+
+/* The CSV header of a report of one draw with the counter list. */
+static char *header_for(struct fixture *fx, const char *counters)
+{
+    const char *path = path_in(fx, "columns.csv");
+    char error[256];
+    tally_device *device =
+        open_device(&(tally_device_options){.report_path = path, .report_counters = counters},
+                    error, sizeof error);
+    assert_non_null(device);
+    assert_int_equal(tally_device_finish(device), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(text);
+    *strchr(text, '\n') = '\0';
+    return text;
+}
+
+static unsigned columns_named(const char *header, const char *symbol)
+{
+    unsigned n = 0;
+    size_t length = strlen(symbol);
+    for (const char *at = header; (at = strstr(at, symbol)); at += length)
+        n += at[-1] == ',' && (at[length] == ',' || at[length] == '\0');
+    return n;
+}
+
+static unsigned column_count(const char *header)
+{
+    unsigned n = 1;
+    for (const char *c = header; *c; c++)
+        n += *c == ',';
+    return n;
+}
+
+enum { RECORD_COLUMNS = 12 }; /* sequence ... duration_ns */
+
+static void a_counter_listed_twice_gets_one_column(void **state)
+{
+    char *header = header_for(*state, "GpuTime,DrawCalls,GpuTime, DrawCalls");
+    assert_int_equal(columns_named(header, "GpuTime"), 1);
+    assert_int_equal(columns_named(header, "DrawCalls"), 1);
+    assert_int_equal(column_count(header), RECORD_COLUMNS + 2);
+    free(header);
+}
+
+static void all_with_more_names_is_every_counter_once(void **state)
+{
+    const tally_catalogue *cat = NULL;
+    assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
+    char *header = header_for(*state, "all,GpuTime");
+    assert_int_equal(columns_named(header, "GpuTime"), 1);
+    assert_int_equal(column_count(header), RECORD_COLUMNS + tally_catalogue_counter_count(cat));
+    free(header);
+}
+
+static void an_empty_counter_list_gives_the_default_columns(void **state)
+{
+    char *empty = header_for(*state, " , ");
+    char *unset = header_for(*state, NULL);
+    assert_string_equal(empty, unset);
+    assert_int_equal(columns_named(empty, "GpuTime"), 1);
+    free(empty);
+    free(unset);
+}
+
+/* --- TALLY_SAMPLE ------------------------------------------------------------------- */
+
+/* What the shared device logs when opened and released with this
+ * environment, stderr captured in a file. */
+static char *log_of_shared_device(struct fixture *fx, const char *sample)
+{
+    const char *log = path_in(fx, "stderr.txt");
+    fflush(stderr);
+    int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    setenv("TALLY_SAMPLE", sample, 1);
+    tally_device *device = NULL;
+    tally_status s = tally_device_acquire_shared(&device);
+    tally_device_release_shared(device);
+    unsetenv("TALLY_SAMPLE");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_int_equal(s, TALLY_OK);
+    char *text = read_text(log);
+    assert_non_null(text);
+    return text;
+}
+
+static void a_sampling_interval_past_the_limit_says_the_limit(void **state)
+{
+    char *log = log_of_shared_device(*state, "5s");
+    assert_non_null(strstr(log, "\"5s\" is longer than the longest interval, 4.294967295 s"));
+    assert_null(strstr(log, "not an interval"));
+    free(log);
+}
+
+static void a_sampling_interval_of_no_time_says_so(void **state)
+{
+    char *log = log_of_shared_device(*state, "0ms");
+    assert_non_null(strstr(log, "\"0ms\" is no time"));
+    free(log);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    setenv("TALLY_LOG", "warn", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_fifo_is_written_into_and_stays_a_fifo, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_fifo_that_no_process_reads_is_refused_at_once, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_device_node_is_written_into_and_not_replaced, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_full_device_fails_the_finish_and_says_why, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_missing_directory_is_named_with_the_system_reason,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_directory_is_refused_before_anything_is_written, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_permission_problem_is_named_with_the_system_reason,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_killed_program_leaves_no_temporary_file, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(output_and_trace_naming_one_file_keep_the_report, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_counter_listed_twice_gets_one_column, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(all_with_more_names_is_every_counter_once, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(an_empty_counter_list_gives_the_default_columns, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_sampling_interval_past_the_limit_says_the_limit, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_sampling_interval_of_no_time_says_so, make_dir,
+                                        remove_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
