@@ -15,9 +15,8 @@ namespace tally_igdmd
  * thread interrupts it within one slice. */
 constexpr uint32_t wait_slice_ms = 10;
 
-static void describe_io_info(Information &info, uint32_t id, const char *symbol,
-                             const char *name, const char *description, TInformationType type,
-                             const char *units)
+static void describe_io_info(Information &info, uint32_t id, const char *symbol, const char *name,
+                             const char *description, TInformationType type, const char *units)
 {
     info.params = {};
     info.params.IdInSet = id;
@@ -146,7 +145,8 @@ TCompletionCode ConcurrentGroup::ReadIoStream(uint32_t *reportsCount, char *repo
                          ? (uint32_t)TALLY_MD_IO_READ_FLAG_DROP_OLD_REPORTS
                          : 0u;
     uint32_t status_flags = 0;
-    tally_status s = tally_md_read_io_stream(group_, reportsCount, reportData, flags, &status_flags);
+    tally_status s =
+        tally_md_read_io_stream(group_, reportsCount, reportData, flags, &status_flags);
     if (s != TALLY_OK)
         return device_->fail(to_completion_code(s));
     tally_device_info info;

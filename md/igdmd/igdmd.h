@@ -95,10 +95,10 @@ class MetricSet final : public IMetricSet_1_13
     TCompletionCode RemoveMetric(IMetricPrototype_1_13 *metricPrototype) override;
     TCompletionCode Finalize() override;
     IMetric_1_13 *AddCustomMetric(const char *, const char *, const char *, const char *,
-                                  const char *, uint32_t, uint32_t, TMetricResultType,
-                                  const char *, TMetricType, int64_t, int64_t, THwUnitType,
+                                  const char *, uint32_t, uint32_t, TMetricResultType, const char *,
+                                  TMetricType, int64_t, int64_t, THwUnitType, const char *,
                                   const char *, const char *, const char *, const char *,
-                                  const char *, const char *, uint32_t) override;
+                                  const char *, uint32_t) override;
 
   private:
     void convert_row(const tally_md_typed_value *row, TTypedValue_1_0 *out,
@@ -194,8 +194,7 @@ class Device final : public IMetricsDevice_1_13
     IOverride_1_2 *GetOverride(uint32_t index) override;
     IOverride_1_2 *GetOverrideByName(const char *symbolName) override;
     TCompletionCode GetGpuCpuTimestamps(uint64_t *gpuTimestampNs, uint64_t *cpuTimestampNs,
-                                        uint32_t *cpuId,
-                                        uint64_t *correlationIndicatorNs) override;
+                                        uint32_t *cpuId, uint64_t *correlationIndicatorNs) override;
 
   private:
     Device() = default;

@@ -32,11 +32,12 @@
 /* The interface version tally implements, reported by GetParams(). */
 #define MD_API_BUILD_NUMBER_CURRENT 180
 
-#define MD_API_VERSION_COMBINE_MAJOR_MINOR(version)                                               \
+#define MD_API_VERSION_COMBINE_MAJOR_MINOR(version)                                                \
     ((uint64_t)(version).MajorNumber << 32 | (uint64_t)(version).MinorNumber)
-#define MD_API_VERSION_AT_LEAST(required, current)                                                \
+#define MD_API_VERSION_AT_LEAST(required, current)                                                 \
     (MD_API_VERSION_COMBINE_MAJOR_MINOR(current) > MD_API_VERSION_COMBINE_MAJOR_MINOR(required) || \
-     (MD_API_VERSION_COMBINE_MAJOR_MINOR(current) == MD_API_VERSION_COMBINE_MAJOR_MINOR(required) && \
+     (MD_API_VERSION_COMBINE_MAJOR_MINOR(current) ==                                               \
+          MD_API_VERSION_COMBINE_MAJOR_MINOR(required) &&                                          \
       (current).BuildNumber >= (required).BuildNumber))
 
 namespace MetricsDiscovery
@@ -628,7 +629,8 @@ class IMetricPrototype_1_13
     virtual ~IMetricPrototype_1_13() {}
     virtual const TMetricPrototypeParams_1_13 *GetParams(void) const = 0;
     virtual IMetricPrototype_1_13 *Clone(void) = 0;
-    virtual const TMetricPrototypeOptionDescriptor_1_13 *GetOptionDescriptor(uint32_t index) const = 0;
+    virtual const TMetricPrototypeOptionDescriptor_1_13 *
+    GetOptionDescriptor(uint32_t index) const = 0;
     virtual TCompletionCode SetOption(const TOptionDescriptorType optionType,
                                       const TTypedValue_1_0 *typedValue) = 0;
     virtual TCompletionCode ChangeNames(const char *symbolName, const char *shortName,
@@ -656,16 +658,14 @@ class IMetricSet_1_0
     virtual IMetricSet_1_0 *GetComplementaryMetricSet(uint32_t index) = 0;
     virtual TCompletionCode Activate(void) = 0;
     virtual TCompletionCode Deactivate(void) = 0;
-    virtual IMetric_1_0 *AddCustomMetric(const char *symbolName, const char *shortName,
-                                         const char *groupName, const char *longName,
-                                         const char *dxToOglAlias, uint32_t usageFlagsMask,
-                                         uint32_t apiMask, TMetricResultType resultType,
-                                         const char *resultUnits, TMetricType metricType,
-                                         int64_t loWatermark, int64_t hiWatermark,
-                                         THwUnitType hwType, const char *ioReadEquation,
-                                         const char *deltaFunction, const char *queryReadEquation,
-                                         const char *normalizationEquation,
-                                         const char *maxValueEquation, const char *signalName) = 0;
+    virtual IMetric_1_0 *
+    AddCustomMetric(const char *symbolName, const char *shortName, const char *groupName,
+                    const char *longName, const char *dxToOglAlias, uint32_t usageFlagsMask,
+                    uint32_t apiMask, TMetricResultType resultType, const char *resultUnits,
+                    TMetricType metricType, int64_t loWatermark, int64_t hiWatermark,
+                    THwUnitType hwType, const char *ioReadEquation, const char *deltaFunction,
+                    const char *queryReadEquation, const char *normalizationEquation,
+                    const char *maxValueEquation, const char *signalName) = 0;
 };
 
 /* 1.1: calculation. outSize is in bytes; the bool asks for context filtering. */

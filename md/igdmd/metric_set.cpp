@@ -236,8 +236,7 @@ void MetricSet::convert_row(const tally_md_typed_value *row, TTypedValue_1_0 *ou
  * must have room for as many reports as rawData holds. */
 TCompletionCode MetricSet::CalculateMetrics(const uint8_t *rawData, uint32_t rawDataSize,
                                             TTypedValue_1_0 *out, uint32_t outSize,
-                                            uint32_t *outReportCount,
-                                            TTypedValue_1_0 *outMaxValues,
+                                            uint32_t *outReportCount, TTypedValue_1_0 *outMaxValues,
                                             uint32_t outMaxValuesSize)
 {
     if (!rawData || !out)
@@ -282,8 +281,7 @@ TCompletionCode MetricSet::CalculateMetrics(const uint8_t *rawData, uint32_t raw
 
 /* outSize is compared with the number of items, as Intel's library does
  * (a size in bytes is larger, so passes too). */
-TCompletionCode MetricSet::CalculateIoMeasurementInformation(TTypedValue_1_0 *out,
-                                                             uint32_t outSize)
+TCompletionCode MetricSet::CalculateIoMeasurementInformation(TTypedValue_1_0 *out, uint32_t outSize)
 {
     if (!out || outSize < IO_INFO_COUNT)
         return device_->fail(CC_ERROR_INVALID_PARAMETER);

@@ -41,8 +41,7 @@ TCompletionCode Device::open(Device **out)
     device->groups_.reset(new (std::nothrow) ConcurrentGroup[p->concurrent_groups_count + 1]);
     ok = ok && device->groups_;
     for (uint32_t g = 0; ok && g < p->concurrent_groups_count; g++)
-        ok = device->groups_[g].init(device,
-                                     tally_md_device_get_concurrent_group(device->md_, g));
+        ok = device->groups_[g].init(device, tally_md_device_get_concurrent_group(device->md_, g));
     if (!ok) {
         delete device;
         return CC_ERROR_NO_MEMORY;

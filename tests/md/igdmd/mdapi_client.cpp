@@ -103,8 +103,8 @@ static void collect(collection *c)
         if (status != md::CC_OK && status != md::CC_WAIT_TIMEOUT && status != md::CC_INTERRUPTED)
             c->failed = true;
         uint32_t report_count = max_report_count;
-        status = c->group->ReadIoStream(&report_count, buffer.data(),
-                                        md::IO_READ_FLAG_DROP_OLD_REPORTS);
+        status =
+            c->group->ReadIoStream(&report_count, buffer.data(), md::IO_READ_FLAG_DROP_OLD_REPORTS);
         if (status != md::CC_OK && status != md::CC_READ_PENDING)
             c->failed = true;
         if (report_count > 0) {
@@ -128,15 +128,14 @@ static std::vector<md::TTypedValue_1_0> calculate(collection *c, uint32_t *calcu
     uint32_t raw_report_count = (uint32_t)(storage.size() / set->GetParams()->RawReportSize);
     uint32_t calculated_report_size =
         set->GetParams()->MetricsCount + set->GetParams()->InformationCount;
-    std::vector<md::TTypedValue_1_0> calculated_reports(calculated_report_size *
-                                                        raw_report_count);
+    std::vector<md::TTypedValue_1_0> calculated_reports(calculated_report_size * raw_report_count);
     *calculated_report_count = 0;
     if (raw_report_count == 0)
         return calculated_reports;
-    md::TCompletionCode status = set->CalculateMetrics(
-        storage.data(), (uint32_t)storage.size(), calculated_reports.data(),
-        (uint32_t)(calculated_reports.size() * sizeof(md::TTypedValue_1_0)),
-        calculated_report_count, nullptr, 0);
+    md::TCompletionCode status =
+        set->CalculateMetrics(storage.data(), (uint32_t)storage.size(), calculated_reports.data(),
+                              (uint32_t)(calculated_reports.size() * sizeof(md::TTypedValue_1_0)),
+                              calculated_report_count, nullptr, 0);
     if (status != md::CC_OK) {
         fprintf(stderr, "mdapi_client: CalculateMetrics: %d\n", status);
         c->failed = true;
@@ -275,7 +274,8 @@ int main(int argc, char **argv)
             uint64_t cpu = 0;
             device->GetGpuCpuTimestamps(&after, &cpu, nullptr);
         }
-        if (after != UINT64_MAX && rows && values[(size_t)(rows - 1) * width + begin].ValueUInt64 >= after)
+        if (after != UINT64_MAX && rows &&
+            values[(size_t)(rows - 1) * width + begin].ValueUInt64 >= after)
             break;
         if (monotonic_ns() > deadline)
             break;
@@ -295,8 +295,8 @@ int main(int argc, char **argv)
     uint64_t first = rows ? values[begin].ValueUInt64 : 0;
     uint64_t first_cpu = first > gpu_snap_point ? cpu_snap_point + (first - gpu_snap_point)
                                                 : cpu_snap_point - (gpu_snap_point - first);
-    bool in_lifetime = status == md::CC_OK && rows && started <= first_cpu &&
-                       first_cpu <= monotonic_ns();
+    bool in_lifetime =
+        status == md::CC_OK && rows && started <= first_cpu && first_cpu <= monotonic_ns();
     printf("%u calculated reports\n", rows);
     printf("CsInvocations %llu submitted %lld\n", (unsigned long long)measured,
            (long long)submitted);

@@ -242,8 +242,9 @@ static void global_symbols_are_tallys_and_mdapis_names(void **state)
     TTypedValue_1_0 *eus = fx->device->GetGlobalSymbolValueByName("EuCoresTotalCount");
     assert_non_null(eus);
     assert_int_equal(eus->ValueType, VALUE_TYPE_UINT32);
-    assert_int_equal(eus->ValueUInt32,
-                     tally_md_device_find_global_symbol(md, "ShaderCoresTotalCount")->value.value.u64);
+    assert_int_equal(
+        eus->ValueUInt32,
+        tally_md_device_find_global_symbol(md, "ShaderCoresTotalCount")->value.value.u64);
     TTypedValue_1_0 *max = fx->device->GetGlobalSymbolValueByName("MaxTimestamp");
     assert_non_null(max);
     assert_int_equal(max->ValueUInt64, UINT64_MAX);
@@ -286,10 +287,10 @@ static void enumeration_is_the_c_apis(void **state)
                 assert_string_equal(mp->MetricResultUnits, cm->units);
                 assert_int_equal(mp->IdInSet, m);
                 assert_null(mp->IoReadEquation);
-                assert_int_equal(mp->ResultType, cm->result_type == TALLY_MD_VALUE_UINT64 ? RESULT_UINT64
-                                                 : cm->result_type == TALLY_MD_VALUE_UINT32
-                                                     ? RESULT_UINT32
-                                                     : RESULT_FLOAT);
+                assert_int_equal(mp->ResultType,
+                                 cm->result_type == TALLY_MD_VALUE_UINT64   ? RESULT_UINT64
+                                 : cm->result_type == TALLY_MD_VALUE_UINT32 ? RESULT_UINT32
+                                                                            : RESULT_FLOAT);
             }
             for (uint32_t i = 0; i < p->InformationCount; i++)
                 assert_string_equal(set->GetInformation(i)->GetParams()->SymbolName,
@@ -453,8 +454,8 @@ static void a_concurrent_group_streams_one_set_at_a_time(void **state)
     tally_md_device *md = nullptr;
     assert_int_equal(tally_md_device_open_shared(&md), TALLY_OK);
     tally_md_concurrent_group *c_oa = tally_md_device_get_concurrent_group(md, 0);
-    assert_int_equal(tally_md_open_io_stream(c_oa, tally_md_concurrent_group_get_metric_set(c_oa, 0),
-                                             &period, &size),
+    assert_int_equal(tally_md_open_io_stream(
+                         c_oa, tally_md_concurrent_group_get_metric_set(c_oa, 0), &period, &size),
                      TALLY_ERROR_INVALID_STATE);
     tally_md_device_close(md);
     assert_int_equal(stats->OpenIoStream(stats->GetMetricSet(0), 0, &period, &size), CC_OK);
@@ -534,7 +535,8 @@ static void dropped_reports_are_reported_lost(void **state)
     std::vector<uint8_t> two(2 * (size_t)report);
     uint32_t count = 1;
     assert_int_equal(group->WaitForReports(1000), CC_OK);
-    assert_true(group->ReadIoStream(&count, reinterpret_cast<char *>(two.data()), 0) != CC_ERROR_GENERAL);
+    assert_true(group->ReadIoStream(&count, reinterpret_cast<char *>(two.data()), 0) !=
+                CC_ERROR_GENERAL);
     assert_int_equal(count, 1);
     TTypedValue_1_0 io[2];
     uint64_t deadline = now_ns(CLOCK_MONOTONIC) + 20000000000ull;
@@ -630,28 +632,30 @@ static void calculation_checks_its_filter_and_buffers(void **state)
     assert_int_equal(calc(set, 3 * report, 3 * row, 2 * max_row), CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(calc(set, 0, 3 * row, 0), CC_OK);
     assert_int_equal(rows, 0);
-    assert_int_equal(set->CalculateMetrics(nullptr, 3 * report, out.data(), 3 * row, &rows,
-                                           nullptr, 0),
-                     CC_ERROR_INVALID_PARAMETER);
-    assert_int_equal(set->CalculateMetrics(raw.data(), 3 * report, nullptr, 3 * row, &rows,
-                                           nullptr, 0),
-                     CC_ERROR_INVALID_PARAMETER);
+    assert_int_equal(
+        set->CalculateMetrics(nullptr, 3 * report, out.data(), 3 * row, &rows, nullptr, 0),
+        CC_ERROR_INVALID_PARAMETER);
+    assert_int_equal(
+        set->CalculateMetrics(raw.data(), 3 * report, nullptr, 3 * row, &rows, nullptr, 0),
+        CC_ERROR_INVALID_PARAMETER);
     IMetricSet_1_1 *v11 = set;
-    assert_int_equal(v11->CalculateMetrics(raw.data(), 3 * report, out.data(), 3 * row, &rows, true),
-                     CC_ERROR_NOT_SUPPORTED); /* context filtering */
+    assert_int_equal(
+        v11->CalculateMetrics(raw.data(), 3 * report, out.data(), 3 * row, &rows, true),
+        CC_ERROR_NOT_SUPPORTED); /* context filtering */
     assert_int_equal(calc(set, 3 * report, 3 * row, 3 * max_row), CC_OK);
     assert_int_equal(rows, 2);
     /* reports of another set are not this set's */
     assert_int_equal(other->SetApiFiltering(API_TYPE_IOSTREAM), CC_OK);
     if (other->GetParams()->RawReportSize == report)
-        assert_int_equal(calc(other, 3 * report,
-                              3 * (other->GetParams()->MetricsCount +
-                                   other->GetParams()->InformationCount) *
-                                  (uint32_t)sizeof(TTypedValue_1_0),
-                              0),
-                         CC_ERROR_INVALID_PARAMETER);
+        assert_int_equal(
+            calc(other, 3 * report,
+                 3 * (other->GetParams()->MetricsCount + other->GetParams()->InformationCount) *
+                     (uint32_t)sizeof(TTypedValue_1_0),
+                 0),
+            CC_ERROR_INVALID_PARAMETER);
     TTypedValue_1_0 io[2];
-    assert_int_equal(set->CalculateIoMeasurementInformation(nullptr, 2), CC_ERROR_INVALID_PARAMETER);
+    assert_int_equal(set->CalculateIoMeasurementInformation(nullptr, 2),
+                     CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(set->CalculateIoMeasurementInformation(io, 1), CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(fx->device->GetLastError(), CC_ERROR_INVALID_PARAMETER);
 }
@@ -680,7 +684,8 @@ static void bad_stream_calls_get_the_defined_codes(void **state)
     assert_int_equal(group->ReadIoStream(&count, nullptr, 0), CC_ERROR_INVALID_PARAMETER);
     count = 0;
     assert_int_equal(group->ReadIoStream(&count, buffer, 0), CC_OK);
-    assert_int_equal(group->SetIoStreamSamplingType(SAMPLING_TYPE_OA_EVENT), CC_ERROR_NOT_SUPPORTED);
+    assert_int_equal(group->SetIoStreamSamplingType(SAMPLING_TYPE_OA_EVENT),
+                     CC_ERROR_NOT_SUPPORTED);
     assert_int_equal(group->SetIoStreamSamplingType(SAMPLING_TYPE_OA_TIMER), CC_OK);
     assert_int_equal(group->CloseIoStream(), CC_OK);
     assert_int_equal(group->CloseIoStream(), CC_ERROR_GENERAL); /* closed */
@@ -772,8 +777,8 @@ static void adapter_and_entry_points_refuse_bad_input(void **state)
         reinterpret_cast<CloseMetricsDevice_fn>(symbol(fx->lib, "CloseMetricsDevice"));
     auto from_file = reinterpret_cast<OpenMetricsDeviceFromFile_fn>(
         symbol(fx->lib, "OpenMetricsDeviceFromFile"));
-    auto save = reinterpret_cast<SaveMetricsDeviceToFile_fn>(
-        symbol(fx->lib, "SaveMetricsDeviceToFile"));
+    auto save =
+        reinterpret_cast<SaveMetricsDeviceToFile_fn>(symbol(fx->lib, "SaveMetricsDeviceToFile"));
     assert_int_equal(open_group(nullptr), CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(open_device(nullptr), CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(close_device(nullptr), CC_ERROR_INVALID_PARAMETER);
@@ -809,8 +814,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(bad_stream_calls_get_the_defined_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(out_of_range_and_unsupported_calls_answer_null_or_a_code,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(adapter_and_entry_points_refuse_bad_input, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(adapter_and_entry_points_refuse_bad_input, setup, teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

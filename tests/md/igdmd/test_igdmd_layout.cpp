@@ -65,42 +65,41 @@ static void adapter_slots_are_intels(void **)
     /* 1.6 */
     SLOT(A, GetParams, 2);
     SLOT(A, Reset, 3);
-    SLOT_AS(A, TCompletionCode (A::*)(IMetricsDevice_1_5 **), OpenMetricsDevice, 4);
-    SLOT_AS(A, TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_5 **),
+    SLOT_AS(A, TCompletionCode(A::*)(IMetricsDevice_1_5 **), OpenMetricsDevice, 4);
+    SLOT_AS(A, TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_5 **),
             OpenMetricsDeviceFromFile, 5);
     SLOT(A, CloseMetricsDevice, 6);
-    SLOT_AS(A, TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_5 *),
+    SLOT_AS(A, TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_5 *),
             SaveMetricsDeviceToFile, 7);
     /* 1.9 */
     SLOT(A, GetSubDeviceParams, 8);
     SLOT(A, GetEngineParams, 9);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, IMetricsDevice_1_5 **), OpenMetricsSubDevice, 10);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, const char *, void *, IMetricsDevice_1_5 **),
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, IMetricsDevice_1_5 **), OpenMetricsSubDevice, 10);
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, const char *, void *, IMetricsDevice_1_5 **),
             OpenMetricsSubDeviceFromFile, 11);
     /* 1.10 */
-    SLOT_AS(A, TCompletionCode (A::*)(IMetricsDevice_1_10 **), OpenMetricsDevice, 12);
-    SLOT_AS(A, TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_10 **),
+    SLOT_AS(A, TCompletionCode(A::*)(IMetricsDevice_1_10 **), OpenMetricsDevice, 12);
+    SLOT_AS(A, TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_10 **),
             OpenMetricsDeviceFromFile, 13);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, IMetricsDevice_1_10 **), OpenMetricsSubDevice, 14);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, const char *, void *, IMetricsDevice_1_10 **),
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, IMetricsDevice_1_10 **), OpenMetricsSubDevice, 14);
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, const char *, void *, IMetricsDevice_1_10 **),
             OpenMetricsSubDeviceFromFile, 15);
     /* 1.11 */
-    SLOT_AS(A, TCompletionCode (A::*)(IMetricsDevice_1_11 **), OpenMetricsDevice, 16);
-    SLOT_AS(A, TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_11 **),
+    SLOT_AS(A, TCompletionCode(A::*)(IMetricsDevice_1_11 **), OpenMetricsDevice, 16);
+    SLOT_AS(A, TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_11 **),
             OpenMetricsDeviceFromFile, 17);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, IMetricsDevice_1_11 **), OpenMetricsSubDevice, 18);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, const char *, void *, IMetricsDevice_1_11 **),
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, IMetricsDevice_1_11 **), OpenMetricsSubDevice, 18);
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, const char *, void *, IMetricsDevice_1_11 **),
             OpenMetricsSubDeviceFromFile, 19);
     SLOT_AS(A,
-            TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_11 *, uint32_t,
-                                   uint32_t),
+            TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_11 *, uint32_t, uint32_t),
             SaveMetricsDeviceToFile, 20);
     /* 1.13 */
-    SLOT_AS(A, TCompletionCode (A::*)(IMetricsDevice_1_13 **), OpenMetricsDevice, 21);
-    SLOT_AS(A, TCompletionCode (A::*)(const char *, void *, IMetricsDevice_1_13 **),
+    SLOT_AS(A, TCompletionCode(A::*)(IMetricsDevice_1_13 **), OpenMetricsDevice, 21);
+    SLOT_AS(A, TCompletionCode(A::*)(const char *, void *, IMetricsDevice_1_13 **),
             OpenMetricsDeviceFromFile, 22);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, IMetricsDevice_1_13 **), OpenMetricsSubDevice, 23);
-    SLOT_AS(A, TCompletionCode (A::*)(uint32_t, const char *, void *, IMetricsDevice_1_13 **),
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, IMetricsDevice_1_13 **), OpenMetricsSubDevice, 23);
+    SLOT_AS(A, TCompletionCode(A::*)(uint32_t, const char *, void *, IMetricsDevice_1_13 **),
             OpenMetricsSubDeviceFromFile, 24);
 }
 
@@ -112,10 +111,10 @@ static void metrics_device_slots_are_intels(void **)
     SLOT(D, GetGlobalSymbol, 4);
     SLOT(D, GetGlobalSymbolValueByName, 5);
     SLOT(D, GetLastError, 6);
-    SLOT_AS(D, TCompletionCode (D::*)(uint64_t *, uint64_t *, uint32_t *), GetGpuCpuTimestamps, 7);
+    SLOT_AS(D, TCompletionCode(D::*)(uint64_t *, uint64_t *, uint32_t *), GetGpuCpuTimestamps, 7);
     SLOT(D, GetOverride, 8);       /* 1.2 */
     SLOT(D, GetOverrideByName, 9); /* 1.2 */
-    SLOT_AS(D, TCompletionCode (D::*)(uint64_t *, uint64_t *, uint32_t *, uint64_t *),
+    SLOT_AS(D, TCompletionCode(D::*)(uint64_t *, uint64_t *, uint32_t *, uint64_t *),
             GetGpuCpuTimestamps, 10); /* 1.10 */
 }
 
@@ -147,32 +146,32 @@ static void metric_set_slots_are_intels(void **)
     SLOT(S, Activate, 6);
     SLOT(S, Deactivate, 7);
     SLOT_AS(S,
-            IMetric_1_0 *(S::*)(const char *, const char *, const char *, const char *,
-                                const char *, uint32_t, uint32_t, TMetricResultType, const char *,
-                                TMetricType, int64_t, int64_t, THwUnitType, const char *,
-                                const char *, const char *, const char *, const char *,
-                                const char *),
+            IMetric_1_0 * (S::*)(const char *, const char *, const char *, const char *,
+                                 const char *, uint32_t, uint32_t, TMetricResultType, const char *,
+                                 TMetricType, int64_t, int64_t, THwUnitType, const char *,
+                                 const char *, const char *, const char *, const char *,
+                                 const char *),
             AddCustomMetric, 8);
     SLOT(S, SetApiFiltering, 9); /* 1.1 */
     SLOT_AS(S,
-            TCompletionCode (S::*)(const uint8_t *, uint32_t, TTypedValue_1_0 *, uint32_t,
-                                   uint32_t *, bool),
+            TCompletionCode(S::*)(const uint8_t *, uint32_t, TTypedValue_1_0 *, uint32_t,
+                                  uint32_t *, bool),
             CalculateMetrics, 10);
     SLOT(S, CalculateIoMeasurementInformation, 11);
     SLOT_AS(S,
-            TCompletionCode (S::*)(const uint8_t *, uint32_t, TTypedValue_1_0 *, uint32_t,
-                                   uint32_t *, TTypedValue_1_0 *, uint32_t),
+            TCompletionCode(S::*)(const uint8_t *, uint32_t, TTypedValue_1_0 *, uint32_t,
+                                  uint32_t *, TTypedValue_1_0 *, uint32_t),
             CalculateMetrics, 12); /* 1.5 */
     SLOT(S, Open, 13);             /* 1.13 */
     SLOT(S, AddMetric, 14);
     SLOT(S, RemoveMetric, 15);
     SLOT(S, Finalize, 16);
     SLOT_AS(S,
-            IMetric_1_13 *(S::*)(const char *, const char *, const char *, const char *,
-                                 const char *, uint32_t, uint32_t, TMetricResultType, const char *,
-                                 TMetricType, int64_t, int64_t, THwUnitType, const char *,
-                                 const char *, const char *, const char *, const char *,
-                                 const char *, uint32_t),
+            IMetric_1_13 * (S::*)(const char *, const char *, const char *, const char *,
+                                  const char *, uint32_t, uint32_t, TMetricResultType, const char *,
+                                  TMetricType, int64_t, int64_t, THwUnitType, const char *,
+                                  const char *, const char *, const char *, const char *,
+                                  const char *, uint32_t),
             AddCustomMetric, 17);
 }
 
@@ -344,7 +343,7 @@ static void the_library_answers_through_intels_slots(void **)
     void *adapter = call<void *>(group, 3, 0u);
     assert_non_null(adapter);
     auto *ap = call<const uint8_t *>(adapter, 2);
-    assert_non_null(*reinterpret_cast<const char *const *>(ap)); /* ShortName */
+    assert_non_null(*reinterpret_cast<const char *const *>(ap));       /* ShortName */
     assert_int_equal(*reinterpret_cast<const uint32_t *>(ap + 60), 0); /* SubDevicesCount */
 
     void *device = nullptr;
@@ -381,8 +380,8 @@ static void the_library_answers_through_intels_slots(void **)
                         "QueryBeginTime");
     assert_int_equal(call<int>(set, 12, (const uint8_t *)nullptr, 0u, (TTypedValue_1_0 *)nullptr,
                                0u, (uint32_t *)nullptr, (TTypedValue_1_0 *)nullptr, 0u),
-                     40); /* CalculateMetrics(1.5) */
-    assert_int_equal(call<int>(set, 13), 44);                    /* Open: flexible sets */
+                     40);                     /* CalculateMetrics(1.5) */
+    assert_int_equal(call<int>(set, 13), 44); /* Open: flexible sets */
 
     assert_int_equal(call<int>(adapter, 6, device), 3); /* CloseMetricsDevice: STILL */
     assert_int_equal(call<int>(adapter, 6, device), 0);
