@@ -50,6 +50,13 @@ if(EXISTS ${prefix}/share/vulkan/explicit_layer.d)
     ${TALLY} run -q --implicit -- sh -c "echo \"$TALLY $XDG_DATA_DIRS\"")
 endif()
 
+if(EXISTS ${prefix}/lib/libigdmd.so.1)
+  expect_output("libigdmd.so is found first on the library path" "^${prefix}/lib:"
+                ${TALLY} run -q -- sh -c "echo \"$LD_LIBRARY_PATH:\"")
+  expect_output("--no-md leaves it out" "^0\n$" ${TALLY} run -q --no-md --
+                sh -c "echo \"x$LD_LIBRARY_PATH\" | grep -c \"${prefix}/lib\" || true")
+endif()
+
 expect_status("the program's exit status is tally's" 3 ${TALLY} run -q -- sh -c "exit 3")
 expect_status("a program killed by a signal gives 128 + the signal" 137
               ${TALLY} run -q -- sh -c "kill -KILL $$")

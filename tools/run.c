@@ -1,7 +1,8 @@
 /*
  * tally run: runs a program with every front door of tally active (the Vulkan
- * layer explicitly, the GL, EGL and CL shims preloaded), with nothing
- * installed system-wide, then says where the reports went.
+ * layer explicitly, the GL, EGL and CL shims preloaded, libigdmd.so on the
+ * library path for MDAPI tools), with nothing installed system-wide, then
+ * says where the reports went.
  *
  * Everything is passed through the environment the front doors already read,
  * so `tally run` is exactly what a user could type by hand; the paths come
@@ -33,6 +34,7 @@ struct run_options {
     bool implicit_layer;
     bool skip_vulkan;
     bool skip_shim[SHIM_COUNT];
+    bool skip_md;
     bool quiet;
 };
 
@@ -40,7 +42,8 @@ static void usage(FILE *out)
 {
     fputs("usage: tally run [OPTIONS] [--] PROGRAM [ARGS...]\n"
           "\n"
-          "Runs PROGRAM with tally's Vulkan layer and GL, EGL and CL shims active.\n"
+          "Runs PROGRAM with tally's Vulkan layer and GL, EGL and CL shims active,\n"
+          "and tally's libigdmd.so first on the library path (for MDAPI tools).\n"
           "\n"
           "  -o, --output FILE         per-command report (.json: JSON, else CSV)\n"
           "  -t, --trace FILE          timeline as Chrome trace-event JSON\n"
@@ -52,7 +55,7 @@ static void usage(FILE *out)
           "      --profile FILE        device profile replacing simgpu's parameters\n"
           "      --clock MODE          realtime (default) or virtual\n"
           "      --implicit            activate the layer through its implicit manifest\n"
-          "      --no-vulkan, --no-gl, --no-egl, --no-cl\n"
+          "      --no-vulkan, --no-gl, --no-egl, --no-cl, --no-md\n"
           "                            leave that front door out\n"
           "  -q, --quiet               do not say where the reports went\n",
           out);
@@ -170,6 +173,18 @@ static int preload_shims(const struct run_options *o, const char *prefix)
     return 0;
 }
 
+/* MDAPI tools dlopen Intel's library by name (libigdmd.so or .so.1): the
+ * folder of tally's goes in front of the loader's search path, so they find
+ * it before any installed one. */
+static int expose_igdmd(const char *prefix)
+{
+    char path[PATH_MAX + 64];
+    if (!find_library(prefix, "libigdmd.so.1", path, sizeof(path)))
+        return 0; /* built without it */
+    *strrchr(path, '/') = '\0';
+    return add_to_list("LD_LIBRARY_PATH", path, true);
+}
+
 static int prepare_environment(const struct run_options *o, const char *prefix)
 {
     if (set_path_var("TALLY_OUTPUT", o->output) || set_path_var("TALLY_TRACE", o->trace) ||
@@ -183,6 +198,8 @@ static int prepare_environment(const struct run_options *o, const char *prefix)
             return -1;
     }
     if (!o->skip_vulkan && activate_vulkan(o, prefix))
+        return -1;
+    if (!o->skip_md && expose_igdmd(prefix))
         return -1;
     return preload_shims(o, prefix);
 }
@@ -282,6 +299,7 @@ enum {
     OPT_NO_GL,
     OPT_NO_EGL,
     OPT_NO_CL,
+    OPT_NO_MD,
     OPT_HELP
 };
 
@@ -300,6 +318,7 @@ static const struct option long_options[] = {
     {"no-gl", no_argument, NULL, OPT_NO_GL},
     {"no-egl", no_argument, NULL, OPT_NO_EGL},
     {"no-cl", no_argument, NULL, OPT_NO_CL},
+    {"no-md", no_argument, NULL, OPT_NO_MD},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -330,6 +349,7 @@ static int parse_option(int opt, struct run_options *o)
     case OPT_NO_GL: o->skip_shim[SHIM_GL] = true; break;
     case OPT_NO_EGL: o->skip_shim[SHIM_EGL] = true; break;
     case OPT_NO_CL: o->skip_shim[SHIM_CL] = true; break;
+    case OPT_NO_MD: o->skip_md = true; break;
     case OPT_HELP: usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
