@@ -199,6 +199,13 @@ struct tally_executor {
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
+    /* Who listens (listening.c), fixed when a submission begins: work is
+     * simulated only while someone does (a marker scope opening mid-way
+     * counts at once, through open_scopes), and accumulated only while a
+     * marker scope or a sampler can read the accumulators. */
+    bool observed;  /* a report, trace, timeline reader or sampler */
+    bool sampling;  /* a sampler */
+    bool reader_waited; /* the submission's indirect reader's wait ran */
     tally_value *report_values;
     tally_event *events; /* batch published at the end of each submission */
     uint32_t event_count, event_capacity;
@@ -218,6 +225,7 @@ struct tally_device {
     atomic_uint_fast64_t next_stream_id;
     atomic_uint next_event_id;
     atomic_uint_fast64_t published_gpu_ns; /* executor's clock, for virtual mode */
+    atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
     /* The queue: lock guards the list, stopping and next_seqno. */
     pthread_mutex_t lock;
@@ -253,6 +261,7 @@ struct tally_slot {
     uint32_t passes_done;
     uint32_t context_id;
     uint64_t begin_ns, end_ns;
+    bool open; /* begun and not ended: the device counts it in open_scopes */
 };
 
 struct tally_results {
@@ -355,6 +364,21 @@ TALLY_HIDDEN void tally_execute_submission(struct tally_device *device,
 TALLY_HIDDEN void tally_executor_idle_until(struct tally_device *device, uint64_t gpu_ns);
 TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uint64_t *accumulators,
                                           uint64_t gpu_ns, uint64_t *out);
+
+/* listening.c */
+TALLY_HIDDEN void tally_listening_begin_submission(struct tally_device *device);
+/* Whether the command about to execute has anyone to see its work. */
+static inline bool tally_work_observed(struct tally_device *device)
+{
+    return device->exec.observed ||
+           atomic_load_explicit(&device->open_scopes, memory_order_relaxed) != 0;
+}
+/* Whether the accumulators must follow the work: something reads them. */
+static inline bool tally_work_accumulated(struct tally_device *device)
+{
+    return device->exec.sampling ||
+           atomic_load_explicit(&device->open_scopes, memory_order_relaxed) != 0;
+}
 
 /* timeline.c */
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);
