@@ -203,8 +203,8 @@ struct tally_executor {
      * simulated only while someone does (a marker scope opening mid-way
      * counts at once, through open_scopes), and accumulated only while a
      * marker scope or a sampler can read the accumulators. */
-    bool observed;  /* a report, trace, timeline reader or sampler */
-    bool sampling;  /* a sampler */
+    bool observed;      /* a report, trace, timeline reader or sampler */
+    bool sampling;      /* a sampler */
     bool reader_waited; /* the submission's indirect reader's wait ran */
     tally_value *report_values;
     tally_event *events; /* batch published at the end of each submission */
