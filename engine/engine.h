@@ -146,6 +146,7 @@ struct tally_context {
     uint64_t *accumulators; /* cumulative raw work of this context */
     uint64_t frame;
     uint32_t label_depth;
+    uint64_t label_changes; /* pushes and pops executed, so reports know when to rebuild the path */
     const char *labels[TALLY_MAX_LABEL_DEPTH]; /* point into held recordings */
     struct tally_recording *label_owners[TALLY_MAX_LABEL_DEPTH];
 };
@@ -252,6 +253,7 @@ struct tally_device {
     tally_report *report;
     uint32_t *report_counters;
     uint32_t report_counter_count;
+    struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
 };
 
 /* --- results, subscriptions, samplers -------------------------------------------- */
@@ -316,6 +318,11 @@ TALLY_HIDDEN bool tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
                                   const struct timespec *deadline);
 TALLY_HIDDEN void tally_copy_error(char *error, size_t size, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* evaluate.c: whether a counter is one raw slot as it is (no expression, a
+ * clamp that cannot change it), and which. */
+TALLY_HIDDEN bool tally_counter_is_plain_raw(const struct tally_catalogue *catalogue,
+                                             uint32_t counter, uint32_t *raw_index);
 
 /* recording.c */
 TALLY_HIDDEN struct tally_recording *tally_recording_create(void);

@@ -225,6 +225,7 @@ static void run_marker(struct tally_device *d, const struct tally_command *c,
 static void run_label(struct tally_context *ctx, const struct tally_command *c,
                       struct tally_recording *owner)
 {
+    ctx->label_changes++;
     if (c->type == TALLY_CMD_LABEL_PUSH) {
         if (ctx->label_depth == TALLY_MAX_LABEL_DEPTH)
             return;
