@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "report_keyed.h"
 #include "report_ring.h"
 
 /* What the queue thread keeps for the rows it hands over. */
@@ -71,10 +72,10 @@ static void name_tracks(struct tally_device *d)
 
 /* Writer thread: one row into the report file. */
 static tally_status write_row(void *user, const tally_command_record *record,
-                              const tally_value *values)
+                              const tally_value *values, uint64_t strings_key)
 {
     struct tally_device *d = user;
-    tally_status s = tally_report_write(d->report, record, values);
+    tally_status s = report_write_keyed(d->report, record, values, strings_key);
     if (s != TALLY_OK)
         tally_log(TALLY_LOG_ERROR, "writing the report failed; no more records are written");
     return s;

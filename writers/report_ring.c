@@ -13,6 +13,7 @@ struct row {
     const char *kind, *api_name;
     uint32_t context;
     uint32_t strings_at; /* offset of "context_api\0label\0" in the block's bytes */
+    uint64_t strings_key;
 };
 
 /*
@@ -70,7 +71,8 @@ static void sink_block(report_ring *ring, struct block *b)
             .begin_ns = row->begin_ns,
             .end_ns = row->end_ns,
         };
-        ring->status = ring->sink(ring->user, &record, (const tally_value *)(row + 1));
+        ring->status =
+            ring->sink(ring->user, &record, (const tally_value *)(row + 1), row->strings_key);
     }
 }
 
@@ -234,6 +236,7 @@ void report_ring_push(report_ring *ring, const tally_command_record *record, uin
         .api_name = record->api_name,
         .context = record->context,
         .strings_at = b->strings_at,
+        .strings_key = strings_key,
     };
     memcpy(row + 1, values, ring->value_count * sizeof(tally_value));
 }

@@ -23,7 +23,7 @@ typedef struct report_ring report_ring;
 /* Called on the writer thread, in push order. A status other than TALLY_OK
  * is remembered (close returns the first) and the ring stops calling it. */
 typedef tally_status (*report_ring_sink)(void *user, const tally_command_record *record,
-                                         const tally_value *values);
+                                         const tally_value *values, uint64_t strings_key);
 
 typedef struct report_ring_limits {
     uint32_t blocks;      /* 0: 8 */

@@ -53,11 +53,45 @@ static void put_digits(char *p, uint64_t v, unsigned length)
     }
 }
 
+static void put_pair(char *p, unsigned v)
+{
+    memcpy(p, digit_pairs + 2 * v, 2);
+}
+
+/* Exactly four digits of v < 10000. */
+static void put_four(char *p, unsigned v)
+{
+    put_pair(p, v / 100);
+    put_pair(p + 2, v % 100);
+}
+
+/* Report values are mostly short: up to eight digits without a loop. */
 char *text_u64(char *p, uint64_t v)
 {
     if (v < 10) {
         *p = (char)('0' + v);
         return p + 1;
+    }
+    if (v < 100) {
+        put_pair(p, (unsigned)v);
+        return p + 2;
+    }
+    if (v < 10000) {
+        unsigned high = (unsigned)v / 100, low = (unsigned)v % 100;
+        if (high < 10) {
+            *p = (char)('0' + high);
+            put_pair(p + 1, low);
+            return p + 3;
+        }
+        put_pair(p, high);
+        put_pair(p + 2, low);
+        return p + 4;
+    }
+    if (v < 100000000) {
+        unsigned high = (unsigned)v / 10000, low = (unsigned)v % 10000;
+        char *end = text_u64(p, high);
+        put_four(end, low);
+        return end + 4;
     }
     unsigned length = decimal_length(v);
     put_digits(p, v, length);
