@@ -7,96 +7,16 @@
 
 #include "report_text.h"
 
-static const char digit_pairs[] = "00010203040506070809"
-                                  "10111213141516171819"
-                                  "20212223242526272829"
-                                  "30313233343536373839"
-                                  "40414243444546474849"
-                                  "50515253545556575859"
-                                  "60616263646566676869"
-                                  "70717273747576777879"
-                                  "80818283848586878889"
-                                  "90919293949596979899";
-
-static unsigned decimal_length(uint64_t v)
-{
-    unsigned n = 1;
-    for (;;) {
-        if (v < 10)
-            return n;
-        if (v < 100)
-            return n + 1;
-        if (v < 1000)
-            return n + 2;
-        if (v < 10000)
-            return n + 3;
-        v /= 10000;
-        n += 4;
-    }
-}
-
-/* Exactly `length` digits of v, two at a time from the end. */
-static void put_digits(char *p, uint64_t v, unsigned length)
-{
-    char *at = p + length;
-    while (v >= 100) {
-        unsigned pair = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--at = digit_pairs[pair + 1];
-        *--at = digit_pairs[pair];
-    }
-    if (v >= 10) {
-        *--at = digit_pairs[v * 2 + 1];
-        *--at = digit_pairs[v * 2];
-    } else {
-        *--at = (char)('0' + v);
-    }
-}
-
-static void put_pair(char *p, unsigned v)
-{
-    memcpy(p, digit_pairs + 2 * v, 2);
-}
-
-/* Exactly four digits of v < 10000. */
-static void put_four(char *p, unsigned v)
-{
-    put_pair(p, v / 100);
-    put_pair(p + 2, v % 100);
-}
-
-/* Report values are mostly short: up to eight digits without a loop. */
-char *text_u64(char *p, uint64_t v)
-{
-    if (v < 10) {
-        *p = (char)('0' + v);
-        return p + 1;
-    }
-    if (v < 100) {
-        put_pair(p, (unsigned)v);
-        return p + 2;
-    }
-    if (v < 10000) {
-        unsigned high = (unsigned)v / 100, low = (unsigned)v % 100;
-        if (high < 10) {
-            *p = (char)('0' + high);
-            put_pair(p + 1, low);
-            return p + 3;
-        }
-        put_pair(p, high);
-        put_pair(p + 2, low);
-        return p + 4;
-    }
-    if (v < 100000000) {
-        unsigned high = (unsigned)v / 10000, low = (unsigned)v % 10000;
-        char *end = text_u64(p, high);
-        put_four(end, low);
-        return end + 4;
-    }
-    unsigned length = decimal_length(v);
-    put_digits(p, v, length);
-    return p + length;
-}
+const char text_digit_pairs[201] = "00010203040506070809"
+                                   "10111213141516171819"
+                                   "20212223242526272829"
+                                   "30313233343536373839"
+                                   "40414243444546474849"
+                                   "50515253545556575859"
+                                   "60616263646566676869"
+                                   "70717273747576777879"
+                                   "80818283848586878889"
+                                   "90919293949596979899";
 
 char *text_i64(char *p, int64_t v)
 {
@@ -199,6 +119,11 @@ static bool decimal(double v, uint64_t *digits, int *exponent)
      * the digits settle it. A rounding that carries into an 18th digit
      * (9.99...95 to 10.0...) gives HIGH, and d + 1 then gives LOW. */
     int d = ((e + 52) * 78913) >> 18;
+    static const double exact_powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (d + 1 >= 0 && d + 1 <= 22 && v >= exact_powers[d + 1])
+        d++; /* saves a try, where the powers are exact doubles */
     for (int tries = 0; tries < 3; tries++) {
         uint64_t n;
         if (!scaled(m, e, DIGITS - 1 - d, &n))
@@ -221,7 +146,9 @@ static bool decimal(double v, uint64_t *digits, int *exponent)
 static char *put_general(char *p, uint64_t digits, int exponent)
 {
     char all[DIGITS];
-    put_digits(all, digits, DIGITS);
+    all[0] = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
+    text_put_eight(all + 1, (uint32_t)(digits / 100000000u % 100000000u));
+    text_put_eight(all + 9, (uint32_t)(digits % 100000000u));
     int used = DIGITS;
     while (used > 1 && all[used - 1] == '0')
         used--;
