@@ -219,8 +219,10 @@ int main(int argc, char **argv)
            "glibc.malloc.mmap_threshold=1073741824",
            1);
     static char layers[4096], report[256];
-    snprintf(layers, sizeof layers, "VK_ADD_LAYER_PATH=%s/share/vulkan/explicit_layer.d:%s",
-             TALLY_BUILD_DIR, PASSTHROUGH_DIR);
+    /* Layers found elsewhere (a Mesa overlay brought along) come after ours. */
+    const char *more = getenv("VK_ADD_LAYER_PATH");
+    snprintf(layers, sizeof layers, "VK_ADD_LAYER_PATH=%s/share/vulkan/explicit_layer.d:%s%s%s",
+             TALLY_BUILD_DIR, PASSTHROUGH_DIR, more ? ":" : "", more ? more : "");
     snprintf(report, sizeof report, "TALLY_OUTPUT=/tmp/bench_overhead_%ld.csv", (long)getpid());
     const config configs[] = {
         {"no layer", {icd, NULL}},
