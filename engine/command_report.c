@@ -117,9 +117,6 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
         char process[64];
         snprintf(process, sizeof(process), "%s (pid %d)", d->info.name, (int)getpid());
         s = tally_trace_open(o->trace_path, process, &d->trace);
-        if (s == TALLY_OK &&
-            !(d->trace_stacks = tally_trace_stacks_create(tally_timeline_track_count(d))))
-            s = TALLY_ERROR_OUT_OF_MEMORY;
         if (s == TALLY_OK)
             name_tracks(d);
         tally_timeline_update_active(d);
@@ -232,8 +229,6 @@ void tally_command_report_close(struct tally_device *d)
     d->trace = NULL;
     tally_timeline_update_active(d);
     pthread_mutex_unlock(&d->listeners_lock);
-    free(d->trace_stacks);
-    d->trace_stacks = NULL;
     free(d->report_counters);
     d->report_counters = NULL;
 }

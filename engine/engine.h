@@ -247,7 +247,6 @@ struct tally_device {
     atomic_bool samplers_changed;
     atomic_bool timeline_active;
     tally_trace *trace;
-    void *trace_stacks; /* open slices per track, for the trace file */
 
     /* Per-command report, written by the queue thread only. */
     tally_report *report;
@@ -391,7 +390,6 @@ static inline bool tally_work_accumulated(struct tally_device *device)
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);
 TALLY_HIDDEN void tally_timeline_flush(struct tally_device *device);
 TALLY_HIDDEN void tally_timeline_update_active(struct tally_device *device);
-TALLY_HIDDEN void *tally_trace_stacks_create(uint32_t tracks);
 
 /* sampler.c */
 TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t before_ns,
