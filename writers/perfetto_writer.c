@@ -24,6 +24,7 @@ enum {
     EVENT_TYPE = 9,
     EVENT_NAME_IID = 10,
     EVENT_TRACK_UUID = 11,
+    EVENT_COUNTER_VALUE = 30,
     EVENT_DOUBLE_COUNTER_VALUE = 44,
     TYPE_SLICE_BEGIN = 1,
     TYPE_SLICE_END = 2,
@@ -51,7 +52,7 @@ enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_BYTES = 2 };
 /* The trace's track uuids: the process, each timeline track, each counter. */
 enum { PROCESS_UUID = 1 };
 #define TRACK_UUID_OF(track) (0x100u + (uint64_t)(track))
-#define COUNTER_UUID_OF(index) (0x100000000u + (uint64_t)(index))
+#define COUNTER_UUID_OF(index) (0x10000u + (uint64_t)(index))
 
 enum { OUT_BUFFER = 1024 * 1024 };
 
@@ -335,9 +336,15 @@ static void track_event(perfetto_writer *w, uint32_t type, uint64_t uuid, const 
         put_uint_field(&w->event, EVENT_NAME_IID,
                        intern(w, &w->event_names, INTERNED_EVENT_NAMES, name));
     put_annotations(w, args, arg_count);
-    if (type == TYPE_COUNTER)
-        put_double_field(&w->event, EVENT_DOUBLE_COUNTER_VALUE, value);
-    start_packet(w, SEQ_NEEDS_INCREMENTAL_STATE);
+    if (type == TYPE_COUNTER) {
+        /* Whole values as varints (a byte or two), the rest as doubles. */
+        if (value >= 0 && value < 9007199254740992.0 && value == (double)(uint64_t)value)
+            put_uint_field(&w->event, EVENT_COUNTER_VALUE, (uint64_t)value);
+        else
+            put_double_field(&w->event, EVENT_DOUBLE_COUNTER_VALUE, value);
+    }
+    /* Only events that name something use the interned state. */
+    start_packet(w, name || arg_count ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
     put_uint_field(&w->packet, PACKET_TIMESTAMP, ns);
     if (w->interned.length)
         put_message_field(&w->packet, PACKET_INTERNED_DATA, &w->interned);

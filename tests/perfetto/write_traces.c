@@ -29,6 +29,7 @@ static int api_trace(const char *dir)
     s |= tally_trace_instant(t, 0, "Frame", 210, &label, 1);
     s |= tally_trace_counter(t, "GpuTime", 100, 280.0);
     s |= tally_trace_counter(t, "GpuTime", 150, 0.0);
+    s |= tally_trace_counter(t, "GpuTime", 160, 77.25); /* not whole: a double */
     s |= tally_trace_close(t);
     return s != TALLY_OK;
 }
