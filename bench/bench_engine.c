@@ -7,6 +7,9 @@
  *     recorded frame of a realistic command mix submitted repeatedly to a
  *     virtual-clock device; plain, with a timeline reader, and with a
  *     per-command CSV report (the last two are informative).
+ *  3. The per-draw report (bench_report.c): CSV rows per second of CPU for 15
+ *     counters, and the CPU per submitted draw of a pre-recorded frame with
+ *     nobody listening and with the report; median of interleaved rounds.
  *
  * Usage: tally_bench [--quick]   (--quick: about 10x fewer iterations)
  */
@@ -18,6 +21,7 @@
 
 #include <tally/tally.h>
 
+#include "bench_report.h"
 #include "engine.h"
 
 #ifndef TALLY_BENCH_BUILD_TYPE
@@ -27,6 +31,8 @@
 #define RECORD_RUNS 5
 #define RECORD_TARGET_NS 20.0
 #define THROUGHPUT_TARGET 2.0e6
+#define ROWS_TARGET 10.0e6
+#define FRAME_ROUNDS 5
 
 static uint64_t now_ns(void)
 {
@@ -365,6 +371,18 @@ static struct throughput bench_throughput(enum throughput_mode mode, uint64_t wo
 
 /* ---- output ------------------------------------------------------------ */
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, compare_doubles);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 static void cpu_model(char *out, size_t size)
 {
     snprintf(out, size, "unknown");
@@ -442,6 +460,19 @@ int main(int argc, char **argv)
     struct throughput timeline = bench_throughput(TIMELINE, frame_work, submits);
     struct throughput report = bench_throughput(REPORT, frame_work, report_submits);
 
+    /* 3. the report: rounds interleave idle and reporting runs */
+    uint64_t rows = quick ? 1000000u : 5000000u;
+    double rows_per_s = bench_report_rows_per_second(rows);
+    double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
+    uint64_t frame_bytes = 0;
+    int rounds = quick ? 1 : FRAME_ROUNDS;
+    for (int r = 0; r < rounds; r++) {
+        uint64_t unused;
+        idle[r] = bench_report_frame(false, 10000, 50, &unused);
+        reporting[r] = bench_report_frame(true, 10000, 50, &frame_bytes);
+    }
+    double idle_ns = median(idle, rounds), report_ns = median(reporting, rounds);
+
     printf("recording: %llu appends per run, stream reset every %llu, best of %d runs\n",
            (unsigned long long)record_total, (unsigned long long)record_reset, RECORD_RUNS);
     const struct frame_counts *fc = &plain.fc;
@@ -453,6 +484,10 @@ int main(int argc, char **argv)
            100.0 * (double)fc->dispatches / (double)fc->work, (unsigned long long)fc->transfers,
            100.0 * (double)fc->transfers / (double)fc->work, (unsigned long long)fc->state, submits,
            report_submits);
+    printf("report:     %llu rows of %s;\n"
+           "            frame of 10000 one-triangle draws submitted 50 times, %d rounds "
+           "(%.1f MB CSV a run), process CPU\n",
+           (unsigned long long)rows, bench_report_counters, rounds, (double)frame_bytes / 1e6);
     printf("timeline:   %llu events drained%s; report: %.1f MB CSV\n\n",
            (unsigned long long)timeline.events, timeline.lost ? " (ring full, events dropped)" : "",
            (double)report.bytes / 1e6);
@@ -480,5 +515,13 @@ int main(int argc, char **argv)
     row("simgpu draws/s, timeline subscribed", v, "-", "info");
     snprintf(v, sizeof(v), "%.3f M/s", report.draws_per_s / 1e6);
     row("simgpu draws/s, per-command CSV report", v, "-", "info");
+    snprintf(v, sizeof(v), "%.2f M/s", rows_per_s / 1e6);
+    snprintf(tgt, sizeof(tgt), ">= %.0f M/s", ROWS_TARGET / 1e6);
+    row("CSV rows/s of CPU, 15 counters", v, tgt, rows_per_s >= ROWS_TARGET ? "PASS" : "FAIL");
+    ok &= rows_per_s >= ROWS_TARGET;
+    snprintf(v, sizeof(v), "%.1f ns", idle_ns);
+    row("frame CPU ns per submitted draw, idle", v, "-", "info");
+    snprintf(v, sizeof(v), "%.1f ns", report_ns);
+    row("frame CPU ns per submitted draw, CSV report", v, "-", "info");
     return ok ? 0 : 1;
 }

@@ -2,6 +2,11 @@
  * The device's own outputs: the per-command report (TALLY_OUTPUT) and the
  * trace file (TALLY_TRACE), with the counters TALLY_COUNTERS names. Every
  * draw, dispatch and transfer is one automatic scope.
+ *
+ * The queue thread computes only the selected counters of each command and
+ * hands the row to the report's writer thread through a bounded ring
+ * (writers/report_ring.h, which says what happens when the writer falls
+ * behind); formatting and writing happen there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +16,21 @@
 
 #include "atomic_file.h"
 #include "engine.h"
+#include "report_keyed.h"
+#include "report_ring.h"
+
+/* What the queue thread keeps for the rows it hands over. */
+struct command_report_rows {
+    report_ring *ring;
+    /* Per report counter: its raw slot when its value is that slot as it is
+     * (most are), else TALLY_NOT_RAW and the evaluator runs. */
+    uint32_t *plain_raw;
+    /* The label column of the latest row, and what it was made from. */
+    uint32_t label_context;
+    uint64_t label_changes;
+    uint64_t strings_key; /* changes whenever the context or its label path does */
+    char label[512];
+};
 
 static void name_tracks(struct tally_device *d)
 {
@@ -57,13 +77,43 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
                          atomic_file_strerror(errno));
     if (s == TALLY_OK && !(d->trace_path = strdup(path)))
         s = TALLY_ERROR_OUT_OF_MEMORY;
-    if (s == TALLY_OK &&
-        !(d->trace_stacks = tally_trace_stacks_create(tally_timeline_track_count(d))))
-        s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK)
         name_tracks(d);
     tally_timeline_update_active(d);
     return s;
+}
+
+/* Writer thread: one row into the report file. */
+static tally_status write_row(void *user, const tally_command_record *record,
+                              const tally_value *values, uint64_t strings_key)
+{
+    struct tally_device *d = user;
+    tally_status s = report_write_keyed(d->report, record, values, strings_key);
+    if (s != TALLY_OK) {
+        tally_log(TALLY_LOG_ERROR,
+                  "writing the per-command report to %s failed: %s; no more records are written",
+                  d->report_path, atomic_file_strerror(errno));
+        d->report_failed = true; /* read at close, after the writer thread ended */
+    }
+    return s;
+}
+
+static tally_status open_rows(struct tally_device *d)
+{
+    struct command_report_rows *rows = calloc(1, sizeof *rows);
+    if (!rows)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    d->report_rows = rows;
+    rows->label_context = UINT32_MAX;
+    rows->plain_raw = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
+    if (!rows->plain_raw)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < d->report_counter_count; i++)
+        if (!tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i]))
+            rows->plain_raw[i] = TALLY_NOT_RAW;
+    if (!d->report)
+        return TALLY_OK;
+    return report_ring_open(d->report_counter_count, write_row, d, NULL, &rows->ring);
 }
 
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
@@ -79,6 +129,8 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK && o->report_path)
         s = open_report(d, o->report_path, error, error_size);
+    if (s == TALLY_OK)
+        s = open_rows(d);
     if (s == TALLY_OK && trace_path)
         s = open_trace(d, trace_path, error, error_size);
     return s;
@@ -89,14 +141,20 @@ static const char *kind_name(uint32_t type)
     return type == TALLY_CMD_DRAW ? "draw" : type == TALLY_CMD_DISPATCH ? "dispatch" : "transfer";
 }
 
-/* The context's label stack joined by '/'. */
-static const char *label_path(const struct tally_context *ctx, char *buffer, size_t size)
+/* The context's label stack joined by '/', rebuilt only when it changed. */
+static const char *label_path(struct command_report_rows *rows, const struct tally_context *ctx)
 {
-    size_t used = 0;
-    buffer[0] = '\0';
+    if (ctx->id == rows->label_context && ctx->label_changes == rows->label_changes)
+        return rows->label;
+    rows->label_context = ctx->id;
+    rows->label_changes = ctx->label_changes;
+    rows->strings_key++;
+    size_t used = 0, size = sizeof rows->label;
+    rows->label[0] = '\0';
     for (uint32_t i = 0; i < ctx->label_depth && used < size; i++)
-        used += (size_t)snprintf(buffer + used, size - used, "%s%s", i ? "/" : "", ctx->labels[i]);
-    return buffer;
+        used +=
+            (size_t)snprintf(rows->label + used, size - used, "%s%s", i ? "/" : "", ctx->labels[i]);
+    return rows->label;
 }
 
 static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
@@ -112,19 +170,34 @@ static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
     pthread_mutex_unlock(&d->listeners_lock);
 }
 
+/* Only the selected counters, and most of them a copy of a raw slot. */
+static void evaluate_selected(struct tally_device *d)
+{
+    const struct command_report_rows *rows = d->report_rows;
+    const uint64_t *delta = d->exec.delta;
+    tally_value *values = d->exec.report_values;
+    for (uint32_t i = 0; i < d->report_counter_count; i++) {
+        uint32_t raw = rows->plain_raw[i];
+        if (raw != TALLY_NOT_RAW)
+            values[i].u64 = delta[raw];
+        else
+            tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants,
+                                     &values[i]);
+    }
+}
+
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
                                 const struct tally_context *ctx, uint64_t stream_id,
                                 uint64_t begin_ns, uint64_t end_ns)
 {
     struct tally_executor *e = &d->exec;
-    for (uint32_t i = 0; i < d->report_counter_count; i++)
-        tally_catalogue_evaluate(d->catalogue, d->report_counters[i], e->delta, d->constants,
-                                 &e->report_values[i]);
+    struct command_report_rows *rows = d->report_rows;
+    evaluate_selected(d);
     if (d->trace)
         trace_counters(d, begin_ns, end_ns);
-    if (!d->report)
+    if (!rows->ring)
         return;
-    char label[512];
+    const char *label = label_path(rows, ctx);
     tally_command_record record = {
         .sequence = e->command_sequence,
         .api_name = command->u.draw.api_name ? command->u.draw.api_name : kind_name(command->type),
@@ -134,19 +207,25 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .frame = ctx->frame,
         .submission = e->submission,
         .stream = stream_id,
-        .label = label_path(ctx, label, sizeof(label)),
+        .label = label,
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
-    if (tally_report_write(d->report, &record, e->report_values) != TALLY_OK) {
-        tally_log(TALLY_LOG_ERROR,
-                  "writing the per-command report to %s failed: %s; no more "
-                  "records are written",
-                  d->report_path, atomic_file_strerror(errno));
-        tally_report_close(d->report);
-        d->report = NULL;
-        d->report_failed = true;
-    }
+    report_ring_push(rows->ring, &record, rows->strings_key, e->report_values);
+}
+
+/* Every row handed to the writer thread written, and the thread ended; a
+ * row that failed set report_failed. */
+static void close_rows(struct tally_device *d)
+{
+    struct command_report_rows *rows = d->report_rows;
+    if (!rows)
+        return;
+    if (rows->ring)
+        report_ring_close(rows->ring);
+    free(rows->plain_raw);
+    free(rows);
+    d->report_rows = NULL;
 }
 
 /* A file that could not be written is said once, with its path and why. */
@@ -161,7 +240,10 @@ static tally_status said(tally_status s, const char *what, const char *path)
 tally_status tally_command_report_close(struct tally_device *d)
 {
     tally_status report = TALLY_OK, trace = TALLY_OK;
-    if (d->report)
+    close_rows(d);
+    if (d->report && d->report_failed)
+        tally_report_close(d->report); /* already said when the write failed */
+    else if (d->report)
         report = said(tally_report_close(d->report), "per-command report", d->report_path);
     d->report = NULL;
     pthread_mutex_lock(&d->listeners_lock);
@@ -170,8 +252,6 @@ tally_status tally_command_report_close(struct tally_device *d)
     d->trace = NULL;
     tally_timeline_update_active(d);
     pthread_mutex_unlock(&d->listeners_lock);
-    free(d->trace_stacks);
-    d->trace_stacks = NULL;
     free(d->report_counters);
     d->report_counters = NULL;
     free(d->report_path);

@@ -146,6 +146,7 @@ struct tally_context {
     uint64_t *accumulators; /* cumulative raw work of this context */
     uint64_t frame;
     uint32_t label_depth;
+    uint64_t label_changes; /* pushes and pops executed, so reports know when to rebuild the path */
     const char *labels[TALLY_MAX_LABEL_DEPTH]; /* point into held recordings */
     struct tally_recording *label_owners[TALLY_MAX_LABEL_DEPTH];
 };
@@ -199,6 +200,13 @@ struct tally_executor {
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
+    /* Who listens (listening.c), fixed when a submission begins: work is
+     * simulated only while someone does (a marker scope opening mid-way
+     * counts at once, through open_scopes), and accumulated only while a
+     * marker scope or a sampler can read the accumulators. */
+    bool observed;      /* a report, trace, timeline reader or sampler */
+    bool sampling;      /* a sampler */
+    bool reader_waited; /* the submission's indirect reader's wait ran */
     tally_value *report_values;
     tally_event *events; /* batch published at the end of each submission */
     uint32_t event_count, event_capacity;
@@ -218,6 +226,7 @@ struct tally_device {
     atomic_uint_fast64_t next_stream_id;
     atomic_uint next_event_id;
     atomic_uint_fast64_t published_gpu_ns; /* executor's clock, for virtual mode */
+    atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
     /* The queue: lock guards the list, stopping and next_seqno. */
     pthread_mutex_t lock;
@@ -238,7 +247,6 @@ struct tally_device {
     atomic_bool samplers_changed;
     atomic_bool timeline_active;
     tally_trace *trace;
-    void *trace_stacks; /* open slices per track, for the trace file */
 
     /* Per-command report, written by the queue thread only. */
     tally_report *report;
@@ -246,6 +254,7 @@ struct tally_device {
     uint32_t report_counter_count;
     char *report_path, *trace_path; /* copies, for messages at close */
     bool report_failed;             /* a write failed; the report was dropped */
+    struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
 };
 
 /* --- results, subscriptions, samplers -------------------------------------------- */
@@ -255,6 +264,7 @@ struct tally_slot {
     uint32_t passes_done;
     uint32_t context_id;
     uint64_t begin_ns, end_ns;
+    bool open; /* begun and not ended: the device counts it in open_scopes */
 };
 
 struct tally_results {
@@ -310,6 +320,11 @@ TALLY_HIDDEN bool tally_cond_wait(pthread_cond_t *cond, pthread_mutex_t *lock,
 TALLY_HIDDEN void tally_copy_error(char *error, size_t size, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* evaluate.c: whether a counter is one raw slot as it is (no expression, a
+ * clamp that cannot change it), and which. */
+TALLY_HIDDEN bool tally_counter_is_plain_raw(const struct tally_catalogue *catalogue,
+                                             uint32_t counter, uint32_t *raw_index);
+
 /* recording.c */
 TALLY_HIDDEN struct tally_recording *tally_recording_create(void);
 TALLY_HIDDEN void tally_recording_ref(struct tally_recording *recording);
@@ -358,11 +373,25 @@ TALLY_HIDDEN void tally_executor_idle_until(struct tally_device *device, uint64_
 TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uint64_t *accumulators,
                                           uint64_t gpu_ns, uint64_t *out);
 
+/* listening.c */
+TALLY_HIDDEN void tally_listening_begin_submission(struct tally_device *device);
+/* Whether the command about to execute has anyone to see its work. */
+static inline bool tally_work_observed(struct tally_device *device)
+{
+    return device->exec.observed ||
+           atomic_load_explicit(&device->open_scopes, memory_order_relaxed) != 0;
+}
+/* Whether the accumulators must follow the work: something reads them. */
+static inline bool tally_work_accumulated(struct tally_device *device)
+{
+    return device->exec.sampling ||
+           atomic_load_explicit(&device->open_scopes, memory_order_relaxed) != 0;
+}
+
 /* timeline.c */
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);
 TALLY_HIDDEN void tally_timeline_flush(struct tally_device *device);
 TALLY_HIDDEN void tally_timeline_update_active(struct tally_device *device);
-TALLY_HIDDEN void *tally_trace_stacks_create(uint32_t tracks);
 
 /* sampler.c */
 TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t before_ns,

@@ -129,3 +129,16 @@ tally_status tally_catalogue_evaluate(const tally_catalogue *cat, uint32_t count
     *out = clamp(c, v);
     return TALLY_OK;
 }
+
+/* A counter whose value is one raw slot as it is: no expression, and a
+ * clamp that cannot change it. */
+bool tally_counter_is_plain_raw(const struct tally_catalogue *cat, uint32_t counter,
+                                uint32_t *raw_index)
+{
+    const tally_counter_info *c = &cat->counters[counter];
+    if (c->raw_index == TALLY_NOT_RAW || c->storage != TALLY_STORAGE_UINT64 ||
+        c->min_value.u64 != 0 || c->max_value.u64 != UINT64_MAX)
+        return false;
+    *raw_index = c->raw_index;
+    return true;
+}

@@ -194,7 +194,8 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
         e->delta[d->elapsed_ns_slot] = ns;
     if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
         e->delta[d->elapsed_cycles_slot] = cycles;
-    accumulate(d, ctx);
+    if (tally_work_accumulated(d))
+        accumulate(d, ctx);
     e->command_sequence++;
     if (ctx->id != e->last_context_id)
         e->context_switches++;
@@ -224,6 +225,7 @@ static void run_marker(struct tally_device *d, const struct tally_command *c,
 static void run_label(struct tally_context *ctx, const struct tally_command *c,
                       struct tally_recording *owner)
 {
+    ctx->label_changes++;
     if (c->type == TALLY_CMD_LABEL_PUSH) {
         if (ctx->label_depth == TALLY_MAX_LABEL_DEPTH)
             return;
@@ -308,6 +310,11 @@ static void run_indirect(struct tally_device *d, const struct tally_command *c,
     const tally_indirect_reader *reader = d->exec.indirect_reader;
     static const uint32_t zeroes[5];
     tally_indirect_records records = {.data = zeroes, .count = 1};
+    /* The wait is for the GPU to have written the parameters: only work
+     * that is simulated reads them. */
+    if (reader && reader->wait && !d->exec.reader_waited)
+        reader->wait(reader->user);
+    d->exec.reader_waited = true;
     if (reader && !reader->read(reader->user, in->key, &records))
         records = (tally_indirect_records){.data = zeroes, .count = 1};
     uint32_t size = 4 * indirect_record_words[in->layout];
@@ -327,9 +334,18 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     switch (c->type) {
     case TALLY_CMD_DRAW:
     case TALLY_CMD_DISPATCH:
-    case TALLY_CMD_TRANSFER: run_work(d, c, ctx, stream_id); break;
-    case TALLY_CMD_DRAW_RUN: run_draws(d, c, ctx, stream_id); break;
-    case TALLY_CMD_INDIRECT: run_indirect(d, c, ctx, stream_id); break;
+    case TALLY_CMD_TRANSFER:
+        if (tally_work_observed(d))
+            run_work(d, c, ctx, stream_id);
+        break;
+    case TALLY_CMD_DRAW_RUN:
+        if (tally_work_observed(d))
+            run_draws(d, c, ctx, stream_id);
+        break;
+    case TALLY_CMD_INDIRECT:
+        if (tally_work_observed(d))
+            run_indirect(d, c, ctx, stream_id);
+        break;
     case TALLY_CMD_BIND_PROGRAM:
         d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
         break;
@@ -398,6 +414,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
     tally_samplers_advance(d, e->gpu_ns, true); /* baselines of new samplers */
     if (d->info.clock == TALLY_CLOCK_REALTIME)
         tally_executor_idle_until(d, p->submit_gpu_ns);
+    tally_listening_begin_submission(d);
     e->submission = p->seqno;
     e->pass_index = p->pass_index;
     e->submission_commands = 0;
@@ -416,8 +433,6 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
 void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
 {
     const tally_indirect_reader *reader = p->indirect_reader.read ? &p->indirect_reader : NULL;
-    if (reader && reader->wait)
-        reader->wait(reader->user);
     d->exec.indirect_reader = reader;
     begin_submission(d, p);
     for (uint32_t i = 0; i < p->stream_count; i++) {

@@ -8,8 +8,20 @@
 
 #include "engine.h"
 
+/* A scope begun and never ended (its results object released mid-scope)
+ * stops keeping the device listening. */
+static void close_open_scopes(struct tally_results *r)
+{
+    if (!r->slots || !r->device)
+        return;
+    for (uint32_t i = 0; i < r->slot_count; i++)
+        if (r->slots[i].open)
+            atomic_fetch_sub_explicit(&r->device->open_scopes, 1, memory_order_relaxed);
+}
+
 static void destroy(struct tally_results *r)
 {
+    close_open_scopes(r);
     pthread_mutex_destroy(&r->lock);
     free(r->counters);
     free(r->pass_of);
@@ -121,6 +133,10 @@ void tally_results_begin(struct tally_results *r, uint32_t slot, const uint64_t 
     pthread_mutex_lock(&r->lock);
     memcpy(&r->begin[(size_t)slot * raw_count], snapshot, raw_count * sizeof(uint64_t));
     r->slots[slot].begin_ns = gpu_ns;
+    if (!r->slots[slot].open) {
+        r->slots[slot].open = true;
+        atomic_fetch_add_explicit(&r->device->open_scopes, 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -134,6 +150,10 @@ void tally_results_end(struct tally_results *r, uint32_t slot, const uint64_t *s
     for (uint32_t i = 0; i < raw_count; i++)
         values[i] = snapshot[i] - begin[i];
     struct tally_slot *s = &r->slots[slot];
+    if (s->open) {
+        s->open = false;
+        atomic_fetch_sub_explicit(&r->device->open_scopes, 1, memory_order_relaxed);
+    }
     s->end_ns = gpu_ns;
     s->context_id = context_id;
     if (pass_index < 32)

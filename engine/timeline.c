@@ -76,35 +76,18 @@ void tally_timeline_update_active(struct tally_device *d)
 
 /* --- trace file --------------------------------------------------------------- */
 
-/* Begins waiting for their end, per track; events nest on each track. */
-struct trace_stacks {
-    uint32_t depth;
-    uint64_t begin[8];
-};
-
-void *tally_trace_stacks_create(uint32_t tracks)
-{
-    return calloc(tracks, sizeof(struct trace_stacks));
-}
-
 static void trace_event(struct tally_device *d, const tally_event *ev)
 {
     const tally_event_kind_info *k = &kinds[ev->kind];
     tally_trace_arg args[TALLY_EVENT_MAX_FIELDS];
     for (uint32_t i = 0; i < k->field_count; i++)
         args[i] = (tally_trace_arg){k->fields[i].name, TALLY_TRACE_ARG_U64, {.u64 = ev->fields[i]}};
-    struct trace_stacks *stack = &((struct trace_stacks *)d->trace_stacks)[ev->track];
-    if (ev->type == TALLY_EVENT_BEGIN) {
-        if (stack->depth < 8)
-            stack->begin[stack->depth] = ev->timestamp_ns;
-        stack->depth++;
-    } else if (ev->type == TALLY_EVENT_END) {
-        if (stack->depth && --stack->depth < 8)
-            tally_trace_slice(d->trace, ev->track, k->name, stack->begin[stack->depth],
-                              ev->timestamp_ns, args, k->field_count);
-    } else {
+    if (ev->type == TALLY_EVENT_BEGIN)
+        tally_trace_begin(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
+    else if (ev->type == TALLY_EVENT_END)
+        tally_trace_end(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
+    else
         tally_trace_instant(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
-    }
 }
 
 /* --- subscriptions ------------------------------------------------------------ */

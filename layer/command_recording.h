@@ -29,6 +29,31 @@ static inline void layer_record_draw(layer_command_buffer *cb, const char *api_n
     };
     tally_stream_draw_inline(cb->stream, cb->draw_lane, &draw);
 }
+/* The whole of a plain draw's recording when nothing else is due: the
+ * stream counts, its program is the bound one and the lane has room. False
+ * (nothing recorded) otherwise, and layer_record_draw does it all. */
+static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
+                                  uint32_t instance_count, uint32_t first, uint32_t first_instance,
+                                  int32_t vertex_offset, uint32_t flags)
+{
+    tally_draw_lane *lane = cb->draw_lane;
+    if (!cb->stream || cb->stream_program != cb->graphics_program || lane->next == lane->end)
+        return false;
+    *lane->next++ = (tally_packed_draw){
+        .api_name = api_name,
+        .count = count,
+        .instance_count = instance_count,
+        .first = first,
+        .first_instance = first_instance,
+        .vertex_offset = vertex_offset,
+        .flags = (uint8_t)flags,
+        .topology = cb->topology,
+        .patch_control_points = cb->patch_control_points,
+        .index_size = cb->index_size,
+    };
+    return true;
+}
+
 void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,
                              const VkMultiDrawInfoEXT *draws, uint32_t instance_count,
                              uint32_t first_instance, uint32_t stride);

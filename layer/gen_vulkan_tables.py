@@ -308,7 +308,15 @@ def write_entry_points(reg, out, hooked, work):
     for name, c in sorted(hook_names(reg, set(), work)):
         ret, params = reg.commands[c]
         args = ", ".join(n for _, n, _ in params)
-        lines.append("VKAPI_ATTR void VKAPI_CALL hook_%s(%s)" % (name, ", ".join(d for _, _, d in params)))
+        decls = ", ".join(d for _, _, d in params)
+        record = draw_call(reg, c, params).replace('"%s"' % c, '"%s"' % name)
+        fast = record.startswith("layer_record_draw(cb, ") and ("vertexCount" in args or "indexCount" in args)
+        # A plain draw has a fast path with no call but the one going down,
+        # as its last act (a tail call: no registers saved, no frame); the
+        # rest (no cached record, a program to bind, a full lane) takes the
+        # general body, out of line.
+        lines.append("%sVKAPI_ATTR void VKAPI_CALL %s_%s(%s)" % (
+            "static __attribute__((noinline)) " if fast else "", "general" if fast else "hook", name, decls))
         lines.append("{")
         # One lookup per draw: the command buffer's record leads to its device.
         lines.append("    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);")
@@ -316,11 +324,24 @@ def write_entry_points(reg, out, hooked, work):
         lines.append("        layer_device_of(commandBuffer)->dispatch.%s(%s);" % (field(c), args))
         lines.append("        return;")
         lines.append("    }")
-        lines.append("    cb->device->dispatch.%s(%s);" % (field(c), args))
+        # Recorded before the call goes down, so that the call is the
+        # wrapper's last act (the order is unobservable: the stream is the layer's).
         lines.append("    if (cb->stream)")
-        lines.append("        %s" % draw_call(reg, c, params).replace('"%s"' % c, '"%s"' % name))
+        lines.append("        %s" % record)
+        lines.append("    cb->device->dispatch.%s(%s);" % (field(c), args))
         lines.append("}")
         lines.append("")
+        if fast:
+            lines.append("VKAPI_ATTR void VKAPI_CALL hook_%s(%s)" % (name, decls))
+            lines.append("{")
+            lines.append("    layer_command_buffer *cb = layer_command_buffer_cached(commandBuffer);")
+            lines.append("    if (__builtin_expect(cb && %s, 1)) {" % record.replace("layer_record_draw(", "layer_try_draw(").rstrip(";"))
+            lines.append("        cb->device->dispatch.%s(%s);" % (field(c), args))
+            lines.append("        return;")
+            lines.append("    }")
+            lines.append("    general_%s(%s);" % (name, args))
+            lines.append("}")
+            lines.append("")
     entries = []
     ext_lists = []
     for c in sorted({reg.canonical(n) for n in hooked} | work):

@@ -182,6 +182,16 @@ extern __thread layer_command_buffer_cache layer_last_command_buffer
  * layer has none (its allocation failed, or the handle is not one). */
 layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle);
 
+/* The thread's cached record of the command buffer, or NULL (look it up). */
+static inline layer_command_buffer *layer_command_buffer_cached(VkCommandBuffer handle)
+{
+    const layer_command_buffer_cache *last = &layer_last_command_buffer;
+    bool hit = last->handle == handle &&
+               last->generation ==
+                   atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire);
+    return hit ? last->record : NULL;
+}
+
 static inline layer_command_buffer *layer_command_buffer_of(VkCommandBuffer handle)
 {
     const layer_command_buffer_cache *last = &layer_last_command_buffer;

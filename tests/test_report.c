@@ -815,6 +815,121 @@ static void memory_stays_bounded_for_a_million_records(void **state)
     assert_int_equal(tally_report_close(report), TALLY_OK);
 }
 
+/* Doubles to compare with printf: every exponent, ratios of small integers,
+ * neighbours of powers of ten (where rounding carries into a new digit) and
+ * exact ties, which printf rounds to even. */
+static double float_case(uint64_t i, uint64_t *rng)
+{
+    *rng = *rng * 6364136223846793005u + 1442695040888963407u;
+    uint64_t bits = *rng;
+    double v;
+    switch (i % 6) {
+    case 0: memcpy(&v, &bits, sizeof v); return v; /* any double, NaNs included */
+    case 1: return (double)(bits % 100000) / (double)(bits >> 40 | 1);
+    case 2: return 100.0 * (double)(bits % 1000) / (double)((bits >> 32) % 1000 + 1);
+    case 3:
+        return nextafter(pow(10.0, (double)((int)(bits % 60) - 10)), (bits >> 8 & 1) ? 0 : 1e300);
+    case 4: return ldexp((double)(bits >> 11), (int)(bits % 200) - 100);
+    default: return ldexp((double)(bits >> 11 | 1), -(int)(bits % 64)) + 0.5; /* ties */
+    }
+}
+
+static void floats_are_written_as_printf_17g_writes_them(void **state)
+{
+    struct fixture *fx = *state;
+    enum { CASES = 300000 };
+    uint32_t column = counter("GpuBusy");
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "floats.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    tally_command_record record = sample_record(0);
+    uint64_t rng = 12345;
+    for (uint64_t i = 0; i < CASES; i++) {
+        tally_value value = {.f64 = float_case(i, &rng)};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(text);
+    const char *line = second_line(text);
+    rng = 12345;
+    for (uint64_t i = 0; i < CASES; i++) {
+        double v = float_case(i, &rng);
+        char expected[64];
+        if (isnan(v))
+            strcpy(expected, "nan");
+        else if (isinf(v))
+            strcpy(expected, v < 0 ? "-inf" : "inf");
+        else
+            snprintf(expected, sizeof expected, "%.17g", v); /* the test runs in the C locale */
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        const char *comma = end;
+        while (comma[-1] != ',')
+            comma--;
+        if ((size_t)(end - comma) != strlen(expected) ||
+            memcmp(comma, expected, strlen(expected)) != 0) {
+            print_error("case %llu: %.*s, printf: %s\n", (unsigned long long)i, (int)(end - comma),
+                        comma, expected);
+            fail();
+        }
+        line = end + 1;
+    }
+    free(text);
+}
+
+static void integers_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    static const uint64_t values[] = {0,
+                                      9,
+                                      10,
+                                      99,
+                                      100,
+                                      999,
+                                      1000,
+                                      9999,
+                                      10000,
+                                      12345678,
+                                      99999999,
+                                      100000000,
+                                      999999999,
+                                      1000000000,
+                                      4294967295u,
+                                      4294967296u,
+                                      9999999999999999999u,
+                                      10000000000000000000u,
+                                      UINT64_MAX};
+    uint32_t column = counter("GpuTime");
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "integers.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    enum { N = sizeof values / sizeof values[0] };
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = values[i];
+        tally_command_record record = {v, "a", "b", (uint32_t)v, "c", v, v, v, "", v, v};
+        tally_value value = {.u64 = v};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = values[i];
+        char expected[512];
+        snprintf(expected, sizeof expected, "%llu,b,a,%u,c,%llu,%llu,%llu,,%llu,%llu,0,%llu\n",
+                 (unsigned long long)v, (unsigned)(uint32_t)v, (unsigned long long)v,
+                 (unsigned long long)v, (unsigned long long)v, (unsigned long long)v,
+                 (unsigned long long)v, (unsigned long long)v);
+        assert_memory_equal(line, expected, strlen(expected));
+        line += strlen(expected);
+    }
+    assert_string_equal(line, "");
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -866,6 +981,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(report_rejects_null_arguments, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(trace_rejects_null_arguments, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unknown_counter_index_is_rejected, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(floats_are_written_as_printf_17g_writes_them, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir,
                                         remove_dir),
     };

@@ -43,7 +43,7 @@ void report_format_f64(double v, char out[REPORT_F64_SIZE])
 /* Length of the valid UTF-8 sequence at s (1 to 4), or 0 if it is not one:
  * overlong forms, surrogates and code points past U+10FFFF are not. Stops at
  * the first byte that is not a continuation, so it never reads past a NUL. */
-static size_t utf8_sequence_length(const unsigned char *s)
+size_t report_utf8_length(const unsigned char *s)
 {
     if (s[0] < 0x80)
         return 1;
@@ -75,7 +75,7 @@ static size_t plain_run(const unsigned char *s)
         unsigned char c = s[run];
         if (c < 0x20 || c == '"' || c == '\\')
             return run;
-        size_t n = utf8_sequence_length(s + run);
+        size_t n = report_utf8_length(s + run);
         if (n == 0)
             return run;
         run += n;

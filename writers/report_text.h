@@ -11,6 +11,11 @@
  * whatever the locale; "nan", "inf" or "-inf" if not finite. */
 void report_format_f64(double v, char out[REPORT_F64_SIZE]);
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 if it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF are not). Never
+ * reads past a NUL. */
+size_t report_utf8_length(const unsigned char *s);
+
 /* s as a JSON string: quotes, backslashes and control characters escaped,
  * bytes that are not UTF-8 replaced by U+FFFD, so the output is valid JSON. */
 void report_put_json_string(FILE *out, const char *s);

@@ -1,20 +1,44 @@
 /*
- * Owns the timeline file: Chrome trace-event JSON with one process (pid 1),
- * a thread per track (tid = track + 1) and counter tracks on tid 0.
- * Timestamps are microseconds with exactly three decimals, computed from the
- * integer nanoseconds so they are exact.
+ * Owns the timeline file. Chrome trace-event JSON: one process (pid 1), a
+ * thread per track (tid = track + 1) and counter tracks on tid 0, timestamps
+ * in microseconds with exactly three decimals, computed from the integer
+ * nanoseconds so they are exact. Or, by the file's extension, Perfetto's
+ * protobuf trace (perfetto_writer.c).
  */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "atomic_file.h"
+#include "perfetto_writer.h"
 #include "report_text.h"
 #include "tally/report.h"
 
+/* JSON: the begins of slices still open, per track; they nest on a track,
+ * and one past the eighth is counted but not written. */
+enum { JSON_DEPTH = 8 };
+struct json_stack {
+    uint32_t depth;
+    uint64_t begin[JSON_DEPTH];
+};
+
 struct tally_trace {
     struct atomic_file file;
+    perfetto_writer *perfetto; /* NULL: JSON */
+    struct json_stack *stacks;
+    uint32_t stack_count;
 };
+
+tally_trace_format tally_trace_format_for_path(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    const char *dot = path ? strrchr(base ? base : path, '.') : NULL;
+    if (dot && (strcasecmp(dot, ".perfetto-trace") == 0 || strcasecmp(dot, ".pftrace") == 0))
+        return TALLY_TRACE_PERFETTO;
+    return TALLY_TRACE_JSON;
+}
 
 static FILE *stream(tally_trace *trace)
 {
@@ -111,6 +135,15 @@ tally_status tally_trace_open(const char *path, const char *process_name, tally_
         free(trace);
         return status;
     }
+    if (tally_trace_format_for_path(path) == TALLY_TRACE_PERFETTO) {
+        if (!(trace->perfetto = perfetto_open(stream(trace), process_name))) {
+            atomic_file_abort(&trace->file);
+            free(trace);
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        }
+        *out = trace;
+        return TALLY_OK;
+    }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
           "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\"",
           stream(trace));
@@ -128,6 +161,10 @@ tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const ch
 {
     if (!trace || !name)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_name_track(trace->perfetto, track, name);
+        return status_of(trace);
+    }
     put_event_head(trace, "M", (uint64_t)track + 1, "thread_name");
     put_name_args_and_end(trace, name);
     return status_of(trace);
@@ -139,6 +176,11 @@ tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *n
 {
     if (!trace || !name || end_ns < begin_ns || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_begin(trace->perfetto, track, name, begin_ns, args, arg_count);
+        perfetto_end(trace->perfetto, track, end_ns);
+        return status_of(trace);
+    }
     put_event_head(trace, "X", (uint64_t)track + 1, name);
     put_microseconds(trace, "ts", begin_ns);
     put_microseconds(trace, "dur", end_ns - begin_ns);
@@ -152,6 +194,10 @@ tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char 
 {
     if (!trace || !name || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_instant(trace->perfetto, track, name, timestamp_ns, args, arg_count);
+        return status_of(trace);
+    }
     put_event_head(trace, "i", (uint64_t)track + 1, name);
     fputs(",\"s\":\"t\"", stream(trace));
     put_microseconds(trace, "ts", timestamp_ns);
@@ -164,6 +210,10 @@ tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t 
 {
     if (!trace || !name)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_counter(trace->perfetto, name, timestamp_ns, value);
+        return status_of(trace);
+    }
     put_event_head(trace, "C", 0, name);
     put_microseconds(trace, "ts", timestamp_ns);
     fputs(",\"args\":{\"value\":", stream(trace));
@@ -172,12 +222,69 @@ tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t 
     return status_of(trace);
 }
 
+/* JSON: the track's stack of open slices, or NULL if it cannot be had. */
+static struct json_stack *stack_of(tally_trace *trace, uint32_t track)
+{
+    if (track >= trace->stack_count) {
+        uint32_t count = track + 8;
+        struct json_stack *grown = realloc(trace->stacks, count * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + trace->stack_count, 0, (count - trace->stack_count) * sizeof *grown);
+        trace->stacks = grown;
+        trace->stack_count = count;
+    }
+    return &trace->stacks[track];
+}
+
+tally_status tally_trace_begin(tally_trace *trace, uint32_t track, const char *name,
+                               uint64_t timestamp_ns, const tally_trace_arg *args,
+                               uint32_t arg_count)
+{
+    if (!trace || !name || !args_valid(args, arg_count))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_begin(trace->perfetto, track, name, timestamp_ns, args, arg_count);
+        return status_of(trace);
+    }
+    struct json_stack *stack = stack_of(trace, track);
+    if (!stack)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    if (stack->depth < JSON_DEPTH)
+        stack->begin[stack->depth] = timestamp_ns;
+    stack->depth++;
+    return TALLY_OK;
+}
+
+tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *name,
+                             uint64_t timestamp_ns, const tally_trace_arg *args, uint32_t arg_count)
+{
+    if (!trace || !name || !args_valid(args, arg_count))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto) {
+        perfetto_end(trace->perfetto, track, timestamp_ns);
+        return status_of(trace);
+    }
+    struct json_stack *stack = stack_of(trace, track);
+    if (!stack || !stack->depth)
+        return stack ? TALLY_ERROR_INVALID_STATE : TALLY_ERROR_OUT_OF_MEMORY;
+    if (--stack->depth >= JSON_DEPTH)
+        return TALLY_OK;
+    return tally_trace_slice(trace, track, name, stack->begin[stack->depth], timestamp_ns, args,
+                             arg_count);
+}
+
 tally_status tally_trace_close(tally_trace *trace)
 {
     if (!trace)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    fputs("\n]}\n", stream(trace));
+    bool encoded = true;
+    if (trace->perfetto)
+        encoded = perfetto_close(trace->perfetto);
+    else
+        fputs("\n]}\n", stream(trace));
     tally_status status = atomic_file_commit(&trace->file);
+    free(trace->stacks);
     free(trace);
-    return status;
+    return status == TALLY_OK && !encoded ? TALLY_ERROR_IO : status;
 }

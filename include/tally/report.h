@@ -1,7 +1,7 @@
 /*
  * Report writers shared by every front end: the per-command counter report
  * (CSV or JSON) and the timeline as Chrome trace-event JSON, which Perfetto's
- * UI and chrome://tracing open.
+ * UI and chrome://tracing open, or as Perfetto's own protobuf trace.
  *
  * Both stream to a temporary file beside the destination through a fixed-size
  * buffer, so memory stays bounded however long the program runs, and rename
@@ -70,7 +70,16 @@ typedef struct tally_trace_arg {
     } value;
 } tally_trace_arg;
 
-/* process_name names the trace's one process. */
+typedef enum tally_trace_format {
+    TALLY_TRACE_JSON = 0,     /* Chrome trace-event JSON */
+    TALLY_TRACE_PERFETTO = 1, /* Perfetto's protobuf trace, which its UI opens directly */
+} tally_trace_format;
+
+/* By extension, case-insensitive: ".perfetto-trace" or ".pftrace" is
+ * Perfetto's format, anything else JSON. */
+TALLY_API tally_trace_format tally_trace_format_for_path(const char *path);
+
+/* process_name names the trace's one process; the format follows the path. */
 TALLY_API tally_status tally_trace_open(const char *path, const char *process_name,
                                         tally_trace **out);
 TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const char *name);
@@ -78,6 +87,17 @@ TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track
 TALLY_API tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *name,
                                          uint64_t begin_ns, uint64_t end_ns,
                                          const tally_trace_arg *args, uint32_t arg_count);
+/* A slice in two halves, each written when it happens: slices on a track
+ * nest, an end closing the latest open begin (with the end's name and
+ * arguments in JSON, where the slice is written whole at its end; JSON writes
+ * the eight outermost levels of a track). TALLY_ERROR_INVALID_STATE: an end
+ * with nothing open. */
+TALLY_API tally_status tally_trace_begin(tally_trace *trace, uint32_t track, const char *name,
+                                         uint64_t timestamp_ns, const tally_trace_arg *args,
+                                         uint32_t arg_count);
+TALLY_API tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *name,
+                                       uint64_t timestamp_ns, const tally_trace_arg *args,
+                                       uint32_t arg_count);
 /* An instant ("i") on a track. */
 TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char *name,
                                            uint64_t timestamp_ns, const tally_trace_arg *args,

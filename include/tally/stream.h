@@ -187,8 +187,9 @@ typedef struct tally_indirect_records {
 /* How the queue reads the indirect parameters of one submission. The
  * functions run on the queue thread; the records stay valid until release. */
 typedef struct tally_indirect_reader {
-    /* Before the submission's first command: returns once the GPU has written
-     * the parameters (or will never). */
+    /* Before the submission's first read (never, when no work of the
+     * submission is simulated: see "Listening" in docs/engine.md): returns
+     * once the GPU has written the parameters (or will never). */
     void (*wait)(void *user);
     /* The records of command `key`; false if they cannot be known. */
     bool (*read)(void *user, uint64_t key, tally_indirect_records *records);

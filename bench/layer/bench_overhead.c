@@ -1,0 +1,280 @@
+/*
+ * What a layer costs the program, in one run, on whatever Vulkan driver the
+ * environment gives (lavapipe unless VK_DRIVER_FILES or --icd names another):
+ *
+ *  - recording: ns per vkCmdDraw, 200,000 draws in a render pass, recorded
+ *    5 times into one command buffer (the median of the 5);
+ *  - a pre-recorded frame: 10,000 vkCmdDraw in a render pass, recorded once
+ *    and submitted 50 times (each waited for), as engines replay frames: CPU
+ *    time of the whole process, every thread, per submitted draw, from the
+ *    first submission until the process exits (so a report still being
+ *    written counts);
+ *
+ * for no layer, a minimal pass-through layer, VK_LAYER_MESA_overlay counting
+ * draws, tally idle and tally writing a per-draw CSV report. Each
+ * configuration runs in a child process (layers are chosen when the instance
+ * is created), every child on the same single CPU, the configurations
+ * interleaved round by round; each figure is the median over the rounds.
+ *
+ * Usage: bench_overhead [--rounds N] [--cpu C] [--icd FILE]
+ *        bench_overhead --record DRAWS          (child)
+ *        bench_overhead --frame DRAWS SUBMITS   (child)
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vk_context.h"
+
+enum { RECORD_DRAWS = 200000, RECORD_REPEATS = 5, FRAME_DRAWS = 10000, FRAME_SUBMITS = 50 };
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int child_record(uint32_t draws)
+{
+    vk_context c;
+    vk_context_options options = {.keep_environment = true};
+    if (!vk_context_create(&c, &options))
+        return 1;
+    VkCommandBuffer cb = vk_context_begin(&c);
+    double ns[RECORD_REPEATS];
+    for (int r = 0; r < RECORD_REPEATS; r++) {
+        if (r > 0) {
+            VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            vkBeginCommandBuffer(cb, &begin);
+        }
+        vk_context_begin_render_pass(&c, cb, VK_SUBPASS_CONTENTS_INLINE);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c.triangle);
+        uint64_t start = clock_ns(CLOCK_MONOTONIC);
+        for (uint32_t i = 0; i < draws; i++)
+            vkCmdDraw(cb, 3, 1, 0, 0);
+        ns[r] = (double)(clock_ns(CLOCK_MONOTONIC) - start) / draws;
+        vkCmdEndRenderPass(cb);
+        vkEndCommandBuffer(cb);
+    }
+    vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
+    vk_context_destroy(&c);
+    printf("%.2f\n", median(ns, RECORD_REPEATS));
+    return 0;
+}
+
+/* The frame's figure is printed at exit, after the handlers that the layer
+ * registered later (and so run earlier) have finished its reports. */
+static uint64_t frame_start_cpu_ns, frame_draws;
+
+static void print_frame_cost(void)
+{
+    if (frame_draws)
+        printf("%.2f\n", (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - frame_start_cpu_ns) /
+                             (double)frame_draws);
+}
+
+static int child_frame(uint32_t draws, uint32_t submits)
+{
+    atexit(print_frame_cost);
+    vk_context c;
+    vk_context_options options = {.keep_environment = true};
+    if (!vk_context_create(&c, &options))
+        return 1;
+    VkCommandBuffer cb = vk_context_begin(&c);
+    vk_context_begin_render_pass(&c, cb, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c.triangle);
+    for (uint32_t i = 0; i < draws; i++)
+        vkCmdDraw(cb, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cb);
+    vkEndCommandBuffer(cb);
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    /* One submission first, untimed: the driver's first-use work. */
+    if (vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE) != VK_SUCCESS ||
+        vkQueueWaitIdle(c.queue) != VK_SUCCESS)
+        return 1;
+    frame_start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    for (uint32_t i = 0; i < submits; i++)
+        if (vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE) != VK_SUCCESS ||
+            vkQueueWaitIdle(c.queue) != VK_SUCCESS)
+            return 1;
+    frame_draws = (uint64_t)draws * submits;
+    vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
+    vk_context_destroy(&c);
+    return 0;
+}
+
+typedef struct config {
+    const char *name;
+    const char *env[6];
+} config;
+
+/* Runs this program as a child with extra environment; its output as a number, or -1. */
+static double run_child(const char *self, const char *const *args, const char *const *env)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDOUT_FILENO);
+        for (const char *const *e = env; *e; e++)
+            putenv((char *)*e);
+        const char *argv[8] = {self};
+        for (int i = 0; args[i] && i < 6; i++)
+            argv[i + 1] = args[i];
+        execv(self, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *out = fdopen(fds[0], "r");
+    double value = -1;
+    char line[256];
+    while (out && fgets(line, sizeof line, out))
+        value = atof(line);
+    if (out)
+        fclose(out);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? value : -1;
+}
+
+static void pin_to(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        perror("bench_overhead: sched_setaffinity");
+}
+
+/* The first CPU this process may run on. */
+static int first_allowed_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, &set))
+                return i;
+    return 0;
+}
+
+static void print_row(const char *name, double value, double base, double pass)
+{
+    if (value < 0) {
+        printf("| %s | failed | | |\n", name);
+        return;
+    }
+    printf("| %s | %.1f | %+.1f | %+.1f |\n", name, value, value - base, value - pass);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--record") == 0)
+        return child_record((uint32_t)atoi(argv[2]));
+    if (argc == 4 && strcmp(argv[1], "--frame") == 0)
+        return child_frame((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
+    int rounds = 5, cpu = first_allowed_cpu();
+    static char icd[4096] = "VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+    if (getenv("VK_DRIVER_FILES"))
+        snprintf(icd, sizeof icd, "VK_DRIVER_FILES=%s", getenv("VK_DRIVER_FILES"));
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+            rounds = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            cpu = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--icd") == 0 && i + 1 < argc) {
+            snprintf(icd, sizeof icd, "VK_DRIVER_FILES=%s", argv[++i]);
+        } else {
+            fprintf(stderr, "usage: bench_overhead [--rounds N] [--cpu C] [--icd FILE]\n");
+            return 2;
+        }
+    }
+    if (rounds < 1 || rounds > 64)
+        rounds = 5;
+    pin_to(cpu);
+    /* lavapipe allocates every recorded command with malloc: one allocator
+     * setting for every configuration, so that glibc trimming and regrowing
+     * its heap between recordings does not decide the figures. */
+    setenv("GLIBC_TUNABLES",
+           "glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864:"
+           "glibc.malloc.mmap_threshold=1073741824",
+           1);
+    static char layers[4096], report[256];
+    /* Layers found elsewhere (a Mesa overlay brought along) come after ours. */
+    const char *more = getenv("VK_ADD_LAYER_PATH");
+    snprintf(layers, sizeof layers, "VK_ADD_LAYER_PATH=%s/share/vulkan/explicit_layer.d:%s%s%s",
+             TALLY_BUILD_DIR, PASSTHROUGH_DIR, more ? ":" : "", more ? more : "");
+    snprintf(report, sizeof report, "TALLY_OUTPUT=/tmp/bench_overhead_%ld.csv", (long)getpid());
+    const config configs[] = {
+        {"no layer", {icd, NULL}},
+        {"pass-through layer",
+         {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_passthrough", NULL}},
+        {"VK_LAYER_MESA_overlay (draw counting)",
+         {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_MESA_overlay",
+          "VK_LAYER_MESA_OVERLAY_CONFIG=draw=1,no_display=1", NULL}},
+        {"tally, idle", {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", NULL}},
+        {"tally, per-draw CSV report",
+         {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", report, NULL}},
+    };
+    enum { CONFIGS = sizeof configs / sizeof configs[0] };
+    static double record[CONFIGS][64], frame[CONFIGS][64];
+    char draws[16], frame_draws_text[16], submits[16];
+    snprintf(draws, sizeof draws, "%d", RECORD_DRAWS);
+    snprintf(frame_draws_text, sizeof frame_draws_text, "%d", FRAME_DRAWS);
+    snprintf(submits, sizeof submits, "%d", FRAME_SUBMITS);
+    const char *record_args[] = {"--record", draws, NULL};
+    const char *frame_args[] = {"--frame", frame_draws_text, submits, NULL};
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < CONFIGS; i++) {
+            record[i][r] = run_child(argv[0], record_args, configs[i].env);
+            frame[i][r] = run_child(argv[0], frame_args, configs[i].env);
+        }
+        fprintf(stderr, "bench_overhead: round %d of %d done\n", r + 1, rounds);
+    }
+    unlink(report + strlen("TALLY_OUTPUT="));
+    double rec[CONFIGS], fr[CONFIGS];
+    for (int i = 0; i < CONFIGS; i++) {
+        rec[i] = median(record[i], rounds);
+        fr[i] = median(frame[i], rounds);
+        for (int r = 0; r < rounds; r++) /* a failed run makes the figure a failure */
+            if (record[i][r] < 0)
+                rec[i] = -1;
+        for (int r = 0; r < rounds; r++)
+            if (frame[i][r] < 0)
+                fr[i] = -1;
+    }
+    printf("driver: %s; CPU %d only; %d interleaved rounds, medians\n\n", icd, cpu, rounds);
+    printf("### Recording: ns per vkCmdDraw (%d draws, median of %d recordings)\n\n", RECORD_DRAWS,
+           RECORD_REPEATS);
+    printf(
+        "| configuration | ns per draw | over no layer | over pass-through |\n|---|---|---|---|\n");
+    for (int i = 0; i < CONFIGS; i++)
+        print_row(configs[i].name, rec[i], rec[0], rec[1]);
+    printf("\n### Pre-recorded frame: CPU ns per submitted draw (%d draws, %d submissions, every "
+           "thread)\n\n",
+           FRAME_DRAWS, FRAME_SUBMITS);
+    printf("| configuration | CPU ns per draw | over no layer | over pass-through |\n"
+           "|---|---|---|---|\n");
+    for (int i = 0; i < CONFIGS; i++)
+        print_row(configs[i].name, fr[i], fr[0], fr[1]);
+    return 0;
+}

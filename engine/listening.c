@@ -1,0 +1,29 @@
+/*
+ * Whether anyone listens to the work the queue executes. A real GPU's
+ * counters count whether or not they are read; a simulated one only pays for
+ * counting when something will read the counts, so with nothing listening
+ * the queue runs a submission's state, label, frame and marker commands and
+ * skips its draws, dispatches and transfers. A listener that starts later
+ * sees the work executed after it started, as a counter read on a real GPU
+ * does.
+ *
+ * The listeners: the per-command report and the trace file (fixed when the
+ * device opens), timeline readers that are not paused, samplers, and marker
+ * scopes (a results slot begun and not yet ended, counted in open_scopes by
+ * results.c; a marker recorded in a command buffer starts listening when the
+ * queue reaches it). The first four are read here once per submission; the
+ * scopes per work command, one relaxed load, since a scope can open in the
+ * middle of a submission.
+ */
+#include "engine.h"
+
+void tally_listening_begin_submission(struct tally_device *d)
+{
+    struct tally_executor *e = &d->exec;
+    /* begin_submission has just brought next_sample_ns up to date with the
+     * sampler list: UINT64_MAX means there is none. */
+    e->sampling = e->next_sample_ns != UINT64_MAX;
+    e->observed = e->sampling || d->report || d->trace ||
+                  atomic_load_explicit(&d->timeline_active, memory_order_relaxed);
+    e->reader_waited = false;
+}

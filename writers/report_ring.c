@@ -1,0 +1,276 @@
+/* Owns the hand-off of report rows to the writer thread (see report_ring.h). */
+#include "report_ring.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DEFAULT_BLOCKS = 8, DEFAULT_BLOCK_BYTES = 256 * 1024, MIN_BLOCK_BYTES = 4096 };
+
+/* A row as a block holds it; `values` follow it. */
+struct row {
+    uint64_t sequence, frame, submission, stream, begin_ns, end_ns;
+    const char *kind, *api_name;
+    uint32_t context;
+    uint32_t strings_at; /* offset of "context_api\0label\0" in the block's bytes */
+    uint64_t strings_key;
+};
+
+/*
+ * Rows grow from the start of the bytes, the strings they share from the
+ * end; the block is full when the two would meet.
+ */
+struct block {
+    struct block *next;
+    uint32_t rows;
+    uint32_t strings_at; /* start of the lowest strings */
+    uint64_t strings_key;
+    bool has_strings;
+    _Alignas(16) unsigned char bytes[];
+};
+
+struct report_ring {
+    pthread_mutex_t lock;
+    pthread_cond_t full_ready; /* the writer waits for a full block */
+    pthread_cond_t free_ready; /* the producer waits for a free one */
+    /* Under lock: */
+    struct block *full_head, *full_tail, *free_list;
+    uint32_t blocks_made;
+    uint64_t rows, stalls;
+    bool stopping;
+    /* The producer's: */
+    struct block *current;
+    /* Fixed: */
+    uint32_t value_count, row_bytes, block_bytes, blocks;
+    report_ring_sink sink;
+    void *user;
+    pthread_t thread;
+    tally_status status; /* the writer's; read after the join */
+};
+
+static struct row *row_at(const report_ring *ring, struct block *b, uint32_t i)
+{
+    return (struct row *)(b->bytes + (size_t)i * ring->row_bytes);
+}
+
+static void sink_block(report_ring *ring, struct block *b)
+{
+    for (uint32_t i = 0; i < b->rows && ring->status == TALLY_OK; i++) {
+        const struct row *row = row_at(ring, b, i);
+        const char *context_api = (const char *)b->bytes + row->strings_at;
+        tally_command_record record = {
+            .sequence = row->sequence,
+            .api_name = row->api_name,
+            .kind = row->kind,
+            .context = row->context,
+            .context_api = context_api,
+            .frame = row->frame,
+            .submission = row->submission,
+            .stream = row->stream,
+            .label = context_api + strlen(context_api) + 1,
+            .begin_ns = row->begin_ns,
+            .end_ns = row->end_ns,
+        };
+        ring->status =
+            ring->sink(ring->user, &record, (const tally_value *)(row + 1), row->strings_key);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    report_ring *ring = arg;
+    pthread_setname_np(pthread_self(), "tally-report");
+    pthread_mutex_lock(&ring->lock);
+    for (;;) {
+        while (!ring->full_head && !ring->stopping)
+            pthread_cond_wait(&ring->full_ready, &ring->lock);
+        struct block *b = ring->full_head;
+        if (!b)
+            break; /* stopping, and every block written */
+        ring->full_head = b->next;
+        if (!ring->full_head)
+            ring->full_tail = NULL;
+        pthread_mutex_unlock(&ring->lock);
+        sink_block(ring, b);
+        pthread_mutex_lock(&ring->lock);
+        ring->rows += b->rows;
+        b->next = ring->free_list;
+        ring->free_list = b;
+        pthread_cond_signal(&ring->free_ready);
+    }
+    pthread_mutex_unlock(&ring->lock);
+    return NULL;
+}
+
+tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void *user,
+                              const report_ring_limits *limits, report_ring **out)
+{
+    if (!out || !sink)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    report_ring_limits l = limits ? *limits : (report_ring_limits){0};
+    uint32_t row_bytes =
+        (uint32_t)((sizeof(struct row) + value_count * sizeof(tally_value) + 15) & ~(size_t)15);
+    uint32_t block_bytes = l.block_bytes ? l.block_bytes : DEFAULT_BLOCK_BYTES;
+    if (block_bytes < MIN_BLOCK_BYTES || block_bytes < 4 * row_bytes)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    report_ring *ring = calloc(1, sizeof *ring);
+    if (!ring)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_init(&ring->lock, NULL);
+    pthread_cond_init(&ring->full_ready, NULL);
+    pthread_cond_init(&ring->free_ready, NULL);
+    ring->value_count = value_count;
+    ring->row_bytes = row_bytes;
+    ring->block_bytes = block_bytes;
+    ring->blocks = l.blocks ? l.blocks : DEFAULT_BLOCKS;
+    ring->sink = sink;
+    ring->user = user;
+    if (pthread_create(&ring->thread, NULL, writer_main, ring) != 0) {
+        pthread_cond_destroy(&ring->free_ready);
+        pthread_cond_destroy(&ring->full_ready);
+        pthread_mutex_destroy(&ring->lock);
+        free(ring);
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    *out = ring;
+    return TALLY_OK;
+}
+
+/* Producer: a free block, made while under the bound, else waited for.
+ * NULL only when a block cannot be allocated and none will come back. */
+static struct block *take_block(report_ring *ring)
+{
+    pthread_mutex_lock(&ring->lock);
+    struct block *b = ring->free_list;
+    if (!b && ring->blocks_made < ring->blocks) {
+        b = malloc(sizeof *b + ring->block_bytes);
+        ring->blocks_made += b != NULL;
+    }
+    if (!b && ring->blocks_made > 0) {
+        ring->stalls++;
+        while (!ring->free_list)
+            pthread_cond_wait(&ring->free_ready, &ring->lock);
+        b = ring->free_list;
+    }
+    if (b && b == ring->free_list)
+        ring->free_list = b->next;
+    pthread_mutex_unlock(&ring->lock);
+    if (b) {
+        b->next = NULL;
+        b->rows = 0;
+        b->strings_at = ring->block_bytes;
+        b->has_strings = false;
+    }
+    return b;
+}
+
+static void hand_over(report_ring *ring, struct block *b)
+{
+    pthread_mutex_lock(&ring->lock);
+    if (ring->full_tail)
+        ring->full_tail->next = b;
+    else
+        ring->full_head = b;
+    ring->full_tail = b;
+    pthread_cond_signal(&ring->full_ready);
+    pthread_mutex_unlock(&ring->lock);
+}
+
+/* Bytes the strings take in a block: both with their NULs, cut short if
+ * they would not fit beside one row (a label of megabytes). */
+static uint32_t strings_bytes(const report_ring *ring, size_t *api, size_t *label)
+{
+    size_t room = ring->block_bytes - ring->row_bytes - 16;
+    if (*api > room / 2)
+        *api = room / 2;
+    if (*api + 1 + *label + 1 > room)
+        *label = room - *api - 2;
+    return (uint32_t)((*api + 1 + *label + 1 + 15) & ~(size_t)15);
+}
+
+static void put_strings(report_ring *ring, struct block *b, const tally_command_record *record,
+                        uint64_t key)
+{
+    size_t api = strlen(record->context_api), label = strlen(record->label);
+    b->strings_at -= strings_bytes(ring, &api, &label);
+    char *at = (char *)b->bytes + b->strings_at;
+    memcpy(at, record->context_api, api);
+    at[api] = '\0';
+    memcpy(at + api + 1, record->label, label);
+    at[api + 1 + label] = '\0';
+    b->strings_key = key;
+    b->has_strings = true;
+}
+
+void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
+                      const tally_value *values)
+{
+    struct block *b = ring->current;
+    bool new_strings = !b || !b->has_strings || b->strings_key != strings_key;
+    uint32_t need = ring->row_bytes;
+    if (new_strings) {
+        size_t api = strlen(record->context_api), label = strlen(record->label);
+        need += strings_bytes(ring, &api, &label);
+    }
+    if (b && (size_t)b->rows * ring->row_bytes + need > b->strings_at) {
+        hand_over(ring, b);
+        b = NULL;
+    }
+    if (!b) {
+        if (!(b = ring->current = take_block(ring)))
+            return; /* out of memory before any block existed: the row is lost */
+        new_strings = true;
+    }
+    if (new_strings)
+        put_strings(ring, b, record, strings_key);
+    struct row *row = row_at(ring, b, b->rows++);
+    *row = (struct row){
+        .sequence = record->sequence,
+        .frame = record->frame,
+        .submission = record->submission,
+        .stream = record->stream,
+        .begin_ns = record->begin_ns,
+        .end_ns = record->end_ns,
+        .kind = record->kind,
+        .api_name = record->api_name,
+        .context = record->context,
+        .strings_at = b->strings_at,
+        .strings_key = strings_key,
+    };
+    memcpy(row + 1, values, ring->value_count * sizeof(tally_value));
+}
+
+void report_ring_get_stats(report_ring *ring, report_ring_stats *stats)
+{
+    pthread_mutex_lock(&ring->lock);
+    *stats = (report_ring_stats){ring->rows, ring->stalls, ring->blocks, ring->blocks_made,
+                                 ring->block_bytes};
+    pthread_mutex_unlock(&ring->lock);
+}
+
+tally_status report_ring_close(report_ring *ring)
+{
+    if (!ring)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (ring->current && ring->current->rows)
+        hand_over(ring, ring->current);
+    else if (ring->current)
+        free(ring->current);
+    ring->current = NULL;
+    pthread_mutex_lock(&ring->lock);
+    ring->stopping = true;
+    pthread_cond_signal(&ring->full_ready);
+    pthread_mutex_unlock(&ring->lock);
+    pthread_join(ring->thread, NULL);
+    for (struct block *b = ring->free_list, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    tally_status status = ring->status;
+    pthread_cond_destroy(&ring->free_ready);
+    pthread_cond_destroy(&ring->full_ready);
+    pthread_mutex_destroy(&ring->lock);
+    free(ring);
+    return status;
+}

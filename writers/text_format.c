@@ -1,0 +1,272 @@
+/* Owns number and string text for reports, without stdio (see text_format.h). */
+#include "text_format.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "report_text.h"
+
+const char text_digit_pairs[201] = "00010203040506070809"
+                                   "10111213141516171819"
+                                   "20212223242526272829"
+                                   "30313233343536373839"
+                                   "40414243444546474849"
+                                   "50515253545556575859"
+                                   "60616263646566676869"
+                                   "70717273747576777879"
+                                   "80818283848586878889"
+                                   "90919293949596979899";
+
+char *text_i64(char *p, int64_t v)
+{
+    if (v >= 0)
+        return text_u64(p, (uint64_t)v);
+    *p++ = '-';
+    return text_u64(p, 0 - (uint64_t)v);
+}
+
+/* --- doubles ---------------------------------------------------------------------- */
+
+typedef unsigned __int128 u128;
+
+static const uint64_t powers_of_ten[20] = {1ull,
+                                           10ull,
+                                           100ull,
+                                           1000ull,
+                                           10000ull,
+                                           100000ull,
+                                           1000000ull,
+                                           10000000ull,
+                                           100000000ull,
+                                           1000000000ull,
+                                           10000000000ull,
+                                           100000000000ull,
+                                           1000000000000ull,
+                                           10000000000000ull,
+                                           100000000000000ull,
+                                           1000000000000000ull,
+                                           10000000000000000ull,
+                                           100000000000000000ull,
+                                           1000000000000000000ull,
+                                           10000000000000000000ull};
+
+#define DIGITS 17 /* "%.17g": every double reads back as itself */
+#define LOW (powers_of_ten[DIGITS - 1])
+#define HIGH (powers_of_ten[DIGITS])
+
+static u128 power_of_ten(unsigned n)
+{
+    return n < 20 ? powers_of_ten[n] : (u128)powers_of_ten[19] * powers_of_ten[n - 19];
+}
+
+static unsigned bit_length(u128 v)
+{
+    uint64_t high = (uint64_t)(v >> 64), low = (uint64_t)v;
+    return high  ? 128 - (unsigned)__builtin_clzll(high)
+           : low ? 64 - (unsigned)__builtin_clzll(low)
+                 : 0;
+}
+
+/*
+ * m * 2^e * 10^p as an integer, rounded to nearest with ties to even (as
+ * printf rounds in the default rounding mode), when the exact value's
+ * numerator and denominator fit 128 bits; false otherwise.
+ */
+static bool scaled(uint64_t m, int e, int p, uint64_t *out)
+{
+    if (p > 19 || p < -38 || (e < 0 && p < 0))
+        return false;
+    u128 num = p >= 0 ? (u128)m * powers_of_ten[p] : m;
+    u128 q;
+    if (e >= 0) {
+        if (bit_length(num) + (unsigned)e > 127)
+            return false;
+        num <<= e;
+        if (p >= 0) {
+            q = num;
+        } else {
+            u128 den = power_of_ten((unsigned)-p), rem;
+            q = num / den;
+            rem = num - q * den;
+            q += rem * 2 > den || (rem * 2 == den && (q & 1));
+        }
+    } else {
+        /* a shift, the common case: ratios and rates below 2^53 */
+        unsigned s = (unsigned)-e;
+        if (s > 127)
+            return false;
+        q = num >> s;
+        u128 rem = num - (q << s), half = (u128)1 << (s - 1);
+        q += rem > half || (rem == half && (q & 1));
+    }
+    *out = (uint64_t)q;
+    return q >> 64 == 0;
+}
+
+/* The DIGITS significant digits of v > 0, rounded, and the decimal exponent
+ * of the rounded value. */
+static bool decimal(double v, uint64_t *digits, int *exponent)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52 & 0x7ff);
+    if (biased == 0)
+        return false; /* subnormal */
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int e = biased - 1075;
+    /* floor(log10(v)) is d or d + 1 (78913 / 2^18 is just below log10(2));
+     * the digits settle it. A rounding that carries into an 18th digit
+     * (9.99...95 to 10.0...) gives HIGH, and d + 1 then gives LOW. */
+    int d = ((e + 52) * 78913) >> 18;
+    static const double exact_powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (d + 1 >= 0 && d + 1 <= 22 && v >= exact_powers[d + 1])
+        d++; /* saves a try, where the powers are exact doubles */
+    for (int tries = 0; tries < 3; tries++) {
+        uint64_t n;
+        if (!scaled(m, e, DIGITS - 1 - d, &n))
+            return false;
+        if (n >= HIGH) {
+            d++;
+        } else if (n < LOW) {
+            d--;
+        } else {
+            *digits = n;
+            *exponent = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "%.17g" of digits x 10^(exponent - 16): fixed notation for exponents from
+ * -4 to 16, else scientific; trailing zeros and a bare point dropped. */
+static char *put_general(char *p, uint64_t digits, int exponent)
+{
+    char all[DIGITS];
+    all[0] = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
+    text_put_eight(all + 1, (uint32_t)(digits / 100000000u % 100000000u));
+    text_put_eight(all + 9, (uint32_t)(digits % 100000000u));
+    int used = DIGITS;
+    while (used > 1 && all[used - 1] == '0')
+        used--;
+    if (exponent >= -4 && exponent < DIGITS) {
+        if (exponent < 0) {
+            *p++ = '0';
+            *p++ = '.';
+            for (int i = -1; i > exponent; i--)
+                *p++ = '0';
+            memcpy(p, all, (size_t)used);
+            return p + used;
+        }
+        int whole = exponent + 1;
+        memcpy(p, all, (size_t)whole);
+        p += whole;
+        if (used > whole) {
+            *p++ = '.';
+            memcpy(p, all + whole, (size_t)(used - whole));
+            p += used - whole;
+        }
+        return p;
+    }
+    *p++ = all[0];
+    if (used > 1) {
+        *p++ = '.';
+        memcpy(p, all + 1, (size_t)(used - 1));
+        p += used - 1;
+    }
+    *p++ = 'e';
+    *p++ = exponent < 0 ? '-' : '+';
+    unsigned x = (unsigned)(exponent < 0 ? -exponent : exponent);
+    if (x < 10)
+        *p++ = '0';
+    return text_u64(p, x);
+}
+
+char *text_f64(char *p, double v)
+{
+    if (v == 0.0 && !signbit(v)) {
+        *p = '0';
+        return p + 1;
+    }
+    uint64_t digits;
+    int exponent;
+    double magnitude = fabs(v);
+    if (isfinite(v) && magnitude >= 1e-3 && decimal(magnitude, &digits, &exponent)) {
+        if (v < 0)
+            *p++ = '-';
+        return put_general(p, digits, exponent);
+    }
+    char text[REPORT_F64_SIZE];
+    report_format_f64(v, text);
+    size_t n = strlen(text);
+    memcpy(p, text, n);
+    return p + n;
+}
+
+/* --- strings ---------------------------------------------------------------------- */
+
+char *text_csv_field(char *p, const char *s, size_t n)
+{
+    bool quote = false;
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    if (!quote) {
+        memcpy(p, s, n);
+        return p + n;
+    }
+    *p++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *p++ = '"';
+        *p++ = s[i];
+    }
+    *p++ = '"';
+    return p;
+}
+
+static char *put_escape(char *p, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    *p++ = '\\';
+    switch (c) {
+    case '"': *p++ = '"'; return p;
+    case '\\': *p++ = '\\'; return p;
+    case '\b': *p++ = 'b'; return p;
+    case '\f': *p++ = 'f'; return p;
+    case '\n': *p++ = 'n'; return p;
+    case '\r': *p++ = 'r'; return p;
+    case '\t': *p++ = 't'; return p;
+    default: break;
+    }
+    if (c < 0x20) {
+        memcpy(p, "u00", 3);
+        p[3] = hex[c >> 4];
+        p[4] = hex[c & 15];
+    } else {
+        memcpy(p, "ufffd", 5); /* a byte that is not UTF-8 */
+    }
+    return p + 5;
+}
+
+char *text_json_string(char *p, const char *s, size_t n)
+{
+    const unsigned char *at = (const unsigned char *)s, *end = at + n;
+    *p++ = '"';
+    while (at < end) {
+        unsigned char c = *at;
+        size_t length = c >= 0x20 && c != '"' && c != '\\' ? report_utf8_length(at) : 0;
+        if (length == 0 || length > (size_t)(end - at)) {
+            p = put_escape(p, c);
+            at++;
+            continue;
+        }
+        memcpy(p, at, length);
+        p += length;
+        at += length;
+    }
+    *p++ = '"';
+    return p;
+}
