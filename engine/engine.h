@@ -131,6 +131,7 @@ struct tally_stream {
     tally_render_state bound_render;
     bool has_bound_render;
     bool rebind_pending;
+    uint32_t open_markers; /* marker begins recorded and not yet ended, across recordings */
 };
 
 /* --- contexts and programs ---------------------------------------------------- */
@@ -226,6 +227,7 @@ struct tally_device {
     atomic_uint_fast64_t next_stream_id;
     atomic_uint next_event_id;
     atomic_uint_fast64_t published_gpu_ns; /* executor's clock, for virtual mode */
+    atomic_uint sampler_count;             /* samplers open, for tally_stream_observed */
     atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
     /* The queue: lock guards the list, stopping and next_seqno. */
@@ -252,8 +254,8 @@ struct tally_device {
     tally_report *report;
     uint32_t *report_counters;
     uint32_t report_counter_count;
-    char *report_path, *trace_path; /* copies, for messages at close */
-    bool report_failed;             /* a write failed; the report was dropped */
+    char *report_path, *trace_path;          /* copies, for messages at close */
+    bool report_failed;                      /* a write failed; the report was dropped */
     struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
 };
 

@@ -17,6 +17,17 @@
  */
 #include "engine.h"
 
+bool tally_stream_observed(const tally_stream *stream)
+{
+    if (!stream)
+        return false;
+    struct tally_device *d = stream->context->device;
+    return stream->open_markers || d->report || d->trace ||
+           atomic_load_explicit(&d->timeline_active, memory_order_relaxed) ||
+           atomic_load_explicit(&d->sampler_count, memory_order_relaxed) ||
+           atomic_load_explicit(&d->open_scopes, memory_order_relaxed);
+}
+
 void tally_listening_begin_submission(struct tally_device *d)
 {
     struct tally_executor *e = &d->exec;

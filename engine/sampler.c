@@ -105,6 +105,7 @@ tally_status tally_sampler_open(tally_device *d, uint64_t interval_ns, uint32_t 
     pthread_mutex_lock(&d->listeners_lock);
     s->next = d->samplers;
     d->samplers = s;
+    atomic_fetch_add_explicit(&d->sampler_count, 1, memory_order_relaxed);
     pthread_mutex_unlock(&d->listeners_lock);
     atomic_store(&d->samplers_changed, true);
     pthread_mutex_lock(&d->lock);
@@ -123,6 +124,7 @@ void tally_sampler_close(tally_sampler *s)
     for (struct tally_sampler **p = &d->samplers; *p; p = &(*p)->next) {
         if (*p == s) {
             *p = s->next;
+            atomic_fetch_sub_explicit(&d->sampler_count, 1, memory_order_relaxed);
             break;
         }
     }

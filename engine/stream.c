@@ -74,6 +74,7 @@ tally_status tally_stream_reset(tally_stream *stream)
         return TALLY_ERROR_INVALID_ARGUMENT;
     drop_recording(stream);
     forget_bound_state(stream);
+    stream->open_markers = 0;
     return TALLY_OK;
 }
 
@@ -325,12 +326,18 @@ static tally_status append_marker(tally_stream *stream, uint32_t type, tally_res
 
 tally_status tally_stream_marker_begin(tally_stream *stream, tally_results *results, uint32_t slot)
 {
-    return append_marker(stream, TALLY_CMD_MARKER_BEGIN, results, slot, 1);
+    tally_status s = append_marker(stream, TALLY_CMD_MARKER_BEGIN, results, slot, 1);
+    if (s == TALLY_OK)
+        stream->open_markers++;
+    return s;
 }
 
 tally_status tally_stream_marker_end(tally_stream *stream, tally_results *results, uint32_t slot)
 {
-    return append_marker(stream, TALLY_CMD_MARKER_END, results, slot, 1);
+    tally_status s = append_marker(stream, TALLY_CMD_MARKER_END, results, slot, 1);
+    if (s == TALLY_OK && stream->open_markers)
+        stream->open_markers--;
+    return s;
 }
 
 tally_status tally_stream_reset_results(tally_stream *stream, tally_results *results,

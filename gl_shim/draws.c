@@ -128,15 +128,19 @@ enum { MAX_INDEX_BYTES = 1 << 20 };
 /* An indexed draw with its indices, read where the GPU reads them (the
  * bound element buffer, or client memory where the context allows it), so
  * the vertex-cache model sees the real indices: one synchronous read per
- * draw, as for indirect parameters. Without them (too many, or no way to
- * read), the draw is recorded without. */
+ * draw, as for indirect parameters, but only while someone counts
+ * (tally_stream_observed): an idle shim must not stall the program on a
+ * readback. Without them (too many, no way to read, or nobody counting),
+ * the draw is recorded without. */
 static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLsizei instances,
                            GLenum type, const void *indices, uint32_t first_instance,
                            int32_t vertex_offset)
 {
     uint8_t size = index_size_of(type);
     size_t bytes = count > 0 ? (size_t)count * size : 0;
-    void *data = bytes && bytes <= MAX_INDEX_BYTES && tally_gl_current() ? malloc(bytes) : NULL;
+    tally_gl_context *ctx = tally_gl_current();
+    bool wanted = ctx && ctx->stream && tally_stream_observed(ctx->stream);
+    void *data = wanted && bytes && bytes <= MAX_INDEX_BYTES ? malloc(bytes) : NULL;
     if (data && !read_bound_buffer(GL_ELEMENT_ARRAY_BUFFER, GL_ELEMENT_ARRAY_BUFFER_BINDING,
                                    indices, data, bytes)) {
         free(data);

@@ -51,9 +51,28 @@ static uint64_t ia_vertices(tally_results *results, uint32_t slot)
 static void unobserved_work_is_not_simulated(void **state)
 {
     struct engine_fixture *fx = *state;
+    assert_false(tally_stream_observed(fx->stream));
     draw(fx, 100);
     engine_fixture_submit(fx);
     assert_int_equal(clock_after(fx), 0);
+}
+
+/* What front ends ask before a costly read that only counting needs. */
+static void a_stream_is_observed_while_a_scope_it_recorded_is_open(void **state)
+{
+    struct engine_fixture *fx = *state;
+    tally_results *results = ia_vertices_results(fx->device, 2);
+    assert_int_equal(tally_stream_marker_begin(fx->stream, results, 0), TALLY_OK);
+    assert_true(tally_stream_observed(fx->stream));
+    engine_fixture_submit(fx); /* the scope stays open across the submission */
+    assert_true(tally_stream_observed(fx->stream));
+    assert_int_equal(tally_stream_marker_end(fx->stream, results, 0), TALLY_OK);
+    engine_fixture_submit(fx);
+    assert_false(tally_stream_observed(fx->stream));
+    assert_int_equal(tally_stream_marker_begin(fx->stream, results, 1), TALLY_OK);
+    assert_int_equal(tally_stream_reset(fx->stream), TALLY_OK); /* the begin is gone */
+    assert_false(tally_stream_observed(fx->stream));
+    tally_results_release(results);
 }
 
 static void a_scope_sees_the_work_after_it_begins(void **state)
@@ -168,10 +187,12 @@ static void a_sampler_listens(void **state)
     struct engine_fixture *fx = *state;
     tally_sampler *sampler = NULL;
     assert_int_equal(tally_sampler_open(fx->device, 1000000, 16, &sampler), TALLY_OK);
+    assert_true(tally_stream_observed(fx->stream));
     draw(fx, 3);
     engine_fixture_submit(fx);
     assert_true(clock_after(fx) > 0);
     tally_sampler_close(sampler);
+    assert_false(tally_stream_observed(fx->stream));
     uint64_t closed = clock_after(fx);
     draw(fx, 3);
     engine_fixture_submit(fx);
@@ -190,6 +211,7 @@ static void a_report_listens(void **state)
     assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
     assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
     assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    assert_true(tally_stream_observed(fx.stream));
     draw(&fx, 3);
     engine_fixture_submit(&fx);
     assert_true(clock_after(&fx) > 0);
@@ -204,6 +226,8 @@ int main(int argc, char **argv)
                                         engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_scope_sees_the_work_after_it_begins, engine_fixture_setup,
                                         engine_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_stream_is_observed_while_a_scope_it_recorded_is_open,
+                                        engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_scope_open_across_submissions_counts_the_work_of_both,
                                         engine_fixture_setup, engine_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_scope_of_another_context_counts_only_its_own_work,

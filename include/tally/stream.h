@@ -138,6 +138,15 @@ TALLY_API tally_draw_lane *tally_stream_draw_lane(tally_stream *stream);
  * command buffer of simultaneous use) must have it closed first, by the
  * thread that recorded it, as at vkEndCommandBuffer. */
 TALLY_API tally_status tally_stream_end_recording(tally_stream *stream);
+/*
+ * Whether work recorded into the stream now is likely to be counted: the
+ * device writes a report or trace, has a timeline reader or a sampler, or a
+ * marker scope is open (in this stream's recording, or executing anywhere).
+ * The queue decides for itself when it executes; front ends ask this only
+ * to skip costly extra reads that just counting needs (GL's index readback),
+ * and work recorded while it is false is counted without them.
+ */
+TALLY_API bool tally_stream_observed(const tally_stream *stream);
 /* The out-of-line half of tally_stream_draw_inline: opens a new run. */
 TALLY_API tally_status tally_stream_draw_packed(tally_stream *stream,
                                                 const tally_packed_draw *draw);
