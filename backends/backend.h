@@ -82,8 +82,8 @@ struct tally_backend_ops {
      * with execute_measured is never asked to execute. Queue thread only.
      */
     void (*execute_measured)(void *state, const struct tally_work *work,
-                             const struct tally_exec_state *exec,
-                             const tally_measurement *measured, uint64_t *raw);
+                             const struct tally_exec_state *exec, const tally_measurement *measured,
+                             uint64_t *raw);
 };
 
 /* --- the registry (registry.c): every backend built into libtally ---------- */

@@ -176,7 +176,7 @@ struct tally_pending {
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
     const char *api_name;
-    tally_indirect_reader indirect_reader; /* all NULL: none */
+    tally_indirect_reader indirect_reader;       /* all NULL: none */
     tally_measurement_reader measurement_reader; /* all NULL: none */
     uint32_t stream_count;
     struct tally_pending_stream streams[];

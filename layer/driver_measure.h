@@ -55,8 +55,8 @@ typedef struct layer_measured_cb {
     uint32_t block;  /* the block being filled */
     uint32_t block_count, block_capacity;
     layer_measure_block *blocks;
-    uint32_t views;  /* of the open measurement */
-    bool open;       /* a measurement was begun and not yet ended */
+    uint32_t views; /* of the open measurement */
+    bool open;      /* a measurement was begun and not yet ended */
     /* Secondaries it executes: their queries go with its submissions. */
     struct layer_command_buffer **secondaries;
     uint32_t secondary_count, secondary_capacity;

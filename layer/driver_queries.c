@@ -120,8 +120,8 @@ void layer_measure_executes(layer_command_buffer *primary, layer_command_buffer 
         if (mc->secondaries[i] == secondary)
             return;
     if (mc->secondary_count == mc->secondary_capacity) {
-        layer_command_buffer **grown = layer_array_grow(
-            mc->secondaries, &mc->secondary_capacity, mc->secondary_count + 1, sizeof(*grown));
+        layer_command_buffer **grown = layer_array_grow(mc->secondaries, &mc->secondary_capacity,
+                                                        mc->secondary_count + 1, sizeof(*grown));
         if (!grown)
             return;
         mc->secondaries = grown;
@@ -144,16 +144,15 @@ static uint32_t views_now(layer_command_buffer *cb)
 }
 
 /* Room for `views` more commands' queries in the current block, or a next block. */
-static layer_measure_block *reserve(layer_command_buffer *cb, layer_measured_cb *mc,
-                                    uint32_t views)
+static layer_measure_block *reserve(layer_command_buffer *cb, layer_measured_cb *mc, uint32_t views)
 {
     if (mc->block < mc->block_count && mc->blocks[mc->block].used + views > LAYER_MEASURE_BLOCK)
         mc->block++;
     if (mc->block < mc->block_count)
         return &mc->blocks[mc->block];
     if (mc->block_count == mc->block_capacity) {
-        layer_measure_block *grown = layer_array_grow(mc->blocks, &mc->block_capacity,
-                                                      mc->block_count + 1, sizeof(*grown));
+        layer_measure_block *grown =
+            layer_array_grow(mc->blocks, &mc->block_capacity, mc->block_count + 1, sizeof(*grown));
         if (!grown)
             return NULL;
         mc->blocks = grown;

@@ -57,10 +57,10 @@ static void readback_destroy(layer_measure_readback *rb)
 {
     layer_device *device = rb->device;
     VkDevice handle = device->handle;
-    if (rb->memory)
-        device->dispatch.FreeMemory(handle, rb->memory, NULL);
     if (rb->buffer)
         device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+    if (rb->memory)
+        device->dispatch.FreeMemory(handle, rb->memory, NULL);
     if (rb->fence)
         device->dispatch.DestroyFence(handle, rb->fence, NULL);
     if (rb->pool)
@@ -92,16 +92,16 @@ static layer_measure_readback *readback_create(layer_device *device, uint32_t fa
     rb->family = family;
     rb->period = device->measuring->timestamp_period;
     rb->reader = (tally_measurement_reader){reader_wait, reader_read, reader_release, rb};
+    /* Both command buffers are recorded again at each use: the pool is reset whole. */
     VkCommandPoolCreateInfo pool_info = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
         .queueFamilyIndex = family,
     };
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if (device->dispatch.CreateCommandPool(device->handle, &pool_info, NULL, &rb->pool) !=
             VK_SUCCESS ||
-        device->dispatch.CreateFence(device->handle, &fence_info, NULL, &rb->fence) !=
-            VK_SUCCESS ||
+        device->dispatch.CreateFence(device->handle, &fence_info, NULL, &rb->fence) != VK_SUCCESS ||
         !allocate_command_buffer(rb, &rb->before) || !allocate_command_buffer(rb, &rb->after)) {
         readback_destroy(rb);
         return NULL;
@@ -191,13 +191,15 @@ static bool reserve_buffer(layer_measure_readback *rb, VkDeviceSize size)
     layer_device *device = rb->device;
     VkDevice handle = device->handle;
     if (rb->buffer) {
-        device->dispatch.FreeMemory(handle, rb->memory, NULL);
         device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+        device->dispatch.FreeMemory(handle, rb->memory, NULL);
         rb->buffer = VK_NULL_HANDLE;
         rb->memory = VK_NULL_HANDLE;
         rb->capacity = 0;
     }
-    VkDeviceSize capacity = 16384;
+    /* One allocation of a size drivers like (validation's best practices
+     * call smaller ones wasteful): about ten thousand commands' results. */
+    VkDeviceSize capacity = 1 << 20;
     while (capacity < size)
         capacity *= 2;
     VkBufferCreateInfo info = {
@@ -257,9 +259,11 @@ static void plan_recording(layer_measure_readback *rb, const layer_command_buffe
             .block = b,
             .used = block->used,
             .statistics = block->statistics ? family->statistics : 0,
-            .statistic_count = block->statistics ? (uint32_t)__builtin_popcount(family->statistics)
-                                                 : 0,
-            .timestamp_mask = !block->timestamps ? 0 : bits >= 64 ? ~0ull : (1ull << bits) - 1,
+            .statistic_count =
+                block->statistics ? (uint32_t)__builtin_popcount(family->statistics) : 0,
+            .timestamp_mask = !block->timestamps ? 0
+                              : bits >= 64       ? ~0ull
+                                                 : (1ull << bits) - 1,
             .timestamp_pool = block->timestamps,
             .statistics_pool = block->statistics,
         };
@@ -283,7 +287,8 @@ static bool record(layer_measure_readback *rb)
 {
     layer_device *device = rb->device;
     const struct layer_device_dispatch *d = &device->dispatch;
-    if (!begin(device, rb->before) || !begin(device, rb->after))
+    if (d->ResetCommandPool(device->handle, rb->pool, 0) != VK_SUCCESS ||
+        !begin(device, rb->before) || !begin(device, rb->after))
         return false;
     const VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT;
     for (uint32_t i = 0; i < rb->entry_count; i++) {
@@ -429,7 +434,8 @@ static uint64_t ticks_to_ns(const layer_measure_readback *rb, uint64_t ticks)
 static bool reader_read(void *user, uint64_t key, tally_measurement *out)
 {
     const layer_measure_readback *rb = user;
-    measure_entry wanted = {.serial = (uint32_t)(key >> 32), .block = (uint32_t)(key >> 14) & 0x3ffff};
+    measure_entry wanted = {.serial = (uint32_t)(key >> 32),
+                            .block = (uint32_t)(key >> 14) & 0x3ffff};
     const measure_entry *e = rb->copied ? bsearch(&wanted, rb->entries, rb->entry_count,
                                                   sizeof(*rb->entries), compare_entries)
                                         : NULL;
@@ -451,9 +457,9 @@ static bool reader_read(void *user, uint64_t key, tally_measurement *out)
         if (!(e->statistics & (1u << bit)))
             continue;
         for (uint32_t v = 0; v < views; v++)
-            out->statistics[bit] += word(rb, e->statistics_at +
-                                                 sizeof(uint64_t) *
-                                                     ((uint64_t)e->statistic_count * (index + v) + k));
+            out->statistics[bit] +=
+                word(rb, e->statistics_at +
+                             sizeof(uint64_t) * ((uint64_t)e->statistic_count * (index + v) + k));
         out->valid |= 1u << bit;
         k++;
     }

@@ -16,8 +16,8 @@
 
 /* Counter symbols of the statistics, in VkQueryPipelineStatisticFlagBits order. */
 static const char *const statistic_symbols[TALLY_STATISTIC_COUNT] = {
-    "IaVertices",         "IaPrimitives",       "VsInvocations",      "GsInvocations",
-    "GsPrimitives",       "ClipperInvocations", "ClipperPrimitives",  "FsInvocations",
+    "IaVertices",         "IaPrimitives",        "VsInvocations",     "GsInvocations",
+    "GsPrimitives",       "ClipperInvocations",  "ClipperPrimitives", "FsInvocations",
     "TessControlPatches", "TessEvalInvocations", "CsInvocations",
 };
 
@@ -28,8 +28,8 @@ VkResult layer_statistics_pool_create(layer_device *device, const VkQueryPoolCre
     uint32_t counters[TALLY_STATISTIC_COUNT], n = 0;
     VkQueryPipelineStatisticFlags flags = info->pipelineStatistics;
     for (uint32_t bit = 0; bit < TALLY_STATISTIC_COUNT; bit++)
-        if ((flags & (1u << bit)) && tally_catalogue_find(cat, statistic_symbols[bit],
-                                                          &counters[n++]) != TALLY_OK)
+        if ((flags & (1u << bit)) &&
+            tally_catalogue_find(cat, statistic_symbols[bit], &counters[n++]) != TALLY_OK)
             return VK_ERROR_FEATURE_NOT_PRESENT; /* the device measures no such statistic */
     if (!n || (flags >> TALLY_STATISTIC_COUNT) || info->queryCount == 0)
         return VK_ERROR_FEATURE_NOT_PRESENT;

@@ -50,7 +50,6 @@ typedef struct batches {
                    const struct layer_extra *extra, VkResult *result);
 } batches;
 
-
 static const void *batch_at(const batches *b, uint32_t i)
 {
     return (const char *)b->batch + i * b->batch_size;
@@ -160,8 +159,8 @@ static layer_measure_readback *prepare_measure(layer_device *device, VkQueue que
             measured[n++] = cb;
         }
     }
-    layer_measure_readback *rb = n ? layer_measure_readback_prepare(device, queue, measured, n)
-                                   : NULL;
+    layer_measure_readback *rb =
+        n ? layer_measure_readback_prepare(device, queue, measured, n) : NULL;
     if (measured != stack)
         free(measured);
     return rb;
@@ -249,8 +248,9 @@ static bool submit_info2_submit(layer_device *device, VkQueue queue, const batch
                                         .commandBuffer = extra->before};
     VkCommandBufferSubmitInfo after[2];
     for (uint32_t i = 0; i < extra->after_count; i++)
-        after[i] = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
-                                               .commandBuffer = extra->after[i]};
+        after[i] =
+            (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                        .commandBuffer = extra->after[i]};
     uint32_t n = 0;
     if (extra->before)
         all[n++] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,

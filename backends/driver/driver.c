@@ -13,8 +13,8 @@
 
 /* Symbols of the pipeline statistics, in tally_measure_bits order. */
 static const char *const statistic_symbols[TALLY_STATISTIC_COUNT] = {
-    "IaVertices",         "IaPrimitives",       "VsInvocations",      "GsInvocations",
-    "GsPrimitives",       "ClipperInvocations", "ClipperPrimitives",  "FsInvocations",
+    "IaVertices",         "IaPrimitives",        "VsInvocations",     "GsInvocations",
+    "GsPrimitives",       "ClipperInvocations",  "ClipperPrimitives", "FsInvocations",
     "TessControlPatches", "TessEvalInvocations", "CsInvocations",
 };
 

@@ -33,8 +33,7 @@ struct renumbering {
     uint32_t counters, raws;
 };
 
-static void renumber(const struct tally_catalogue *full, uint32_t measurable,
-                     struct renumbering *r)
+static void renumber(const struct tally_catalogue *full, uint32_t measurable, struct renumbering *r)
 {
     memset(r, 0, sizeof(*r));
     for (uint32_t i = 0; i < full->counter_count; i++) {
@@ -72,7 +71,8 @@ static bool subset_groups(const struct tally_catalogue *full, const struct renum
     cat->groups = groups;
     for (uint32_t g = 0; g < full->group_count; g++) {
         tally_group_info info = full->groups[g];
-        uint32_t *members = kept(info.counters, info.counter_count, r->counter, &info.counter_count);
+        uint32_t *members =
+            kept(info.counters, info.counter_count, r->counter, &info.counter_count);
         if (!members)
             return false;
         group_map[g] = info.counter_count ? cat->group_count : UINT32_MAX;
@@ -142,7 +142,8 @@ static bool subset_metric_sets(const struct tally_catalogue *full, const struct 
         return false;
     for (uint32_t s = 0; s < full->metric_set_count; s++) {
         tally_metric_set_info info = full->metric_sets[s];
-        uint32_t *members = kept(info.counters, info.counter_count, r->counter, &info.counter_count);
+        uint32_t *members =
+            kept(info.counters, info.counter_count, r->counter, &info.counter_count);
         if (!members)
             return false;
         set_map[s] = info.counter_count ? cat->metric_set_count : UINT32_MAX;
@@ -156,8 +157,8 @@ static bool subset_metric_sets(const struct tally_catalogue *full, const struct 
     }
     for (uint32_t g = 0; g < full->concurrent_group_count; g++) {
         tally_concurrent_group_info info = full->concurrent_groups[g];
-        uint32_t *members = kept(info.metric_sets, info.metric_set_count, set_map,
-                                 &info.metric_set_count);
+        uint32_t *members =
+            kept(info.metric_sets, info.metric_set_count, set_map, &info.metric_set_count);
         if (!members)
             return false;
         cgroup_map[g] = info.metric_set_count ? cat->concurrent_group_count : UINT32_MAX;

@@ -229,7 +229,7 @@ enum tally_measure_bits {
 
 /* What the GPU measured for one API command. */
 typedef struct tally_measurement {
-    uint32_t valid; /* tally_measure_bits: which of the fields below hold a value */
+    uint32_t valid;            /* tally_measure_bits: which of the fields below hold a value */
     uint64_t begin_ns, end_ns; /* GPU timestamps, in ns of the GPU's own clock */
     uint64_t statistics[TALLY_STATISTIC_COUNT]; /* bit i of valid: statistics[i] */
 } tally_measurement;
