@@ -16,8 +16,9 @@ static const char default_counters[] =
     "DramWriteBytes";
 
 /* Parses a comma-separated list of symbols ("all": every counter); unknown
- * symbols are logged once and skipped. */
-static tally_status parse_counters(struct tally_device *d, const char *list)
+ * symbols are logged once and skipped (quietly in the default list, which
+ * names counters a measuring backend may not offer). */
+static tally_status parse_counters(struct tally_device *d, const char *list, bool quiet)
 {
     const tally_catalogue *cat = d->catalogue;
     d->report_counters = malloc(cat->counter_count * sizeof(uint32_t));
@@ -34,9 +35,10 @@ static tally_status parse_counters(struct tally_device *d, const char *list)
         return TALLY_ERROR_OUT_OF_MEMORY;
     for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         uint32_t index;
-        if (tally_catalogue_find(cat, tok, &index) != TALLY_OK)
-            tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS: no counter named \"%s\"; skipped", tok);
-        else if (d->report_counter_count < cat->counter_count)
+        if (tally_catalogue_find(cat, tok, &index) != TALLY_OK) {
+            if (!quiet)
+                tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS: no counter named \"%s\"; skipped", tok);
+        } else if (d->report_counter_count < cat->counter_count)
             d->report_counters[d->report_counter_count++] = index;
     }
     free(copy);
@@ -54,7 +56,8 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
 {
     if (!o->report_path && !o->trace_path)
         return TALLY_OK;
-    tally_status s = parse_counters(d, o->report_counters ? o->report_counters : default_counters);
+    tally_status s = parse_counters(d, o->report_counters ? o->report_counters : default_counters,
+                                    !o->report_counters);
     if (s == TALLY_OK &&
         !(d->exec.report_values = calloc(d->report_counter_count + 1, sizeof(tally_value))))
         s = TALLY_ERROR_OUT_OF_MEMORY;
