@@ -167,6 +167,34 @@ static void draws_and_dispatches_count_the_records(void **state)
     assert_int_equal(dispatches, 3);
 }
 
+/* VK_KHR_performance_query, which the layer provides, reads the same
+ * measurements: a 3-vertex triangle and a 2x1x1 dispatch of local size 8. */
+static void performance_queries_read_measured_values(void **state)
+{
+    (void)state;
+    const char *argv[] = {VK_PERF_PROBE, NULL};
+    const char *env[] = {"TALLY_BACKEND=driver", NULL};
+    run_result probe = run_under_layer(argv, ACTIVATE_EXPLICIT, env);
+    assert_int_equal(probe.exit_code, 0);
+    json_object *lines = output_lines(&probe);
+    assert_non_null(lines);
+    assert_int_equal(json_object_array_length(lines), 2);
+    json_object *draw = json_object_array_get_idx(lines, 0);
+    json_object *dispatch = json_object_array_get_idx(lines, 1);
+    assert_int_equal(line_value(draw, "Input assembly vertices"), 3);
+    assert_int_equal(line_value(draw, "Input assembly primitives"), 1);
+    assert_int_equal(line_value(draw, "Draw calls"), 1);
+    assert_true(line_value(draw, "GPU time") > 0);
+    assert_int_equal(line_value(dispatch, "Compute shader invocations"), 2 * 8);
+    assert_int_equal(line_value(dispatch, "Compute workgroups"), 2);
+    assert_true(line_value(dispatch, "GPU time") > 0);
+    /* Counters the driver cannot measure are not offered at all. */
+    json_object *v = NULL;
+    assert_false(json_object_object_get_ex(draw, "Rasterized pixels", &v));
+    json_object_put(lines);
+    run_result_free(&probe);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -177,6 +205,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_command_takes_gpu_time),
         cmocka_unit_test(a_submissions_commands_fit_in_its_gpu_span),
         cmocka_unit_test(draws_and_dispatches_count_the_records),
+        cmocka_unit_test(performance_queries_read_measured_values),
     };
     return cmocka_run_group_tests(tests, run_both, free_both);
 }
