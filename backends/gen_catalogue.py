@@ -274,6 +274,7 @@ def counter_record(cat, prefix, i, c):
         "        .uuid = {" + ", ".join(f"0x{b:02x}" for b in u.bytes) + "},",
         f"        .alias_count = {len(aliases)},",
         f"        .aliases = {alias_table},",
+        f"        .measured = {'true' if c['exactness'] == 'measured' else 'false'},",
         "    },",
     ])
 

@@ -33,6 +33,7 @@ static void list_counters(const tally_catalogue *cat, int api)
                tally_storage_string(c->storage),
                c->raw_index == TALLY_NOT_RAW ? "derived"
                : c->exact                    ? "exact"
+               : c->measured                 ? "measured"
                                              : "modeled");
     }
 }

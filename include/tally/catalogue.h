@@ -96,6 +96,7 @@ typedef struct tally_counter_info {
     uint8_t uuid[16]; /* RFC 4122 version 5 UUID of the symbol alone */
     uint32_t alias_count;
     const tally_alias *aliases;
+    bool measured; /* measured by the real GPU (the driver backend), not modeled */
 } tally_counter_info;
 
 typedef struct tally_group_info {
