@@ -224,6 +224,10 @@ enum tally_measure_bits {
     TALLY_MEASURE_STATISTICS = (1u << 11) - 1,
     /* GPU timestamps before and after the command. */
     TALLY_MEASURE_TIME = 1u << 16,
+    /* What the commands themselves say (draws, dispatches, workgroups and,
+     * from the local size, compute invocations): a front end that measures
+     * nothing else on the GPU opens a measuring device with this alone. */
+    TALLY_MEASURE_COMMANDS = 1u << 17,
 };
 #define TALLY_STATISTIC_COUNT 11
 
