@@ -13,8 +13,9 @@
  *        bench_layer --backends          only the recording cost, of no layer, the
  *                                        pass-through layer and tally on simgpu and on
  *                                        the driver backend, idle and reporting, in
- *                                        interleaved rounds; the driver is lavapipe
- *                                        unless BENCH_VK_DRIVER_FILES names another
+ *                                        BENCH_ROUNDS (7) interleaved rounds; the driver
+ *                                        is lavapipe unless BENCH_VK_DRIVER_FILES names
+ *                                        another
  *        bench_layer --record N          (child) ns per recorded vkCmdDraw
  *        bench_layer --submit N          (child) records and submits N draws, prints peak RSS
  */
@@ -174,7 +175,7 @@ static double median5(double *r)
     return r[2];
 }
 
-/* The recording cost of tally's two backends beside no layer, in 7
+/* The recording cost of tally's two backends beside no layer, in
  * interleaved rounds (each configuration once per round), medians. */
 static int backends_table(const char *self)
 {
@@ -195,8 +196,12 @@ static int backends_table(const char *self)
         {"tally driver, per-draw report",
          {icd, tally_layers, layer, "TALLY_BACKEND=driver", report, NULL}},
     };
-    enum { CONFIGS = sizeof(configs) / sizeof(configs[0]), ROUNDS = 7 };
-    double r[CONFIGS][ROUNDS];
+    enum { CONFIGS = sizeof(configs) / sizeof(configs[0]), MAX_ROUNDS = 63 };
+    /* BENCH_ROUNDS (default 7, odd) where the driver's own figures vary more. */
+    const char *rounds_env = getenv("BENCH_ROUNDS");
+    int ROUNDS = rounds_env ? atoi(rounds_env) | 1 : 7;
+    ROUNDS = ROUNDS < 1 ? 1 : ROUNDS > MAX_ROUNDS ? MAX_ROUNDS : ROUNDS;
+    double r[CONFIGS][MAX_ROUNDS];
     const char *args[] = {self, "--record", "20000", NULL};
     for (int k = 0; k < ROUNDS; k++)
         for (int i = 0; i < CONFIGS; i++)

@@ -77,11 +77,13 @@ int main(void)
     vkCmdBeginQuery(draw, pool, 0, 0);
     vk_context_draw_triangle(&c, draw);
     vkCmdEndQuery(draw, pool, 0);
+    vkEndCommandBuffer(draw);
     vk_context_submit(&c, draw, 0);
     VkCommandBuffer dispatch = vk_context_begin(&c);
     vkCmdBeginQuery(dispatch, pool, 1, 0);
     vk_context_dispatch(&c, dispatch, 2, 1, 1);
     vkCmdEndQuery(dispatch, pool, 1);
+    vkEndCommandBuffer(dispatch);
     vk_context_submit(&c, dispatch, 0);
     c.release_lock(c.device);
     static VkPerformanceCounterResultKHR results[2][MAX_COUNTERS];
