@@ -43,10 +43,16 @@ struct tally_backend_ops {
      * shows it without a device; NULL for a backend that finds its
      * catalogue when a device opens. */
     const struct tally_catalogue *static_catalogue;
+    /* A backend that finds its catalogue at open: the catalogue a device
+     * opened with `measurable` (tally_device_options) has, for as long as
+     * the process lives; 0 gives everything the backend knows. NULL for a
+     * backend with a static catalogue. */
+    const struct tally_catalogue *(*catalogue_for)(uint32_t measurable);
 
-    /* profile_path NULL: the embedded default. On failure, a sentence naming
-     * the problem goes to error. */
-    tally_status (*create)(const char *profile_path, void **state, char *error, size_t error_size);
+    /* options->profile_path NULL: the embedded default. On failure, a
+     * sentence naming the problem goes to error. */
+    tally_status (*create)(const tally_device_options *options, void **state, char *error,
+                           size_t error_size);
     void (*destroy)(void *state);
     /* The catalogue of this device, for as long as it is open. */
     const struct tally_catalogue *(*catalogue)(const void *state);
@@ -63,6 +69,21 @@ struct tally_backend_ops {
      */
     uint64_t (*execute)(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw);
+
+    /* --- backends that measure the real GPU (NULL in a simulated one) --- */
+    /* What the front ends should measure per command (tally_measure_bits);
+     * the engine hands it to them as tally_device_info.measures. */
+    uint32_t (*measures)(const void *state);
+    /*
+     * Counts one unit of work from what the GPU measured for its API command
+     * (NULL: nothing measured for this unit, e.g. the second draw of a
+     * multi-draw): adds its counts into raw like execute. The engine takes
+     * the work's time from the measurement's timestamps itself; a backend
+     * with execute_measured is never asked to execute. Queue thread only.
+     */
+    void (*execute_measured)(void *state, const struct tally_work *work,
+                             const struct tally_exec_state *exec, const tally_measurement *measured,
+                             uint64_t *raw);
 };
 
 /* --- the registry (registry.c): every backend built into libtally ---------- */
@@ -73,5 +94,6 @@ struct tally_backend_ops {
 const struct tally_backend_ops *tally_find_backend(const char *name);
 
 extern const struct tally_backend_ops tally_simgpu_backend;
+extern const struct tally_backend_ops tally_driver_backend;
 
 #endif

@@ -4,8 +4,16 @@
     gen_catalogue.py CATALOGUE.toml PREFIX OUT_DIR DOCS_DIR
 
 writes OUT_DIR/PREFIX_catalogue.h, OUT_DIR/PREFIX_catalogue.c and
-DOCS_DIR/counters.md, DOCS_DIR/profile.md. The TOML is validated first; any
-inconsistency stops the build with a message naming the entry.
+DOCS_DIR/counters.md (and DOCS_DIR/profile.md when the backend has profile
+parameters). The TOML is validated first; any inconsistency stops the build
+with a message naming the entry.
+
+A catalogue may inherit another (`inherit = "../simgpu/catalogue.toml"`): its
+groups and counters then name the parent's by symbol and take every field
+they do not set from it, so one meaning is written once and keeps its symbol
+and UUID in every backend. A counter's `measure` (the driver backend's) says
+what the GPU must measure for the counter to be offered: `time`, a pipeline
+statistic (`ia_vertices` ... `cs_invocations`), or `command` (always).
 """
 
 import re
@@ -23,6 +31,11 @@ UNITS = ["generic", "percentage", "nanoseconds", "bytes", "bytes_per_second",
 STORAGES = ["int32", "int64", "uint32", "uint64", "float32", "float64"]
 SEMANTICS = ["event", "duration", "throughput", "ratio", "timestamp"]
 SOURCES = ["work", "elapsed_ns", "elapsed_cycles"]
+# Vulkan's VkQueryPipelineStatisticFlagBits order, as tally_measure_bits.
+STATISTICS = ["ia_vertices", "ia_primitives", "vs_invocations", "gs_invocations",
+              "gs_primitives", "clipper_invocations", "clipper_primitives", "fs_invocations",
+              "tess_control_patches", "tess_eval_invocations", "cs_invocations"]
+MEASURES = ["command", "time"] + STATISTICS
 APIS = {"vk": "TALLY_API_VULKAN", "gl": "TALLY_API_GL", "cl": "TALLY_API_CL",
         "md": "TALLY_API_MD"}
 OPERATORS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "min": "MIN", "max": "MAX"}
@@ -61,8 +74,29 @@ def require(condition, message):
         raise CatalogueError(message)
 
 
+def inherit(data, source):
+    """Fills the groups and counters of an inheriting catalogue from its parent's."""
+    parent_path = Path(source).parent / data["inherit"]
+    with open(parent_path, "rb") as f:
+        parent = tomllib.load(f)
+    for section in ["group", "counter", "concurrent_group"]:
+        known = {item["symbol"]: item for item in parent.get(section, [])}
+        merged = []
+        for item in data.get(section, []):
+            base = known.get(item["symbol"])
+            if base is None and section == "counter":
+                raise CatalogueError(f"counter {item['symbol']}: not in {data['inherit']}")
+            entry = {**(base or {}), **item}
+            if "exactness" in item and "exact_when" not in item:
+                entry.pop("exact_when", None)  # the condition was the parent's kind of value
+            merged.append(entry)
+        data[section] = merged
+    return data
+
+
 class Catalogue:
     def __init__(self, data):
+        self.inherits = "inherit" in data
         self.groups = data.get("group", [])
         self.counters = data.get("counter", [])
         self.cgroups = data.get("concurrent_group", [])
@@ -85,7 +119,7 @@ class Catalogue:
             require(g["capacity"] >= 1, f"group {g['symbol']}: capacity must be at least 1")
         for c in self.counters:
             self.validate_counter(c, group_symbols)
-        for s in REQUIRED_SYMBOLS:
+        for s in REQUIRED_SYMBOLS if not self.inherits else []:
             require(s in self.counter_index, f"required counter {s} is missing")
         params = {p["name"] for p in self.parameters}
         for k in self.constants:
@@ -138,10 +172,11 @@ class Catalogue:
         require(c["unit"] in UNITS, f"counter {name}: unknown unit {c['unit']}")
         require(c["storage"] in STORAGES, f"counter {name}: unknown storage")
         require(c["semantic"] in SEMANTICS, f"counter {name}: unknown semantic")
-        require(c["exactness"] in ("exact", "modeled", "conditional"),
+        require(c["exactness"] in ("exact", "modeled", "conditional", "measured"),
                 f"counter {name}: bad exactness")
         require(("exact_when" in c) == (c["exactness"] == "conditional"),
                 f"counter {name}: exact_when goes with exactness = \"conditional\", only")
+        require(c.get("measure", "command") in MEASURES, f"counter {name}: unknown measure")
         has_source, has_expr = "source" in c, "expression" in c
         require(has_source != has_expr,
                 f"counter {name}: needs exactly one of source (raw) or expression (derived)")
@@ -245,6 +280,7 @@ def counter_record(cat, prefix, i, c):
         "        .uuid = {" + ", ".join(f"0x{b:02x}" for b in u.bytes) + "},",
         f"        .alias_count = {len(aliases)},",
         f"        .aliases = {alias_table},",
+        f"        .measured = {'true' if c['exactness'] == 'measured' else 'false'},",
         "    },",
     ])
 
@@ -333,6 +369,12 @@ def emit_c(cat, prefix, header_name):
                    f"{c_string(p['description'])}, UINT64_C({p['default']}), "
                    f"UINT64_C({p['min']}), UINT64_C({p['max']})}},")
     out.append("};")
+    if any("measure" in c for c in cat.counters):
+        out.append(f"const uint32_t {prefix}_counter_measures[] = {{")
+        for c in cat.counters:
+            m = c.get("measure", "command")
+            out.append("    0," if m == "command" else f"    TALLY_MEASURE_{m.upper()},")
+        out.append("};")
     out.append("")
     out.append(f"const struct tally_catalogue {prefix}_catalogue = {{")
     fields = [
@@ -359,7 +401,8 @@ def emit_header(cat, prefix):
     P = prefix.upper()
     guard = f"{P}_CATALOGUE_GENERATED_H"
     out = [f"/* Generated by gen_catalogue.py from catalogue.toml. Do not edit. */",
-           f"#ifndef {guard}", f"#define {guard}", "", '#include "catalogue_data.h"', ""]
+           f"#ifndef {guard}", f"#define {guard}", "", '#include "catalogue_data.h"',
+           '#include "tally/stream.h"', ""]
     out.append("/* Raw counter slots. */")
     out += [f"#define {P}_RAW_{macro(s)} {i}u" for i, s in enumerate(cat.raw)]
     out.append(f"#define {P}_RAW_COUNT {len(cat.raw)}u")
@@ -381,6 +424,10 @@ def emit_header(cat, prefix):
     out.append(f"#define {P}_PARAMETER_COUNT {len(cat.parameters)}u")
     out.append("")
     out.append(f"extern const struct tally_catalogue {prefix}_catalogue;")
+    if any("measure" in c for c in cat.counters):
+        out.append("/* Per counter: what must be measurable for it to be offered")
+        out.append(" * (tally_measure_bits); 0: always. */")
+        out.append(f"extern const uint32_t {prefix}_counter_measures[];")
     out.append("")
     out.append("#endif")
     return "\n".join(out) + "\n"
@@ -400,16 +447,21 @@ def format_range(c):
 
 def emit_counters_md(cat, prefix):
     out = [f"# {prefix} counter reference", "",
-           "Generated from `backends/simgpu/catalogue.toml` by `backends/gen_catalogue.py`;"
+           f"Generated from `backends/{prefix}/catalogue.toml` by `backends/gen_catalogue.py`;"
            " do not edit. Every API view (Vulkan, GL AMD and INTEL, OpenCL, the"
            " Metrics-Discovery-style API) shows these counters under the names below.", "",
            f"{len(cat.counters)} counters ({len(cat.raw)} raw, "
            f"{len(cat.counters) - len(cat.raw)} derived) in {len(cat.groups)} groups.", "",
            "*Exact* counters are determined by the commands alone (and follow the Vulkan"
-           " pipeline-statistics definitions where they name one); *modeled* ones come from"
-           " the device profile's parameters (see [profile.md](profile.md)), within the"
-           " physical bounds the commands set; *conditional* ones are exact under the"
-           " conditions their entry states and modeled otherwise. Derived"
+           " pipeline-statistics definitions where they name one); "
+           + ("*measured* ones are what the GPU under the program measured, through the"
+              " queries its front end inserts (see [driver.md](driver.md)). "
+              if cat.inherits else
+              "*modeled* ones come from the device profile's parameters (see"
+              " [profile.md](profile.md)), within the physical bounds the commands set;"
+              " *conditional* ones are exact under the conditions their entry states and"
+              " modeled otherwise. ")
+           + "Derived"
            " counters are RPN expressions over raw counters; division by zero gives 0 and"
            " results are clamped to the range. UUIDs are RFC 4122 version-5 UUIDs of the"
            f" symbol in namespace `{UUID_NAMESPACE}`.", ""]
@@ -425,7 +477,9 @@ def emit_counters_md(cat, prefix):
                     f" semantic {c['semantic']}; range {format_range(c)}",
                     f"- Kind: " + (f"derived, `{c['expression']}`" if "expression" in c
                                    else f"raw ({c['source'].replace('_', ' ')})")
-                    + f"; {c['exactness']}",
+                    + f"; {c['exactness']}"
+                    + (f"; offered when the GPU can measure {c['measure'].replace('_', ' ')}"
+                       if c.get("measure", "command") != "command" else ""),
                     f"- UUID: `{uuid.uuid5(UUID_NAMESPACE, c['symbol'])}`"]
             if "exact_when" in c:
                 out.append(f"- Exact when: {c['exact_when']}")
@@ -508,6 +562,8 @@ def main(argv):
     with open(source, "rb") as f:
         data = tomllib.load(f)
     try:
+        if "inherit" in data:
+            data = inherit(data, source)
         cat = Catalogue(data)
     except (CatalogueError, KeyError) as e:
         sys.exit(f"{source}: {e}")
@@ -517,7 +573,8 @@ def main(argv):
     write_if_changed(Path(out_dir) / header, emit_header(cat, prefix))
     write_if_changed(Path(out_dir) / f"{prefix}_catalogue.c", emit_c(cat, prefix, header))
     write_if_changed(Path(docs_dir) / "counters.md", emit_counters_md(cat, prefix))
-    write_if_changed(Path(docs_dir) / "profile.md", emit_profile_md(cat, prefix))
+    if cat.parameters:
+        write_if_changed(Path(docs_dir) / "profile.md", emit_profile_md(cat, prefix))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 #include "backend.h"
 
 /* Each backend folder defines tally_<name>_backend, whose name is <name>. */
-#define TALLY_BACKENDS(X) X(simgpu)
+#define TALLY_BACKENDS(X) X(simgpu) X(driver)
 
 #define BACKEND_OPS(name) &tally_##name##_backend,
 #define BACKEND_NAME(name) #name,
@@ -34,7 +34,21 @@ tally_status tally_backend_catalogue(const char *backend, const tally_catalogue 
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (!backend)
         backend = secure_getenv("TALLY_BACKEND");
+    return tally_backend_catalogue_measuring(backend, 0, out);
+}
+
+tally_status tally_backend_catalogue_measuring(const char *backend, uint32_t measurable,
+                                               const tally_catalogue **out)
+{
+    if (!out)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (!backend)
+        backend = secure_getenv("TALLY_BACKEND");
     const struct tally_backend_ops *ops = tally_find_backend(backend);
-    *out = ops ? ops->static_catalogue : NULL;
-    return ops ? TALLY_OK : TALLY_ERROR_UNKNOWN_BACKEND;
+    if (!ops) {
+        *out = NULL;
+        return TALLY_ERROR_UNKNOWN_BACKEND;
+    }
+    *out = ops->static_catalogue ? ops->static_catalogue : ops->catalogue_for(measurable);
+    return *out ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
 }

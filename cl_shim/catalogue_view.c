@@ -9,7 +9,9 @@ static pthread_once_t catalogue_once = PTHREAD_ONCE_INIT;
 
 static void load_catalogue(void)
 {
-    if (tally_backend_catalogue(NULL, &catalogue) != TALLY_OK) {
+    /* As the shared device opens it for OpenCL (session.c). */
+    if (tally_backend_catalogue_measuring(
+            NULL, TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS, &catalogue) != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR, "OpenCL: no counter catalogue for TALLY_BACKEND; "
                                    "no performance counters are offered");
         catalogue = NULL;

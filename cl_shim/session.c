@@ -24,7 +24,10 @@ static void end_session(void)
 static void start_session(void)
 {
     tally_device *d = NULL;
-    if (tally_device_acquire_shared(&d) != TALLY_OK) {
+    /* A measuring backend offers OpenCL what its commands say: work-groups
+     * and work-items from the NDRange (docs/driver.md). */
+    if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS,
+                                              &d) != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR, "OpenCL: no engine device; commands are not recorded");
         return;
     }

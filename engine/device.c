@@ -45,7 +45,7 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
                          known);
         return TALLY_ERROR_UNKNOWN_BACKEND;
     }
-    tally_status s = d->backend->create(o->profile_path, &d->backend_state, error, error_size);
+    tally_status s = d->backend->create(o, &d->backend_state, error, error_size);
     if (s != TALLY_OK)
         return s;
     d->catalogue = d->backend->catalogue(d->backend_state);
@@ -62,6 +62,7 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
         .clock = o->clock,
         .core_clock_hz = d->backend->core_clock_hz(d->backend_state),
         .timestamp_frequency_hz = d->backend->timestamp_frequency_hz(d->backend_state),
+        .measures = d->backend->measures ? d->backend->measures(d->backend_state) : 0,
     };
     return TALLY_OK;
 }

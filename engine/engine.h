@@ -32,6 +32,7 @@ enum tally_command_type {
     TALLY_CMD_EXECUTE,
     TALLY_CMD_DRAW_RUN, /* consecutive packed draws, appended through a stream's lane */
     TALLY_CMD_INDIRECT,
+    TALLY_CMD_MEASURE, /* the next API command's work is measured under u.measure_key */
 };
 
 struct tally_recording;
@@ -56,6 +57,7 @@ struct tally_command {
             uint32_t count;
         } execute;
         tally_indirect indirect;
+        uint64_t measure_key;
         struct {
             const tally_packed_draw *first;
             uint32_t count; /* fixed when the run closes */
@@ -176,7 +178,8 @@ struct tally_pending {
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
     const char *api_name;
-    tally_indirect_reader indirect_reader; /* all NULL: none */
+    tally_indirect_reader indirect_reader;       /* all NULL: none */
+    tally_measurement_reader measurement_reader; /* all NULL: none */
     uint32_t stream_count;
     struct tally_pending_stream streams[];
 };
@@ -198,6 +201,14 @@ struct tally_executor {
     uint64_t submission_commands; /* commands it holds */
     uint32_t pass_index;
     const tally_indirect_reader *indirect_reader; /* of the submission, or NULL */
+    /* Measured devices (measured.c): the submission's reader, the
+     * measurement the next unit of work carries, and where the GPU's clock
+     * of this submission lies on the engine's. */
+    const tally_measurement_reader *measurement_reader;
+    tally_measurement measurement;
+    bool has_measurement;
+    bool anchored;
+    uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
@@ -389,6 +400,17 @@ static inline bool tally_work_accumulated(struct tally_device *device)
     return device->exec.sampling ||
            atomic_load_explicit(&device->open_scopes, memory_order_relaxed) != 0;
 }
+
+/* measured.c: the executor's half for backends that measure the real GPU. */
+TALLY_HIDDEN void tally_measured_begin_submission(struct tally_device *device,
+                                                  struct tally_pending *pending);
+TALLY_HIDDEN void tally_measured_end_submission(struct tally_device *device);
+TALLY_HIDDEN void tally_measured_select(struct tally_device *device, uint64_t key);
+/* Counts one unit of work into the executor's delta and moves the clock by
+ * its measured time; returns the time it began. */
+TALLY_HIDDEN uint64_t tally_measured_work(struct tally_device *device,
+                                          const struct tally_work *work,
+                                          const struct tally_exec_state *exec);
 
 /* timeline.c */
 TALLY_HIDDEN void tally_timeline_push(struct tally_device *device, const tally_event *event);

@@ -49,7 +49,9 @@ static void add(struct columns *c, uint32_t counter, uint8_t how, const char *na
     c->index[c->count++] = counter;
 }
 
-static void add_token(struct columns *c, const tally_catalogue *cat, const char *token)
+/* Unknown names are said, except in the default list, which names counters
+ * a measuring backend's device may not offer. */
+static void add_token(struct columns *c, const tally_catalogue *cat, const char *token, bool quiet)
 {
     uint32_t index;
     if (strcmp(token, "all") == 0) {
@@ -57,7 +59,7 @@ static void add_token(struct columns *c, const tally_catalogue *cat, const char 
             add(c, i, 1, token);
     } else if (tally_catalogue_find(cat, token, &index) == TALLY_OK) {
         add(c, index, 2, token);
-    } else {
+    } else if (!quiet) {
         tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS: no counter named \"%s\"; skipped", token);
     }
 }
@@ -90,7 +92,7 @@ tally_status tally_counter_list_parse(const tally_catalogue *cat, const char *li
     }
     for (char *tok = strtok_r(copy, separators, &save); tok;
          tok = strtok_r(NULL, separators, &save))
-        add_token(&c, cat, tok);
+        add_token(&c, cat, tok, list == default_counters);
     if (!c.count)
         tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS names no known counter; the report has no "
                                   "counter columns (`tally list` shows them)");

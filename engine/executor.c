@@ -185,9 +185,15 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
     memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
     struct tally_exec_state state = {&e->render, e->program};
     struct tally_work work = work_of(c);
-    uint64_t cycles = d->backend->execute(d->backend_state, &work, &state, e->delta);
-    uint64_t begin = e->gpu_ns;
-    uint64_t ns = advance_by_cycles(d, cycles);
+    uint64_t cycles = 0, begin, ns;
+    if (d->backend->execute_measured) {
+        begin = tally_measured_work(d, &work, &state);
+        ns = e->gpu_ns - begin;
+    } else {
+        cycles = d->backend->execute(d->backend_state, &work, &state, e->delta);
+        begin = e->gpu_ns;
+        ns = advance_by_cycles(d, cycles);
+    }
     if (e->gpu_ns > e->next_sample_ns)
         tally_samplers_advance(d, e->gpu_ns, false);
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)
@@ -346,6 +352,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
         if (tally_work_observed(d))
             run_indirect(d, c, ctx, stream_id);
         break;
+    case TALLY_CMD_MEASURE: tally_measured_select(d, c->u.measure_key); break;
     case TALLY_CMD_BIND_PROGRAM:
         d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
         break;
@@ -434,6 +441,7 @@ void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
 {
     const tally_indirect_reader *reader = p->indirect_reader.read ? &p->indirect_reader : NULL;
     d->exec.indirect_reader = reader;
+    tally_measured_begin_submission(d, p);
     begin_submission(d, p);
     for (uint32_t i = 0; i < p->stream_count; i++) {
         struct tally_pending_stream *s = &p->streams[i];
@@ -444,6 +452,7 @@ void tally_execute_submission(struct tally_device *d, struct tally_pending *p)
     push_event(d, TALLY_TRACK_QUEUE, d->exec.submission_event_id, TALLY_EVENT_KIND_SUBMISSION,
                TALLY_EVENT_END, d->exec.gpu_ns, fields, 3);
     d->exec.indirect_reader = NULL;
+    tally_measured_end_submission(d);
     publish_clock(d);
     tally_timeline_flush(d);
 }

@@ -11,6 +11,8 @@ static void free_pending(struct tally_pending *p)
 {
     if (p->indirect_reader.release)
         p->indirect_reader.release(p->indirect_reader.user);
+    if (p->measurement_reader.release)
+        p->measurement_reader.release(p->measurement_reader.user);
     for (uint32_t i = 0; i < p->stream_count; i++) {
         tally_recording_unref(p->streams[i].recording);
         tally_context_unref(p->streams[i].context);
@@ -29,6 +31,8 @@ static struct tally_pending *build_pending(const tally_submission *sub)
     p->flags = sub->flags;
     if (sub->indirect_reader)
         p->indirect_reader = *sub->indirect_reader;
+    if (sub->measurement_reader)
+        p->measurement_reader = *sub->measurement_reader;
     for (uint32_t i = 0; i < sub->stream_count; i++) {
         struct tally_stream *s = sub->streams[i];
         struct tally_pending_stream *ps = &p->streams[p->stream_count++];
@@ -53,6 +57,9 @@ static bool valid_submission(tally_device *device, const tally_submission *sub)
         return false;
     const tally_indirect_reader *reader = sub->indirect_reader;
     if (reader && (!reader->read || !reader->release))
+        return false;
+    const tally_measurement_reader *measured = sub->measurement_reader;
+    if (measured && (!measured->read || !measured->release))
         return false;
     for (uint32_t i = 0; i < sub->stream_count; i++)
         if (!sub->streams[i] || sub->streams[i]->context->device != device)

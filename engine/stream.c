@@ -366,6 +366,17 @@ tally_status tally_stream_label_pop(tally_stream *stream)
     return append(stream, TALLY_CMD_LABEL_POP) ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
 }
 
+tally_status tally_stream_measure(tally_stream *stream, uint64_t key)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c = append(stream, TALLY_CMD_MEASURE);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.measure_key = key;
+    return TALLY_OK;
+}
+
 tally_status tally_stream_frame_boundary(tally_stream *stream)
 {
     if (!stream)

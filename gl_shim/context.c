@@ -31,7 +31,10 @@ static void submit_at_exit(void)
 
 static void open_device(void)
 {
-    if (tally_device_acquire_shared(&shared_device) != TALLY_OK) {
+    /* A measuring backend offers GL what its commands say; GL's own queries
+     * are not yet used to measure the GPU (docs/driver.md). */
+    if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS,
+                                              &shared_device) != TALLY_OK) {
         shared_device = NULL;
         tally_log(TALLY_LOG_WARN, "GL shim: no counter device; GL calls pass through unmeasured");
         return;
@@ -51,7 +54,8 @@ const tally_catalogue *tally_gl_catalogue(void)
     if (device)
         return tally_device_catalogue(device);
     const tally_catalogue *cat = NULL;
-    if (tally_backend_catalogue(NULL, &cat) != TALLY_OK)
+    if (tally_backend_catalogue_measuring(
+            NULL, TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS, &cat) != TALLY_OK)
         tally_backend_catalogue("", &cat); /* the default backend's */
     return cat;
 }

@@ -4,6 +4,7 @@
  * debug labels.
  */
 #include "array_grow.h"
+#include "driver_measure.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static void command_buffer_free(layer_command_buffer *cb)
     atomic_fetch_add_explicit(&layer_command_buffer_generation, 1, memory_order_acq_rel);
     if (cb->stream)
         tally_stream_destroy(cb->stream);
+    layer_measure_free(cb);
     free(cb->indirect.items);
     free(cb);
 }
@@ -151,6 +153,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->index_size = 4;
     layer_indirect_forget(&cb->indirect);
     cb->render = (layer_render_target){0};
+    layer_measure_reset(cb);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkResetCommandPool(VkDevice handle, VkCommandPool commandPool,
@@ -172,6 +175,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyCommandPool(VkDevice handle, VkCommandP
     layer_device *device = layer_device_of(handle);
     layer_command_pool *pool =
         commandPool ? object_map_remove(&device->command_pools, (uint64_t)commandPool) : NULL;
+    if (device->measuring && commandPool)
+        object_map_remove(&device->measuring->pool_families, (uint64_t)commandPool);
     if (pool) {
         for (uint32_t i = 0; i < pool->count; i++)
             forget_command_buffer(device, pool->command_buffers[i]);
@@ -209,6 +214,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkBeginCommandBuffer(VkCommandBuffer command
     if (cb) {
         reset_recording(cb);
         layer_render_state_inherit(cb, pBeginInfo);
+        layer_measure_begin_recording(cb, pBeginInfo);
     }
     return device->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
 }
@@ -249,6 +255,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
         if (secondary && secondary->stream) {
             tally_stream_execute(cb->stream, secondary->stream);
             layer_indirect_inherit(cb, secondary);
+            layer_measure_executes(cb, secondary);
         }
     }
     /* Vulkan leaves the primary's bindings undefined after secondaries ran:

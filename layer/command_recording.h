@@ -37,7 +37,8 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
                                   int32_t vertex_offset, uint32_t flags)
 {
     tally_draw_lane *lane = cb->draw_lane;
-    if (!cb->stream || cb->stream_program != cb->graphics_program || lane->next == lane->end)
+    if (!cb->stream || cb->measured || cb->stream_program != cb->graphics_program ||
+        lane->next == lane->end)
         return false;
     *lane->next++ = (tally_packed_draw){
         .api_name = api_name,

@@ -1,4 +1,5 @@
 /* Device creation and destruction, the device's engine context, and GetDeviceProcAddr. */
+#include "driver_measure.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -24,9 +25,9 @@ static uint32_t effective_api_version(layer_instance *instance, VkPhysicalDevice
 }
 
 /* The engine side of a device: counting is best effort, the device works without it. */
-static void open_engine(layer_device *device)
+static void open_engine(layer_device *device, uint32_t measurable)
 {
-    if (tally_device_acquire_shared(&device->engine) != TALLY_OK) {
+    if (tally_device_acquire_shared_measuring(measurable, &device->engine) != TALLY_OK) {
         device->engine = NULL;
         return;
     }
@@ -127,10 +128,21 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
         down = layer_strip_performance_query(pCreateInfo, &copy, &requested);
         device->performance_query_enabled &= requested;
     }
+    /* The engine opens first: a measuring one (TALLY_BACKEND=driver) needs
+     * the pipelineStatisticsQuery feature for the layer's own queries. */
+    open_engine(device, layer_measurable(instance, physicalDevice));
+    tally_device_info engine_info = {0};
+    tally_device_get_info(device->engine, &engine_info);
+    VkDeviceCreateInfo measured_copy;
+    void *measured_storage = NULL;
+    if (engine_info.measures & TALLY_MEASURE_STATISTICS)
+        down = layer_measure_device_info(down, &measured_copy, &measured_storage);
     VkResult result = next_create(physicalDevice, down, pAllocator, pDevice);
+    free(measured_storage);
     if (device->performance_query_emulated)
         layer_device_create_copy_free(&copy);
     if (result != VK_SUCCESS) {
+        close_engine(device);
         device_record_free(device);
         return result;
     }
@@ -144,7 +156,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     for (uint32_t i = 0; i < pCreateInfo->enabledExtensionCount; i++)
         layer_extension_enable(&device->extensions, pCreateInfo->ppEnabledExtensionNames[i]);
     layer_device_dispatch_fill(&device->dispatch, next_gdpa, *pDevice);
-    open_engine(device);
+    layer_measuring_open(device);
     layer_device_register(device);
     return VK_SUCCESS;
 }
@@ -161,9 +173,10 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyDevice(VkDevice handle,
     if (device->engine)
         tally_wait_seqno(device->engine, atomic_load(&device->last_seqno), UINT64_MAX);
     layer_readbacks_destroy_all(device);
+    layer_command_buffers_destroy_all(device); /* their query pools are the device's */
+    layer_measuring_close(device);
     device->dispatch.DestroyDevice(handle, pAllocator);
     layer_buffers_destroy_all(device);
-    layer_command_buffers_destroy_all(device);
     layer_pipelines_destroy_all(device);
     layer_render_states_destroy_all(device);
     layer_query_pools_destroy_all(device);

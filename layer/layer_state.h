@@ -60,11 +60,16 @@ typedef struct layer_device {
     bool performance_query_emulated;
     bool performance_query_enabled;
     _Atomic uint64_t last_seqno; /* of the latest engine submission */
+    /* The engine measures the GPU (driver backend): driver_measure.h. */
+    struct layer_measuring *measuring;
 } layer_device;
 
 /* Attached to a performance query pool the layer made; the driver never sees it. */
 typedef struct layer_query_pool {
     tally_results *results; /* one slot per query */
+    /* Nonzero: the application's pipeline-statistics pool, served from the
+     * layer's measurements (driver_statistics.c); zero: a performance pool. */
+    VkQueryPipelineStatisticFlags statistics;
     uint32_t counter_count;
     const tally_catalogue *catalogue;
 } layer_query_pool;
@@ -112,6 +117,8 @@ typedef struct layer_command_buffer {
     /* Render state (render_state.c): a secondary's inheritance info counts. */
     VkCommandBufferLevel level;
     layer_render_target render;
+    /* The queries around its commands when the engine measures (driver_measure.h). */
+    struct layer_measured_cb *measured;
 } layer_command_buffer;
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */

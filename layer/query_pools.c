@@ -5,6 +5,7 @@
  * begin/end markers in the command buffer's stream fill. Other query pools
  * pass through.
  */
+#include "driver_measure.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -68,6 +69,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateQueryPool(VkDevice handle,
     if (pCreateInfo->queryType == VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR &&
         device->performance_query_emulated)
         return create_performance_pool(device, pCreateInfo, pQueryPool);
+    if (pCreateInfo->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS && device->measuring)
+        return layer_statistics_pool_create(device, pCreateInfo, pQueryPool);
     return device->dispatch.CreateQueryPool(handle, pCreateInfo, pAllocator, pQueryPool);
 }
 
@@ -316,6 +319,9 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkGetQueryPoolResults(VkDevice handle, VkQue
                                                     dataSize, pData, stride, flags);
     if (firstQuery + (uint64_t)queryCount > tally_results_slot_count(pool->results))
         return VK_ERROR_UNKNOWN;
+    if (pool->statistics)
+        return layer_statistics_pool_read(device, pool, firstQuery, queryCount, dataSize, pData,
+                                          stride, flags);
     return read_pool(device, pool, firstQuery, queryCount, dataSize, pData, stride, flags);
 }
 

@@ -350,8 +350,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRendering(VkCommandBuffer commandBuffe
     view_add(device, &a, depth);
     if (stencil != depth)
         view_add(device, &a, stencil);
-    cb->render =
-        (layer_render_target){.extent = info->renderArea.extent, .layers = info->layerCount};
+    cb->render = (layer_render_target){.extent = info->renderArea.extent,
+                                       .layers = info->layerCount,
+                                       .view_count = view_count(info->viewMask)};
     set_render_state(cb, info->renderArea.extent,
                      rendering_layers(info->viewMask, info->layerCount), &a);
 }
@@ -384,7 +385,8 @@ static void inherit_rendering(layer_command_buffer *cb,
         a.samples = (uint32_t)info->rasterizationSamples;
     /* The render area is the executing primary's, which recording cannot
      * know: the secondary's scissor gives it (scissor_set). */
-    cb->render = (layer_render_target){.layers = 1, .area_from_scissor = true};
+    cb->render = (layer_render_target){
+        .layers = 1, .area_from_scissor = true, .view_count = view_count(info->viewMask)};
     set_render_state(cb, cb->render.extent, rendering_layers(info->viewMask, 1), &a);
 }
 
@@ -464,4 +466,35 @@ void layer_render_states_destroy_all(layer_device *device)
     object_map_free_values(&device->framebuffers);
     object_map_free_values(&device->image_views);
     object_map_free_values(&device->images);
+}
+
+/* --- the end of a render pass instance --------------------------------------------- */
+
+/* After the instance, commands record outside any subpass: no views. */
+static void end_render_pass(VkCommandBuffer commandBuffer)
+{
+    layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
+    if (cb) {
+        cb->render.render_pass = VK_NULL_HANDLE;
+        cb->render.view_count = 0;
+    }
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
+{
+    layer_device_of(commandBuffer)->dispatch.CmdEndRenderPass(commandBuffer);
+    end_render_pass(commandBuffer);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass2(VkCommandBuffer commandBuffer,
+                                                    const VkSubpassEndInfo *pSubpassEndInfo)
+{
+    layer_device_of(commandBuffer)->dispatch.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
+    end_render_pass(commandBuffer);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRendering(VkCommandBuffer commandBuffer)
+{
+    layer_device_of(commandBuffer)->dispatch.CmdEndRendering(commandBuffer);
+    end_render_pass(commandBuffer);
 }

@@ -49,6 +49,7 @@ typedef struct layer_render_target {
     /* A secondary that cannot know its render area takes its first scissor's
      * extent: no fragment lies outside it. */
     bool area_from_scissor;
+    uint32_t view_count;      /* dynamic rendering: views of its view mask; 0 without multiview */
     tally_render_state state; /* what the stream was given last */
 } layer_render_target;
 

@@ -2,6 +2,7 @@
  * Queue submissions in the order the application made them, frame
  * boundaries at presents, and queue debug labels.
  */
+#include "driver_measure.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -25,6 +26,15 @@ static uint32_t pass_index_of(const void *pNext)
     return 0;
 }
 
+/* The layer's command buffers of a submission: one batch before the
+ * application's (the reset of the driver backend's queries) and one after
+ * (the copy of indirect parameters, the copy of the queries' results). */
+typedef struct layer_extra {
+    VkCommandBuffer before; /* VK_NULL_HANDLE: none */
+    VkCommandBuffer after[2];
+    uint32_t after_count;
+} layer_extra;
+
 /* A submission's batches, VkSubmitInfo or VkSubmitInfo2 alike. */
 typedef struct batches {
     const void *batch;
@@ -33,11 +43,11 @@ typedef struct batches {
     uint32_t (*command_buffer_count)(const void *batch);
     VkCommandBuffer (*command_buffer_at)(const void *batch, uint32_t i);
     uint32_t (*pass_index)(const void *batch);
-    /* Submits the batches to the driver, with one more of `copy` (the
-     * layer's copy of indirect parameters) unless it is VK_NULL_HANDLE;
-     * false if that batch could not be built, and nothing was submitted. */
+    /* Submits the batches to the driver, with the layer's own command
+     * buffers around them (see layer_extra); false if those batches could
+     * not be built, and nothing was submitted. */
     bool (*submit)(layer_device *device, VkQueue queue, const struct batches *b, VkFence fence,
-                   VkCommandBuffer copy, VkResult *result);
+                   const struct layer_extra *extra, VkResult *result);
 } batches;
 
 static const void *batch_at(const batches *b, uint32_t i)
@@ -47,7 +57,7 @@ static const void *batch_at(const batches *b, uint32_t i)
 
 /* One engine submission per batch: its command buffers' streams in order. */
 static void submit_batch(layer_device *device, const char *api_name, const batches *b,
-                         uint32_t index, layer_readback *readback)
+                         uint32_t index, layer_readback *readback, layer_measure_readback *measured)
 {
     const void *batch = batch_at(b, index);
     uint32_t count = b->command_buffer_count(batch);
@@ -68,14 +78,21 @@ static void submit_batch(layer_device *device, const char *api_name, const batch
         .pass_index = b->pass_index(batch),
         .api_name = api_name,
         .indirect_reader = readback ? layer_readback_reader(readback) : NULL,
+        .measurement_reader = measured ? layer_measure_readback_reader(measured) : NULL,
     };
     if (readback)
         layer_readback_ref(readback);
+    if (measured)
+        layer_measure_readback_ref(measured);
     uint64_t seqno = 0;
-    if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK)
+    if (tally_submit(device->engine, &submission, &seqno) == TALLY_OK) {
         note_submitted(device, seqno);
-    else if (readback)
+        if (measured)
+            layer_measure_readback_note(measured, seqno);
+    } else {
         layer_readback_release(readback);
+        layer_measure_readback_release(measured);
+    }
     if (streams != stack)
         free(streams);
 }
@@ -113,6 +130,42 @@ static layer_readback *prepare_readback(layer_device *device, VkQueue queue, con
     return readback;
 }
 
+/* The reset and copy of the driver backend's queries, if the submission
+ * measured anything. */
+static layer_measure_readback *prepare_measure(layer_device *device, VkQueue queue,
+                                               const batches *b)
+{
+    enum { STACK_BUFFERS = 64 };
+    layer_command_buffer *stack[STACK_BUFFERS];
+    layer_command_buffer **measured = stack;
+    uint32_t n = 0, capacity = STACK_BUFFERS;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *batch = batch_at(b, i);
+        for (uint32_t j = 0; j < b->command_buffer_count(batch); j++) {
+            layer_command_buffer *cb =
+                layer_command_buffer_find(device, b->command_buffer_at(batch, j));
+            if (!cb || !cb->measured)
+                continue;
+            if (n == capacity) {
+                layer_command_buffer **grown = malloc(2 * capacity * sizeof(*grown));
+                if (!grown)
+                    break;
+                memcpy(grown, measured, n * sizeof(*grown));
+                if (measured != stack)
+                    free(measured);
+                measured = grown;
+                capacity *= 2;
+            }
+            measured[n++] = cb;
+        }
+    }
+    layer_measure_readback *rb =
+        n ? layer_measure_readback_prepare(device, queue, measured, n) : NULL;
+    if (measured != stack)
+        free(measured);
+    return rb;
+}
+
 static uint32_t submit_info_command_buffer_count(const void *batch)
 {
     return ((const VkSubmitInfo *)batch)->commandBufferCount;
@@ -144,47 +197,72 @@ static uint32_t submit_info2_pass_index(const void *batch)
 }
 
 static void submit_batches(layer_device *device, const char *api_name, const batches *b,
-                           layer_readback *readback)
+                           layer_readback *readback, layer_measure_readback *measured)
 {
     for (uint32_t i = 0; i < b->count; i++)
-        submit_batch(device, api_name, b, i, readback);
+        submit_batch(device, api_name, b, i, readback, measured);
+}
+
+static bool no_extra(const layer_extra *extra)
+{
+    return !extra->before && !extra->after_count;
 }
 
 static bool submit_info_submit(layer_device *device, VkQueue queue, const batches *b, VkFence fence,
-                               VkCommandBuffer copy, VkResult *result)
+                               const layer_extra *extra, VkResult *result)
 {
-    if (!copy) {
+    if (no_extra(extra)) {
         *result = device->dispatch.QueueSubmit(queue, b->count, b->batch, fence);
         return true;
     }
-    VkSubmitInfo *all = malloc((b->count + 1) * sizeof(*all));
+    VkSubmitInfo *all = malloc((b->count + 2) * sizeof(*all));
     if (!all)
         return false;
-    memcpy(all, b->batch, b->count * sizeof(*all));
-    all[b->count] = (VkSubmitInfo){
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &copy};
-    *result = device->dispatch.QueueSubmit(queue, b->count + 1, all, fence);
+    uint32_t n = 0;
+    if (extra->before)
+        all[n++] = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                  .commandBufferCount = 1,
+                                  .pCommandBuffers = &extra->before};
+    memcpy(all + n, b->batch, b->count * sizeof(*all));
+    n += b->count;
+    if (extra->after_count)
+        all[n++] = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                  .commandBufferCount = extra->after_count,
+                                  .pCommandBuffers = extra->after};
+    *result = device->dispatch.QueueSubmit(queue, n, all, fence);
     free(all);
     return true;
 }
 
 static bool submit_info2_submit(layer_device *device, VkQueue queue, const batches *b,
-                                VkFence fence, VkCommandBuffer copy, VkResult *result)
+                                VkFence fence, const layer_extra *extra, VkResult *result)
 {
-    if (!copy) {
+    if (no_extra(extra)) {
         *result = device->dispatch.QueueSubmit2(queue, b->count, b->batch, fence);
         return true;
     }
-    VkSubmitInfo2 *all = malloc((b->count + 1) * sizeof(*all));
+    VkSubmitInfo2 *all = malloc((b->count + 2) * sizeof(*all));
     if (!all)
         return false;
-    memcpy(all, b->batch, b->count * sizeof(*all));
-    VkCommandBufferSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
-                                      .commandBuffer = copy};
-    all[b->count] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-                                    .commandBufferInfoCount = 1,
-                                    .pCommandBufferInfos = &info};
-    *result = device->dispatch.QueueSubmit2(queue, b->count + 1, all, fence);
+    VkCommandBufferSubmitInfo before = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                        .commandBuffer = extra->before};
+    VkCommandBufferSubmitInfo after[2];
+    for (uint32_t i = 0; i < extra->after_count; i++)
+        after[i] =
+            (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                        .commandBuffer = extra->after[i]};
+    uint32_t n = 0;
+    if (extra->before)
+        all[n++] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                                   .commandBufferInfoCount = 1,
+                                   .pCommandBufferInfos = &before};
+    memcpy(all + n, b->batch, b->count * sizeof(*all));
+    n += b->count;
+    if (extra->after_count)
+        all[n++] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                                   .commandBufferInfoCount = extra->after_count,
+                                   .pCommandBufferInfos = after};
+    *result = device->dispatch.QueueSubmit2(queue, n, all, fence);
     free(all);
     return true;
 }
@@ -195,15 +273,25 @@ static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const cha
 {
     layer_device *device = layer_device_of(queue);
     layer_readback *readback = device->engine ? prepare_readback(device, queue, b) : NULL;
+    layer_measure_readback *measured = device->measuring ? prepare_measure(device, queue, b) : NULL;
+    layer_extra extra = {0};
+    if (readback)
+        extra.after[extra.after_count++] = layer_readback_command_buffer(readback);
+    if (measured) {
+        extra.before = layer_measure_readback_before(measured);
+        extra.after[extra.after_count++] = layer_measure_readback_after(measured);
+    }
     VkResult result;
-    bool copied = readback && b->submit(device, queue, b, fence,
-                                        layer_readback_command_buffer(readback), &result);
-    if (!copied) /* without the copy, rather than not at all */
-        b->submit(device, queue, b, fence, VK_NULL_HANDLE, &result);
-    if (result == VK_SUCCESS && device->engine)
-        submit_batches(device, api_name, b,
-                       copied && layer_readback_submitted(readback, queue) ? readback : NULL);
+    bool extended = !no_extra(&extra) && b->submit(device, queue, b, fence, &extra, &result);
+    if (!extended) /* without the layer's batches, rather than not at all */
+        b->submit(device, queue, b, fence, &(layer_extra){0}, &result);
+    if (result == VK_SUCCESS && device->engine) {
+        bool copied = extended && readback && layer_readback_submitted(readback, queue);
+        bool read = extended && measured && layer_measure_readback_submitted(measured, queue);
+        submit_batches(device, api_name, b, copied ? readback : NULL, read ? measured : NULL);
+    }
     layer_readback_release(readback);
+    layer_measure_readback_release(measured);
     return result;
 }
 

@@ -37,6 +37,11 @@ static void close_at_exit(void)
 
 tally_status tally_device_acquire_shared(tally_device **out)
 {
+    return tally_device_acquire_shared_measuring(0, out);
+}
+
+tally_status tally_device_acquire_shared_measuring(uint32_t measurable, tally_device **out)
+{
     if (!out)
         return TALLY_ERROR_INVALID_ARGUMENT;
     tally_status s = TALLY_OK;
@@ -44,6 +49,7 @@ tally_status tally_device_acquire_shared(tally_device **out)
     if (!shared_device) {
         tally_device_options options;
         tally_device_options_from_env(&options);
+        options.measurable = measurable;
         char error[256] = "";
         s = tally_device_open(&options, &shared_device, error, sizeof(error));
         if (s == TALLY_ERROR_IO) {

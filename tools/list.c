@@ -34,6 +34,7 @@ static void list_counters(const tally_catalogue *cat, int api)
                c->raw_index == TALLY_NOT_RAW ? "derived"
                : c->exact                    ? "exact"
                : c->exact_when               ? "conditional"
+               : c->measured                 ? "measured"
                                              : "modeled");
     }
     /* What "conditional" means, counter by counter. */

@@ -4,8 +4,10 @@
 
 #include "simgpu.h"
 
-static tally_status create(const char *profile_path, void **state, char *error, size_t error_size)
+static tally_status create(const tally_device_options *options, void **state, char *error,
+                           size_t error_size)
 {
+    const char *profile_path = options->profile_path;
     struct simgpu *g = calloc(1, sizeof(*g));
     if (!g)
         return TALLY_ERROR_OUT_OF_MEMORY;

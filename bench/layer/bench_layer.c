@@ -10,6 +10,12 @@
  * are chosen when the loader creates the instance. Prints a markdown table.
  *
  * Usage: bench_layer                     the whole table
+ *        bench_layer --backends          only the recording cost, of no layer, the
+ *                                        pass-through layer and tally on simgpu and on
+ *                                        the driver backend, idle and reporting, in
+ *                                        BENCH_ROUNDS (7) interleaved rounds; the driver
+ *                                        is lavapipe unless BENCH_VK_DRIVER_FILES names
+ *                                        another
  *        bench_layer --record N          (child) ns per recorded vkCmdDraw
  *        bench_layer --submit N          (child) records and submits N draws, prints peak RSS
  */
@@ -169,6 +175,53 @@ static double median5(double *r)
     return r[2];
 }
 
+/* The recording cost of tally's two backends beside no layer, in
+ * interleaved rounds (each configuration once per round), medians. */
+static int backends_table(const char *self)
+{
+    static char icd[1024];
+    const char *files = getenv("BENCH_VK_DRIVER_FILES");
+    snprintf(icd, sizeof(icd), "VK_DRIVER_FILES=%s",
+             files ? files : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+    const char *layer = "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters";
+    const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
+    const config configs[] = {
+        {"no layer", {icd, NULL}},
+        {"pass-through layer",
+         {icd, passthrough_layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_passthrough", NULL}},
+        {"tally simgpu, idle", {icd, tally_layers, layer, "TALLY_BACKEND=simgpu", NULL}},
+        {"tally simgpu, per-draw report",
+         {icd, tally_layers, layer, "TALLY_BACKEND=simgpu", report, NULL}},
+        {"tally driver, idle", {icd, tally_layers, layer, "TALLY_BACKEND=driver", NULL}},
+        {"tally driver, per-draw report",
+         {icd, tally_layers, layer, "TALLY_BACKEND=driver", report, NULL}},
+    };
+    enum { CONFIGS = sizeof(configs) / sizeof(configs[0]), MAX_ROUNDS = 63 };
+    /* BENCH_ROUNDS (default 7, odd) where the driver's own figures vary more. */
+    const char *rounds_env = getenv("BENCH_ROUNDS");
+    int ROUNDS = rounds_env ? atoi(rounds_env) | 1 : 7;
+    ROUNDS = ROUNDS < 1 ? 1 : ROUNDS > MAX_ROUNDS ? MAX_ROUNDS : ROUNDS;
+    double r[CONFIGS][MAX_ROUNDS];
+    const char *args[] = {self, "--record", "20000", NULL};
+    for (int k = 0; k < ROUNDS; k++)
+        for (int i = 0; i < CONFIGS; i++)
+            r[i][k] = run_child(args, configs[i].env, NULL, 0);
+    printf("## Recording cost per vkCmdDraw by backend (%s; best of %d x %d draws per run, "
+           "median of %d interleaved runs)\n\n",
+           icd + strlen("VK_DRIVER_FILES="), RECORD_REPEATS, RECORD_DRAWS, ROUNDS);
+    printf("| configuration | ns per draw | vs no layer |\n|---|---|---|\n");
+    double base = 0;
+    for (int i = 0; i < CONFIGS; i++) {
+        qsort(r[i], ROUNDS, sizeof(double), compare_double);
+        double ns = r[i][ROUNDS / 2];
+        if (i == 0)
+            base = ns;
+        printf("| %s | %.1f | %.2fx |\n", configs[i].name, ns, ns / base);
+    }
+    unlink("/tmp/tally_bench_report.csv");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--record") == 0)
@@ -187,6 +240,8 @@ int main(int argc, char **argv)
              "VK_ADD_LAYER_PATH=%s/share/vulkan/explicit_layer.d:%s", TALLY_BUILD_DIR,
              PASSTHROUGH_DIR);
     snprintf(passthrough_layers, sizeof(passthrough_layers), "%s", tally_layers);
+    if (argc == 2 && strcmp(argv[1], "--backends") == 0)
+        return backends_table(argv[0]);
     const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
     const config configs[] = {
         {"no layer", {ICD, NULL}},

@@ -99,6 +99,7 @@ typedef struct tally_counter_info {
     uint8_t uuid[16]; /* RFC 4122 version 5 UUID of the symbol alone */
     uint32_t alias_count;
     const tally_alias *aliases;
+    bool measured; /* measured by the real GPU (the driver backend), not modeled */
 } tally_counter_info;
 
 typedef struct tally_group_info {
@@ -151,6 +152,11 @@ typedef struct tally_catalogue tally_catalogue;
 /* The catalogue of a backend by name (NULL: TALLY_BACKEND; "": the default
  * backend, simgpu). */
 TALLY_API tally_status tally_backend_catalogue(const char *backend, const tally_catalogue **out);
+/* The catalogue a device of that backend would have when opened with
+ * `measurable` (tally_device_options.measurable); for a simulated backend,
+ * the same as tally_backend_catalogue. */
+TALLY_API tally_status tally_backend_catalogue_measuring(const char *backend, uint32_t measurable,
+                                                         const tally_catalogue **out);
 /* Names of the built-in backends, NULL-terminated. */
 TALLY_API const char *const *tally_backend_names(void);
 

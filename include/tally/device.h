@@ -38,6 +38,11 @@ typedef struct tally_device_options {
     const char *report_path;     /* per-command report (.csv or .json); NULL: none */
     const char *trace_path;      /* Chrome trace-event JSON timeline; NULL: none */
     const char *report_counters; /* comma-separated symbols; NULL: a default set */
+    /* For a backend that measures the real GPU: what the front end opening
+     * the device can measure there (tally_measure_bits, tally/stream.h); the
+     * catalogue offers only counters these give. 0: everything the backend
+     * knows. Ignored by simulated backends. */
+    uint32_t measurable;
 } tally_device_options;
 
 /*
@@ -66,6 +71,10 @@ TALLY_API tally_status tally_device_finish(tally_device *device);
  */
 TALLY_API tally_status tally_device_acquire_shared(tally_device **out);
 TALLY_API void tally_device_release_shared(tally_device *device);
+/* The same device, opened (by the first front door to ask) with `measurable`
+ * as tally_device_options.measurable; later callers share it as it is. */
+TALLY_API tally_status tally_device_acquire_shared_measuring(uint32_t measurable,
+                                                             tally_device **out);
 
 typedef struct tally_device_info {
     const char *backend;
@@ -73,6 +82,10 @@ typedef struct tally_device_info {
     tally_clock_mode clock;
     uint64_t core_clock_hz;
     uint64_t timestamp_frequency_hz;
+    /* What front ends should measure with the GPU's own queries for each
+     * draw and dispatch (tally_measure_bits); 0: nothing (a simulated GPU),
+     * and the front ends add no queries. */
+    uint32_t measures;
 } tally_device_info;
 
 TALLY_API void tally_device_get_info(const tally_device *device, tally_device_info *info);

@@ -207,6 +207,63 @@ typedef struct tally_indirect_reader {
     void *user;
 } tally_indirect_reader;
 
+/*
+ * Measured work (backends that measure the real GPU; tally_device_info's
+ * `measures` says which). A front end that instruments its API's commands
+ * with the GPU's own queries records tally_stream_measure(key) before the
+ * work of one API command; the queue asks the submission's
+ * tally_measurement_reader for what the GPU measured for `key` when it
+ * executes that work. One API command that makes several draws (a
+ * multi-draw, an indirect command of several records) is measured as one:
+ * its first draw carries the measurement, the others none.
+ */
+enum tally_measure_bits {
+    /* Bits 0 to 10: the pipeline statistics, in the order and with the
+     * values of Vulkan's VkQueryPipelineStatisticFlagBits. */
+    TALLY_MEASURE_IA_VERTICES = 1u << 0,
+    TALLY_MEASURE_IA_PRIMITIVES = 1u << 1,
+    TALLY_MEASURE_VS_INVOCATIONS = 1u << 2,
+    TALLY_MEASURE_GS_INVOCATIONS = 1u << 3,
+    TALLY_MEASURE_GS_PRIMITIVES = 1u << 4,
+    TALLY_MEASURE_CLIPPER_INVOCATIONS = 1u << 5,
+    TALLY_MEASURE_CLIPPER_PRIMITIVES = 1u << 6,
+    TALLY_MEASURE_FS_INVOCATIONS = 1u << 7,
+    TALLY_MEASURE_TESS_CONTROL_PATCHES = 1u << 8,
+    TALLY_MEASURE_TESS_EVAL_INVOCATIONS = 1u << 9,
+    TALLY_MEASURE_CS_INVOCATIONS = 1u << 10,
+    TALLY_MEASURE_STATISTICS = (1u << 11) - 1,
+    /* GPU timestamps before and after the command. */
+    TALLY_MEASURE_TIME = 1u << 16,
+    /* What the commands themselves say (draws, dispatches, workgroups and,
+     * from the local size, compute invocations): a front end that measures
+     * nothing else on the GPU opens a measuring device with this alone. */
+    TALLY_MEASURE_COMMANDS = 1u << 17,
+};
+#define TALLY_STATISTIC_COUNT 11
+
+/* What the GPU measured for one API command. */
+typedef struct tally_measurement {
+    uint32_t valid;            /* tally_measure_bits: which of the fields below hold a value */
+    uint64_t begin_ns, end_ns; /* GPU timestamps, in ns of the GPU's own clock */
+    uint64_t statistics[TALLY_STATISTIC_COUNT]; /* bit i of valid: statistics[i] */
+} tally_measurement;
+
+/* How the queue reads the measurements of one submission; like
+ * tally_indirect_reader, its functions run on the queue thread. */
+typedef struct tally_measurement_reader {
+    /* Before the submission's first command: returns once the GPU finished
+     * the submission (or never will). */
+    void (*wait)(void *user);
+    /* The measurement of `key`; false if there is none. */
+    bool (*read)(void *user, uint64_t key, tally_measurement *measurement);
+    /* Once per submission accepted with the reader, after it executed. */
+    void (*release)(void *user);
+    void *user;
+} tally_measurement_reader;
+
+/* The next API command's work is measured under `key`. */
+TALLY_API tally_status tally_stream_measure(tally_stream *stream, uint64_t key);
+
 TALLY_API tally_status tally_stream_create(tally_context *context, tally_stream **out);
 /* The stream's pending submissions still execute. */
 TALLY_API void tally_stream_destroy(tally_stream *stream);
@@ -262,6 +319,9 @@ typedef struct tally_submission {
      * Copied; its release runs once the submission executed, and never if
      * tally_submit fails. */
     const tally_indirect_reader *indirect_reader;
+    /* Optional: what the GPU measured of the streams' measured commands;
+     * copied and released like the indirect reader. */
+    const tally_measurement_reader *measurement_reader;
 } tally_submission;
 
 /* Queues the streams for execution, in order; *seqno (may be NULL) receives

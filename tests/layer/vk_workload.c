@@ -10,6 +10,11 @@
  * "records" is how many draws the command made: an indirect command of
  * several records is measured by one query. "index_size" is the bytes per
  * index of an indexed draw's index type, 0 for other commands.
+ * Every line also carries the other pipeline statistics (gs_invocations,
+ * gs_primitives, clipper_invocations, clipper_primitives, fs_invocations,
+ * tcs_patches, tes_invocations) and "span_ns": the GPU time of its whole
+ * submission, from the program's own timestamps at the start and the end of
+ * the primary command buffer.
  * Tests run it under the layer and compare these lines with tally's report.
  *
  * Usage: vk_workload SHADER_DIR
@@ -33,11 +38,9 @@ enum { SIZE = 64, MAX_QUERIES = 64 };
 /* Byte offset of the 16-bit copy of the indices in the index buffer. */
 enum { SHORT_INDICES = 1024 };
 
-static const VkQueryPipelineStatisticFlags STATISTICS =
-    VK_QUERY_PIPELINE_STATISTIC_INPUT_ASSEMBLY_VERTICES_BIT |
-    VK_QUERY_PIPELINE_STATISTIC_INPUT_ASSEMBLY_PRIMITIVES_BIT |
-    VK_QUERY_PIPELINE_STATISTIC_VERTEX_SHADER_INVOCATIONS_BIT |
-    VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT;
+/* All eleven, so results come in bit order (see print_results). */
+static const VkQueryPipelineStatisticFlags STATISTICS = (1u << 11) - 1;
+enum { STATISTIC_COUNT = 11, SUBMISSIONS = 3 };
 
 static const char *const TOPOLOGY_NAMES[] = {
     "point_list",
@@ -78,6 +81,10 @@ typedef struct app {
     VkPipeline compute_pipeline;
     VkShaderModule vert, frag, comp, tesc, tese;
     VkQueryPool queries;
+    VkQueryPool timestamps; /* two per submission: its start and end */
+    float timestamp_period;
+    uint32_t submission; /* of the command buffer being recorded */
+    uint32_t query_submission[MAX_QUERIES];
     PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
     PFN_vkCmdEndDebugUtilsLabelEXT end_label;
     PFN_vkCmdDrawMultiEXT draw_multi;
@@ -472,6 +479,29 @@ static void create_pipelines(app *a, const char *shader_dir)
         .pipelineStatistics = STATISTICS,
     };
     CHECK(vkCreateQueryPool(a->device, &query_info, NULL, &a->queries));
+    VkQueryPoolCreateInfo timestamp_info = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = 2 * SUBMISSIONS,
+    };
+    CHECK(vkCreateQueryPool(a->device, &timestamp_info, NULL, &a->timestamps));
+    VkPhysicalDeviceProperties properties;
+    vkGetPhysicalDeviceProperties(a->physical, &properties);
+    a->timestamp_period = properties.limits.timestampPeriod;
+}
+
+/* The start of a primary's submission: its first timestamp. */
+static void span_begin(app *a, VkCommandBuffer cb, uint32_t submission)
+{
+    a->submission = submission;
+    vkCmdResetQueryPool(cb, a->timestamps, 2 * submission, 2);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, a->timestamps, 2 * submission);
+}
+
+static void span_end(app *a, VkCommandBuffer cb, uint32_t submission)
+{
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, a->timestamps,
+                        2 * submission + 1);
 }
 
 static void label_begin(app *a, VkCommandBuffer cb, const char *name)
@@ -491,6 +521,7 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_indexed[q] = indexed;
     a->query_index_size[q] = indexed ? 4 : 0;
     a->query_records[q] = 1;
+    a->query_submission[q] = a->submission;
     vkCmdBeginQuery(cb, a->queries, q, 0);
     return q;
 }
@@ -548,6 +579,7 @@ static VkCommandBuffer record_topologies(app *a)
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
+    span_begin(a, cb, 0);
     vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
     vkCmdUpdateBuffer(cb, a->indirect, INDIRECT_GPU, sizeof(GPU_WRITTEN_DRAW), &GPU_WRITTEN_DRAW);
     VkMemoryBarrier written = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -596,6 +628,7 @@ static VkCommandBuffer record_topologies(app *a)
     vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
     record_indirect_draws(a, cb);
     vkCmdEndRenderPass(cb);
+    span_end(a, cb, 0);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
 }
@@ -604,6 +637,7 @@ static VkCommandBuffer record_topologies(app *a)
 static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_out)
 {
     VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+    a->submission = 1;
     VkCommandBufferInheritanceInfo inheritance = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
         .renderPass = a->render_pass,
@@ -633,9 +667,11 @@ static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
+    span_begin(a, cb, 1);
     begin_pass(a, cb, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
     vkCmdExecuteCommands(cb, 1, &secondary);
     vkCmdEndRenderPass(cb);
+    span_end(a, cb, 1);
     CHECK(vkEndCommandBuffer(cb));
     *secondary_out = secondary;
     return cb;
@@ -646,6 +682,7 @@ static VkCommandBuffer record_compute(app *a)
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
+    span_begin(a, cb, 2);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_layout, 0, 1, &a->set, 0,
                             NULL);
@@ -660,6 +697,7 @@ static VkCommandBuffer record_compute(app *a)
     vkCmdDispatchIndirect(cb, a->indirect, INDIRECT_DISPATCH);
     vkCmdEndQuery(cb, a->queries, q);
     a->end_label(cb);
+    span_end(a, cb, 2);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
 }
@@ -690,23 +728,37 @@ static void submit_and_wait(app *a, VkCommandBuffer cb, bool use_submit2)
 
 static void print_results(app *a)
 {
-    /* Statistics come in bit order: IA vertices, IA primitives, VS invocations, CS invocations. */
-    uint64_t values[MAX_QUERIES][4];
+    /* Statistics come in bit order: IA vertices and primitives, VS, GS invocations and
+     * primitives, clipping invocations and primitives, FS, TCS patches, TES, CS. */
+    uint64_t values[MAX_QUERIES][STATISTIC_COUNT];
     CHECK(vkGetQueryPoolResults(a->device, a->queries, 0, a->query_count, sizeof(values), values,
                                 sizeof(values[0]), VK_QUERY_RESULT_64_BIT));
-    for (uint32_t q = 0; q < a->query_count; q++)
+    uint64_t ticks[2 * SUBMISSIONS];
+    CHECK(vkGetQueryPoolResults(a->device, a->timestamps, 0, 2 * SUBMISSIONS, sizeof(ticks), ticks,
+                                sizeof(ticks[0]), VK_QUERY_RESULT_64_BIT));
+    for (uint32_t q = 0; q < a->query_count; q++) {
+        const uint64_t *v = values[q];
+        uint32_t s = a->query_submission[q];
+        double span_ns = (double)(ticks[2 * s + 1] - ticks[2 * s]) * a->timestamp_period;
         printf("{\"api\":\"%s\",\"label\":\"%s\",\"indexed\":%d,\"ia_vertices\":%llu,"
                "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu,"
-               "\"index_size\":%u,\"records\":%u}\n",
+               "\"index_size\":%u,\"records\":%u,\"gs_invocations\":%llu,"
+               "\"gs_primitives\":%llu,\"clipper_invocations\":%llu,"
+               "\"clipper_primitives\":%llu,\"fs_invocations\":%llu,\"tcs_patches\":%llu,"
+               "\"tes_invocations\":%llu,\"span_ns\":%.0f}\n",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
-               (unsigned long long)values[q][0], (unsigned long long)values[q][1],
-               (unsigned long long)values[q][2], (unsigned long long)values[q][3],
-               a->query_index_size[q], a->query_records[q]);
+               (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
+               (unsigned long long)v[10], a->query_index_size[q], a->query_records[q],
+               (unsigned long long)v[3], (unsigned long long)v[4], (unsigned long long)v[5],
+               (unsigned long long)v[6], (unsigned long long)v[7], (unsigned long long)v[8],
+               (unsigned long long)v[9], span_ns);
+    }
 }
 
 static void destroy(app *a)
 {
     vkDestroyQueryPool(a->device, a->queries, NULL);
+    vkDestroyQueryPool(a->device, a->timestamps, NULL);
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++)
         vkDestroyPipeline(a->device, a->topology_pipelines[t], NULL);
     vkDestroyPipeline(a->device, a->compute_pipeline, NULL);

@@ -1,0 +1,120 @@
+/*
+ * The Vulkan side of the driver backend (TALLY_BACKEND=driver): the layer
+ * measures each draw and dispatch with the GPU's own queries, inside the
+ * application's command buffers, and reads the results back after the
+ * submission's fence on the engine's queue thread. See docs/driver.md.
+ *
+ *   driver_device.c      what a physical device can measure; the device's
+ *                        pipelineStatisticsQuery feature; the per-device state
+ *   driver_queries.c     the layer's query pools per command buffer, and the
+ *                        timestamps and statistics query around each command
+ *   driver_readback.c    per submission: resetting those queries before the
+ *                        application's batches, copying them after, and the
+ *                        engine's measurement reader
+ *   driver_statistics.c  the application's own pipeline-statistics pools,
+ *                        served from the layer's per-command measurements
+ */
+#ifndef TALLY_LAYER_DRIVER_MEASURE_H
+#define TALLY_LAYER_DRIVER_MEASURE_H
+
+#include "layer_state.h"
+
+/* Commands per block of the layer's query pools. */
+#define LAYER_MEASURE_BLOCK 256u
+
+/* One pair of the layer's query pools: 2 timestamps and 1 statistics query
+ * per command and view. */
+typedef struct layer_measure_block {
+    VkQueryPool timestamps; /* VK_NULL_HANDLE: the family writes none */
+    VkQueryPool statistics; /* VK_NULL_HANDLE: the family counts none */
+    uint32_t used;          /* statistics queries written by the recording */
+} layer_measure_block;
+
+/* What a queue family of the device can measure. */
+typedef struct layer_measure_family {
+    VkQueryPipelineStatisticFlags statistics;
+    uint32_t timestamp_valid_bits;
+} layer_measure_family;
+
+/* Attached to a VkDevice whose engine measures (layer_device.measuring). */
+typedef struct layer_measuring {
+    uint32_t measures; /* the engine's tally_measure_bits */
+    double timestamp_period;
+    uint32_t family_count;
+    layer_measure_family *families;
+    object_map pool_families; /* VkCommandPool -> queue family index + 1 */
+    pthread_mutex_t lock;     /* guards the readbacks below */
+    struct layer_measure_readback *free_readbacks;
+    struct layer_measure_readback *in_flight; /* handed to the engine, not yet released */
+} layer_measuring;
+
+/* Attached to a layer_command_buffer of a measuring device. */
+typedef struct layer_measured_cb {
+    uint32_t family;
+    uint32_t serial; /* of the recording: the high half of its keys */
+    uint32_t block;  /* the block being filled */
+    uint32_t block_count, block_capacity;
+    layer_measure_block *blocks;
+    uint32_t views; /* of the open measurement */
+    bool open;      /* a measurement was begun and not yet ended */
+    /* Secondaries it executes: their queries go with its submissions. */
+    struct layer_command_buffer **secondaries;
+    uint32_t secondary_count, secondary_capacity;
+} layer_measured_cb;
+
+/* driver_device.c */
+/* What the engine could measure on this physical device (tally_measure_bits). */
+uint32_t layer_measurable(layer_instance *instance, VkPhysicalDevice physical);
+/* The create info with pipelineStatisticsQuery enabled, in storage owned by
+ * *storage (free it after the device is created); `info` itself if the
+ * feature is on already or not wanted. */
+const VkDeviceCreateInfo *layer_measure_device_info(const VkDeviceCreateInfo *info,
+                                                    VkDeviceCreateInfo *copy, void **storage);
+/* Sets device->measuring when the engine measures; after the device exists. */
+void layer_measuring_open(layer_device *device);
+void layer_measuring_close(layer_device *device);
+
+/* driver_queries.c */
+void layer_measure_begin_recording(layer_command_buffer *cb, const VkCommandBufferBeginInfo *begin);
+void layer_measure_reset(layer_command_buffer *cb);
+void layer_measure_free(layer_command_buffer *cb);
+void layer_measure_executes(layer_command_buffer *primary, layer_command_buffer *secondary);
+/* Around the driver's draw or dispatch (the generated wrappers call these). */
+void layer_measure_before(layer_command_buffer *cb);
+void layer_measure_after(layer_command_buffer *cb);
+/* The key of a command's measurement, and back. */
+static inline uint64_t layer_measure_key(uint32_t serial, uint32_t block, uint32_t index,
+                                         uint32_t views)
+{
+    return (uint64_t)serial << 32 | (uint64_t)block << 14 | (uint64_t)(views - 1) << 9 | index;
+}
+
+/* driver_readback.c */
+typedef struct layer_measure_readback layer_measure_readback;
+/* The reset and copy of the queries of a submission's command buffers
+ * (`count` primaries, with what they execute); NULL if none measured anything. */
+layer_measure_readback *layer_measure_readback_prepare(layer_device *device, VkQueue queue,
+                                                       layer_command_buffer *const *cbs,
+                                                       uint32_t count);
+VkCommandBuffer layer_measure_readback_before(const layer_measure_readback *rb);
+VkCommandBuffer layer_measure_readback_after(const layer_measure_readback *rb);
+bool layer_measure_readback_submitted(layer_measure_readback *rb, VkQueue queue);
+const tally_measurement_reader *layer_measure_readback_reader(const layer_measure_readback *rb);
+/* One more engine submission holds it (released through the reader). */
+void layer_measure_readback_ref(layer_measure_readback *rb);
+/* The engine accepted submission `seqno` with it, after its fence was submitted. */
+void layer_measure_readback_note(layer_measure_readback *rb, uint64_t seqno);
+void layer_measure_readback_release(layer_measure_readback *rb);
+/* Waits for the engine to execute every submission whose GPU work is done,
+ * without waiting for the GPU. */
+void layer_measure_catch_up(layer_device *device);
+void layer_measure_readbacks_destroy_all(layer_device *device);
+
+/* driver_statistics.c */
+VkResult layer_statistics_pool_create(layer_device *device, const VkQueryPoolCreateInfo *info,
+                                      VkQueryPool *pool);
+VkResult layer_statistics_pool_read(layer_device *device, layer_query_pool *pool, uint32_t first,
+                                    uint32_t count, size_t size, void *data, VkDeviceSize stride,
+                                    VkQueryResultFlags flags);
+
+#endif
