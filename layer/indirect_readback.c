@@ -206,7 +206,7 @@ static readback_entry *add_entry(layer_readback *rb)
 {
     if (rb->entry_count == rb->entry_capacity) {
         readback_entry *entries = layer_array_grow(rb->entries, &rb->entry_capacity,
-                                                   rb->entry_count + 1, sizeof(*entries));
+                                                   (uint64_t)rb->entry_count + 1, sizeof(*entries));
         if (!entries)
             return NULL;
         rb->entries = entries;
