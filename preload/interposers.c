@@ -5,7 +5,9 @@
 /*
  * dlsym. dlsym(RTLD_NEXT) looks "after the caller", and glibc finds the
  * caller from the return address: that case jumps to libc's dlsym with the
- * stack untouched. Every other handle goes to tally_preload_dlsym.
+ * stack untouched. Every other handle goes to tally_preload_dlsym_from with
+ * the caller's return address as third argument, since dlsym(RTLD_DEFAULT)
+ * searches the caller's scope too.
  */
 __asm__(".text\n"
         ".globl dlsym\n"
@@ -14,7 +16,8 @@ __asm__(".text\n"
         ".cfi_startproc\n"
         "cmpq $-1, %rdi\n"
         "je .Ltally_dlsym_next\n"
-        "jmp tally_preload_dlsym@PLT\n"
+        "movq (%rsp), %rdx\n"
+        "jmp tally_preload_dlsym_from@PLT\n"
         ".Ltally_dlsym_next:\n"
         "pushq %rdi\n"
         ".cfi_adjust_cfa_offset 8\n"
