@@ -146,43 +146,22 @@ static void *dlsym_after_init(void *handle, const char *name, void *real)
     return tally_preload_substitute(name, real, handle != RTLD_DEFAULT);
 }
 
-/* The group of the library `caller` belongs to, when it was opened with
- * RTLD_LOCAL: what dlsym(RTLD_DEFAULT) from there searches after the global
- * scope (for anything in the global scope, the group adds nothing the global
- * lookup did not search). NULL for the program itself; dlclose it. */
-static void *caller_group(void *caller)
-{
-    Dl_info info;
-    struct link_map *map = NULL;
-    if (!caller || !dladdr1(caller, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
-        !map->l_name || !map->l_name[0])
-        return NULL;
-    return dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
-}
-
-NOT_INSTRUMENTED void *tally_preload_dlsym_from(void *handle, const char *name, void *caller)
+NOT_INSTRUMENTED void *tally_preload_dlsym(void *handle, const char *name)
 {
     dlsym_fn libc = (dlsym_fn)tally_preload_libc_dlsym_address();
     void *real = libc ? libc(handle, name) : NULL;
     if (!atomic_load_explicit(&initialized, memory_order_acquire))
         return real;
-    void *group = !real && handle == RTLD_DEFAULT && name ? caller_group(caller) : NULL;
-    if (group) {
-        real = libc(group, name);
-        dlclose(group);
-        /* dlerror then tells what it tells without tally: nothing after a
-         * hit, the global lookup's miss after a miss. */
-        if (real)
-            dlerror();
-        else
-            libc(handle, name);
-    }
     return dlsym_after_init(handle, name, real);
 }
 
-NOT_INSTRUMENTED void *tally_preload_dlsym(void *handle, const char *name)
+NOT_INSTRUMENTED void *tally_preload_default_dlsym(const char *name)
 {
-    return tally_preload_dlsym_from(handle, name, NULL);
+    void *libc = tally_preload_libc_dlsym_address();
+    if (libc && (!atomic_load_explicit(&initialized, memory_order_acquire) || !name ||
+                 !tally_preload_lookup(name)))
+        return libc;
+    return (void *)tally_preload_dlsym;
 }
 
 static _Atomic(void *) real_glx_get_proc_address;
