@@ -2,7 +2,9 @@
  * What the shim adds to what the driver says about itself: the extension
  * names (cl_codeplay_performance_counters on every device,
  * cl_khr_create_command_queue on every platform, which PoCL 3.1 lacks), the
- * counter list, and clCreateCommandQueueWithPropertiesKHR.
+ * counter list, and clCreateCommandQueueWithPropertiesKHR. When the counter
+ * device cannot open, none of it is added: the driver's answers go back as
+ * they are (session.c says why once).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,12 @@ static const char platform_extension[] = "cl_khr_create_command_queue";
 /* The oneAPI Construction Kit's version of the extension. */
 #define DEVICE_EXTENSION_VERSION CL_MAKE_VERSION(0, 1, 0)
 #define PLATFORM_EXTENSION_VERSION CL_MAKE_VERSION(1, 0, 0)
+
+/* Whether the shim offers its extensions: only with a counter device. */
+static bool offered(void)
+{
+    return session_device() != NULL;
+}
 
 /* Whether a space-separated list names the extension. */
 static bool names_extension(const char *list, const char *name)
@@ -127,6 +135,8 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetPlatformInfo(cl_platform_id platform,
                                                       cl_platform_info name, size_t size,
                                                       void *value, size_t *size_ret)
 {
+    if (!offered())
+        return next_cl()->clGetPlatformInfo(platform, name, size, value, size_ret);
     if (name == CL_PLATFORM_EXTENSIONS)
         return extension_string(query_platform, platform, name, platform_extension, size, value,
                                 size_ret);
@@ -140,6 +150,8 @@ TALLY_CL_EXPORT(clGetPlatformInfo);
 SHIM_HIDDEN cl_int CL_API_CALL shim_clGetDeviceInfo(cl_device_id device, cl_device_info name,
                                                     size_t size, void *value, size_t *size_ret)
 {
+    if (!offered())
+        return next_cl()->clGetDeviceInfo(device, name, size, value, size_ret);
     switch (name) {
     case CL_DEVICE_EXTENSIONS:
         return extension_string(query_device, device, name, device_extension, size, value,

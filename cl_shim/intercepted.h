@@ -2,8 +2,6 @@
  * dispatch table and the preload exports are generated from it. */
 #define TALLY_CL_INTERCEPTED(X)                                                                    \
     X(clGetPlatformInfo)                                                                           \
-    X(clBuildProgram)                                                                              \
-    X(clCompileProgram)                                                                            \
     X(clCreateKernel)                                                                              \
     X(clCreateKernelsInProgram)                                                                    \
     X(clCloneKernel)                                                                               \
@@ -49,4 +47,9 @@
     X(clGetKernelInfo)                                                                             \
     X(clGetKernelArgInfo)                                                                          \
     X(clGetKernelWorkGroupInfo)                                                                    \
-    X(clGetImageInfo)
+    X(clGetImageInfo)                                                                              \
+    X(clGetProgramInfo)                                                                            \
+    X(clGetProgramBuildInfo)                                                                       \
+    X(clCreateProgramWithSource)                                                                   \
+    X(clBuildProgram)                                                                              \
+    X(clReleaseProgram)

@@ -10,11 +10,13 @@
  *   store 1 per write_only or read_write image argument
  *
  * Local pointers and arguments passed by value count nothing. The argument
- * qualifiers come from clGetKernelArgInfo, which needs programs built with
- * -cl-kernel-arg-info: the shim adds that option to every build and compile.
- * A kernel whose arguments cannot be read is profiled as 1 ALU, 1 load and
- * 1 store per work-item. Classifying takes 1 + 3 x arguments driver calls:
- * kernels.c does it once per kernel, not per enqueue.
+ * qualifiers come from clGetKernelArgInfo: on the kernel itself when its
+ * program's build gives them, else on its twin from a private build with
+ * -cl-kernel-arg-info (arg_info.c), so the program's own builds and answers
+ * stay as they are. A kernel whose arguments cannot be read either way is
+ * profiled as 1 ALU, 1 load and 1 store per work-item. Classifying takes
+ * 1 + 3 x arguments driver calls (and a build, for a twin): kernels.c does
+ * it once per kernel, not per enqueue.
  *
  * Programs are shared by all kernels of the same mix: a short table, read
  * without a lock, grown under one when a new mix appears.
@@ -39,19 +41,24 @@ static pthread_mutex_t mixes_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const tally_instruction_mix unknown_mix = {.alu = 1, .load = 1, .store = 1};
 
-static bool classify_argument(cl_kernel kernel, cl_uint index, tally_instruction_mix *mix)
+/* CL_SUCCESS, or the driver's error (CL_KERNEL_ARG_INFO_NOT_AVAILABLE when
+ * the program's build withholds argument info). */
+static cl_int classify_argument(cl_kernel kernel, cl_uint index, tally_instruction_mix *mix)
 {
     const struct _cl_icd_dispatch *cl = next_cl();
     cl_kernel_arg_address_qualifier address;
     cl_kernel_arg_access_qualifier access;
     cl_kernel_arg_type_qualifier type;
-    if (cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(address),
-                               &address, NULL) != CL_SUCCESS ||
-        cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access),
-                               &access, NULL) != CL_SUCCESS ||
-        cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(type), &type,
-                               NULL) != CL_SUCCESS)
-        return false;
+    cl_int err = cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                                        sizeof(address), &address, NULL);
+    if (err == CL_SUCCESS)
+        err = cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access),
+                                     &access, NULL);
+    if (err == CL_SUCCESS)
+        err = cl->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(type),
+                                     &type, NULL);
+    if (err != CL_SUCCESS)
+        return err;
     if (access != CL_KERNEL_ARG_ACCESS_NONE) { /* an image */
         mix->tex += access != CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
         mix->store += access != CL_KERNEL_ARG_ACCESS_READ_ONLY;
@@ -61,20 +68,34 @@ static bool classify_argument(cl_kernel kernel, cl_uint index, tally_instruction
     } else if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL) {
         mix->store++;
     }
-    return true;
+    return CL_SUCCESS;
 }
 
-tally_instruction_mix kernel_classify(cl_kernel kernel)
+static cl_int classify_from(cl_kernel kernel, tally_instruction_mix *mix)
 {
     cl_uint count = 0;
-    if (next_cl()->clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(count), &count, NULL) !=
-        CL_SUCCESS)
+    cl_int err =
+        next_cl()->clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(count), &count, NULL);
+    *mix = (tally_instruction_mix){.alu = 1};
+    for (cl_uint i = 0; err == CL_SUCCESS && i < count; i++)
+        err = classify_argument(kernel, i, mix);
+    return err;
+}
+
+tally_instruction_mix kernel_classify(cl_kernel kernel, arg_info_source *source)
+{
+    tally_instruction_mix mix;
+    cl_int err = classify_from(kernel, &mix);
+    if (err == CL_SUCCESS)
+        return mix;
+    if (err != CL_KERNEL_ARG_INFO_NOT_AVAILABLE || !source)
         return unknown_mix;
-    tally_instruction_mix mix = {.alu = 1};
-    for (cl_uint i = 0; i < count; i++)
-        if (!classify_argument(kernel, i, &mix))
-            return unknown_mix;
-    return mix;
+    cl_kernel twin = arg_info_twin_kernel(source, kernel);
+    if (!twin)
+        return unknown_mix;
+    err = classify_from(twin, &mix);
+    next_cl()->clReleaseKernel(twin);
+    return err == CL_SUCCESS ? mix : unknown_mix;
 }
 
 static uint64_t key_of(const tally_instruction_mix *mix)
@@ -132,16 +153,4 @@ void kernel_programs_release(void)
         tally_program_release(mixes[i].program);
     atomic_store(&mix_count, 0);
     pthread_mutex_unlock(&mixes_lock);
-}
-
-/* Adds -cl-kernel-arg-info to a program's build options; NULL: no memory. */
-char *options_with_arg_info(const char *options)
-{
-    static const char flag[] = "-cl-kernel-arg-info";
-    const char *given = options ? options : "";
-    size_t size = strlen(given) + sizeof(flag) + 1;
-    char *joined = malloc(size);
-    if (joined)
-        snprintf(joined, size, "%s%s%s", given, *given ? " " : "", flag);
-    return joined;
 }

@@ -60,13 +60,13 @@ static kernel_record *kernel_find(cl_kernel kernel)
 /* A kernel the driver just created, with the profile it shares (a clone's
  * source) or classified now. Out of memory: no record, and the kernel is
  * classified at each enqueue instead. */
-static void track(cl_kernel kernel, const tally_instruction_mix *known)
+static void track(cl_kernel kernel, const tally_instruction_mix *known, arg_info_source *source)
 {
     kernel_record *k = malloc(sizeof(*k));
     if (!k)
         return;
     k->entry.key = kernel;
-    k->mix = known ? *known : kernel_classify(kernel);
+    k->mix = known ? *known : kernel_classify(kernel, source);
     atomic_init(&k->program, NULL);
     handle_entry *stale = handle_map_insert(kernel_map(), &k->entry);
     if (stale)
@@ -77,7 +77,7 @@ tally_program *kernel_program(tally_device *device, cl_kernel kernel)
 {
     kernel_record *k = kernel_find(kernel);
     if (!k) {
-        tally_instruction_mix mix = kernel_classify(kernel);
+        tally_instruction_mix mix = kernel_classify(kernel, NULL); /* no build per enqueue */
         return mix_program(device, &mix);
     }
     tally_program *program = atomic_load_explicit(&k->program, memory_order_acquire);
@@ -100,8 +100,12 @@ SHIM_HIDDEN cl_kernel CL_API_CALL shim_clCreateKernel(cl_program program, const 
 {
     cl_int err;
     cl_kernel kernel = next_cl()->clCreateKernel(program, name, &err);
-    if (kernel)
-        track(kernel, NULL);
+    if (kernel) {
+        arg_info_source source;
+        arg_info_source_init(&source, program);
+        track(kernel, NULL, &source);
+        arg_info_source_release(&source);
+    }
     set_error(errcode_ret, err);
     return kernel;
 }
@@ -115,9 +119,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clCreateKernelsInProgram(cl_program program,
     cl_uint own_count = 0;
     cl_uint *count = num_kernels_ret ? num_kernels_ret : &own_count;
     cl_int err = next_cl()->clCreateKernelsInProgram(program, num_kernels, kernels_out, count);
-    if (err == CL_SUCCESS && kernels_out)
+    if (err == CL_SUCCESS && kernels_out) {
+        arg_info_source source; /* one twin for all of them */
+        arg_info_source_init(&source, program);
         for (cl_uint i = 0; i < *count && i < num_kernels; i++)
-            track(kernels_out[i], NULL);
+            track(kernels_out[i], NULL, &source);
+        arg_info_source_release(&source);
+    }
     return err;
 }
 TALLY_CL_EXPORT(clCreateKernelsInProgram);
@@ -134,7 +142,7 @@ SHIM_HIDDEN cl_kernel CL_API_CALL shim_clCloneKernel(cl_kernel source, cl_int *e
     cl_kernel clone = cl->clCloneKernel(source, &err);
     if (clone) {
         kernel_record *k = kernel_find(source);
-        track(clone, k ? &k->mix : NULL);
+        track(clone, k ? &k->mix : NULL, NULL);
     }
     set_error(errcode_ret, err);
     return clone;

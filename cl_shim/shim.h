@@ -43,11 +43,26 @@ SHIM_HIDDEN cl_int device_performance_counters(size_t size, void *value, size_t 
 /* The shared device, opened on first use; NULL if it cannot be (the shim
  * then passes everything through and logs why once). */
 SHIM_HIDDEN tally_device *session_device(void);
-/* --- kernel_profile.c, kernels.c, programs.c ----------------------------- */
+/* --- kernel_profile.c, kernels.c, arg_info.c ----------------------------- */
+
+/* Where argument qualifiers come from when a program's own build withholds
+ * them (arg_info.c): a private twin of the program, built at most once per
+ * shim call with -cl-kernel-arg-info and released when the call is done. */
+typedef struct arg_info_source {
+    cl_program program; /* the application's */
+    cl_program twin;    /* NULL: not built (yet, or it cannot be) */
+    bool tried;
+} arg_info_source;
+SHIM_HIDDEN void arg_info_source_init(arg_info_source *source, cl_program program);
+/* The twin's kernel of the same name as kernel (the caller releases it with
+ * next_cl()->clReleaseKernel); NULL if there is none. */
+SHIM_HIDDEN cl_kernel arg_info_twin_kernel(arg_info_source *source, cl_kernel kernel);
+SHIM_HIDDEN void arg_info_source_release(arg_info_source *source);
 
 /* A kernel's static profile (docs/opencl.md), from its arguments'
- * qualifiers: 1 + 3 x arguments driver calls. */
-SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel);
+ * qualifiers: 1 + 3 x arguments driver calls, on the kernel or, when its
+ * program withholds them and source is given, on its twin. */
+SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel, arg_info_source *source);
 /* The engine program of a profile, shared by kernels of the same profile;
  * NULL if none can be created. Lock-free once the profile has been seen. */
 SHIM_HIDDEN tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix);
@@ -58,8 +73,6 @@ SHIM_HIDDEN void kernel_programs_release(void);
 SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
 SHIM_HIDDEN void kernels_destroy_all(void);
 SHIM_HIDDEN uint32_t kernels_live(void);
-/* options + " -cl-kernel-arg-info", malloc'ed; NULL when out of memory. */
-SHIM_HIDDEN char *options_with_arg_info(const char *options);
 
 /* --- queues.c ---------------------------------------------------------------- */
 

@@ -48,6 +48,9 @@ static tally_device *device_locked(void)
     monitor.device_failed = tally_device_acquire_shared(&monitor.device) != TALLY_OK;
     if (!monitor.device_failed)
         atexit(finish_at_exit);
+    else
+        tally_log(TALLY_LOG_WARN, "EGL shim: the counter device did not open (see above); "
+                                  "EGL_BRCM_event_monitor is not offered");
     return monitor.device;
 }
 

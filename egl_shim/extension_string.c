@@ -88,7 +88,8 @@ SHIM_EXPORT const char *EGLAPIENTRY eglQueryString(EGLDisplay display, EGLint na
         return NULL;
     }
     const char *value = driver(display, name);
-    if (!value || name != EGL_EXTENSIONS || display == EGL_NO_DISPLAY)
+    /* A device that cannot open cannot serve the extension: not offered. */
+    if (!value || name != EGL_EXTENSIONS || display == EGL_NO_DISPLAY || !shim_device())
         return value;
     return extension_string_with_ours(value);
 }

@@ -181,6 +181,33 @@ static void free_monitor(tally_gl_context *ctx, amd_monitor *m)
     free(m);
 }
 
+/* Monitor ids are never reused, so a context holds at most this many over
+ * its life; a request beyond it is GL_OUT_OF_MEMORY, as one the allocator
+ * refused would be (the extension defines no error of its own for it). */
+#define MAX_MONITORS (1u << 20)
+
+/* Room for `more` monitors after the context's; false if not possible. */
+static bool reserve_monitors(tally_gl_context *ctx, uint32_t more)
+{
+    if (more > MAX_MONITORS - ctx->monitor_count)
+        return false;
+    uint32_t needed = ctx->monitor_count + more;
+    if (needed <= ctx->monitor_capacity)
+        return true;
+    /* Doubling, in 64 bits and capped, so it can neither wrap nor spin. */
+    uint64_t capacity = ctx->monitor_capacity ? (uint64_t)ctx->monitor_capacity * 2 : 8;
+    if (capacity < needed)
+        capacity = needed;
+    if (capacity > MAX_MONITORS)
+        capacity = MAX_MONITORS;
+    amd_monitor **grown = realloc(ctx->monitors, (size_t)capacity * sizeof(*grown));
+    if (!grown)
+        return false;
+    ctx->monitors = grown;
+    ctx->monitor_capacity = (uint32_t)capacity;
+    return true;
+}
+
 EXPORT void glGenPerfMonitorsAMD(GLsizei n, GLuint *monitors)
 {
     tally_gl_context *ctx = tally_gl_current();
@@ -190,20 +217,12 @@ EXPORT void glGenPerfMonitorsAMD(GLsizei n, GLuint *monitors)
     }
     if (!ctx || !monitors)
         return;
+    if (!reserve_monitors(ctx, (uint32_t)n)) {
+        tally_gl_error(ctx, GL_OUT_OF_MEMORY);
+        return;
+    }
     const tally_catalogue *cat = tally_gl_catalogue();
     uint32_t counters = cat ? tally_catalogue_counter_count(cat) : 0;
-    if (ctx->monitor_count + (uint32_t)n > ctx->monitor_capacity) {
-        uint32_t capacity = ctx->monitor_capacity ? ctx->monitor_capacity : 8;
-        while (capacity < ctx->monitor_count + (uint32_t)n)
-            capacity *= 2;
-        amd_monitor **grown = realloc(ctx->monitors, capacity * sizeof(*grown));
-        if (!grown) {
-            tally_gl_error(ctx, GL_OUT_OF_MEMORY);
-            return;
-        }
-        ctx->monitors = grown;
-        ctx->monitor_capacity = capacity;
-    }
     for (GLsizei i = 0; i < n; i++) {
         amd_monitor *m = calloc(1, sizeof(*m));
         bool *selected = calloc(counters ? counters : 1, sizeof(bool));

@@ -36,7 +36,9 @@ static void open_device(void)
     if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS,
                                               &shared_device) != TALLY_OK) {
         shared_device = NULL;
-        tally_log(TALLY_LOG_WARN, "GL shim: no counter device; GL calls pass through unmeasured");
+        tally_log(TALLY_LOG_WARN, "GL shim: the counter device did not open (see above); "
+                                  "GL_AMD_performance_monitor and GL_INTEL_performance_query "
+                                  "are not offered and GL calls pass through unmeasured");
         return;
     }
     atexit(submit_at_exit);

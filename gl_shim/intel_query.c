@@ -228,6 +228,10 @@ EXPORT void glGetPerfCounterInfoINTEL(GLuint queryId, GLuint counterId, GLuint c
         *rawCounterMaxValue = counter->unit == TALLY_UNIT_PERCENTAGE ? 100 : 0;
 }
 
+/* Query handles a context hands out over its life; beyond it,
+ * GL_OUT_OF_MEMORY. */
+#define MAX_QUERIES (1u << 20)
+
 EXPORT void glCreatePerfQueryINTEL(GLuint queryId, GLuint *queryHandle)
 {
     tally_gl_context *ctx = tally_gl_current();
@@ -239,9 +243,11 @@ EXPORT void glCreatePerfQueryINTEL(GLuint queryId, GLuint *queryHandle)
     if (!ctx)
         return;
     intel_query *q = calloc(1, sizeof(*q));
-    if (q && ctx->query_count == ctx->query_capacity) {
-        uint32_t capacity = ctx->query_capacity ? ctx->query_capacity * 2 : 8;
-        intel_query **grown = realloc(ctx->queries, capacity * sizeof(*grown));
+    if (q && ctx->query_count == ctx->query_capacity && ctx->query_capacity < MAX_QUERIES) {
+        /* Doubling, capped: handles are GLuint and never reused. */
+        uint32_t capacity = ctx->query_capacity ? ctx->query_capacity : 4;
+        capacity = capacity > MAX_QUERIES / 2 ? MAX_QUERIES : capacity * 2;
+        intel_query **grown = realloc(ctx->queries, (size_t)capacity * sizeof(*grown));
         if (grown) {
             ctx->queries = grown;
             ctx->query_capacity = capacity;

@@ -1,6 +1,7 @@
 /* What the program asks GL about itself: the extension list with the shim's
- * two extensions added, the INTEL limits, and glGetError merged with the
- * errors the extensions raised. */
+ * two extensions added (only when the counter device opened: a device that
+ * cannot serve them is not advertised), the INTEL limits, and glGetError
+ * merged with the errors the extensions raised. */
 #include "gl_shim.h"
 
 #include <limits.h>
@@ -115,7 +116,7 @@ __attribute__((visibility("default"))) const GLubyte *glGetString(GLenum name)
     PFN_glGetString real = REAL_glGetString;
     const GLubyte *result = real ? real(name) : NULL;
     tally_gl_context *ctx = tally_gl_current();
-    if (name != GL_EXTENSIONS || !result || !ctx)
+    if (name != GL_EXTENSIONS || !result || !ctx || !tally_gl_device())
         return result;
     return extension_string(ctx, result);
 }
@@ -123,7 +124,7 @@ __attribute__((visibility("default"))) const GLubyte *glGetString(GLenum name)
 __attribute__((visibility("default"))) const GLubyte *glGetStringi(GLenum name, GLuint index)
 {
     tally_gl_context *ctx = tally_gl_current();
-    if (name == GL_EXTENSIONS && ctx && has_indexed_extensions(ctx)) {
+    if (name == GL_EXTENSIONS && ctx && has_indexed_extensions(ctx) && tally_gl_device()) {
         learn_extension_count(ctx);
         GLint real_count = ctx->real_extension_count;
         if (real_count >= 0 && index >= (GLuint)real_count &&
@@ -150,7 +151,7 @@ static bool shim_integer(GLenum pname, GLint64 *value)
  * that succeeded (it wrote over the sentinel). */
 static GLint added_count(tally_gl_context *ctx)
 {
-    if (!ctx || !has_indexed_extensions(ctx))
+    if (!ctx || !has_indexed_extensions(ctx) || !tally_gl_device())
         return 0;
     learn_extension_count(ctx);
     return ctx->real_extension_count >= 0 ? ctx->added_extension_count : 0;

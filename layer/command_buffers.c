@@ -63,7 +63,7 @@ static bool pool_add(layer_command_pool *pool, VkCommandBuffer cb)
 {
     if (pool->count == pool->capacity) {
         VkCommandBuffer *grown = layer_array_grow(pool->command_buffers, &pool->capacity,
-                                                  pool->count + 1, sizeof(*grown));
+                                                  (uint64_t)pool->count + 1, sizeof(*grown));
         if (!grown)
             return false;
         pool->command_buffers = grown;

@@ -89,6 +89,18 @@ static void device_record_free(layer_device *device)
     free(device);
 }
 
+/* The optional shader stages the device enabled (pEnabledFeatures or a
+ * VkPhysicalDeviceFeatures2 in the chain). */
+static void note_enabled_stages(layer_device *device, const VkDeviceCreateInfo *info)
+{
+    const VkPhysicalDeviceFeatures *features = info->pEnabledFeatures;
+    for (const VkBaseInStructure *s = info->pNext; s && !features; s = s->pNext)
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
+            features = &((const VkPhysicalDeviceFeatures2 *)s)->features;
+    device->geometry_shader = features && features->geometryShader;
+    device->tessellation_shader = features && features->tessellationShader;
+}
+
 static bool performance_feature_enabled(const VkDeviceCreateInfo *info)
 {
     for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
@@ -119,7 +131,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     link->u.pLayerInfo = link->u.pLayerInfo->pNext;
     /* Where the layer provides VK_KHR_performance_query, the driver must not see it. */
-    device->performance_query_emulated = !layer_performance_query_native(instance, physicalDevice);
+    device->performance_query_emulated = layer_performance_query_provided(instance, physicalDevice);
     layer_device_create_copy copy;
     bool requested = false;
     const VkDeviceCreateInfo *down = pCreateInfo;
@@ -148,6 +160,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     }
     device->handle = *pDevice;
     device->physical_device = physicalDevice;
+    note_enabled_stages(device, pCreateInfo);
     device->instance = instance;
     device->next_gdpa = next_gdpa;
     device->set_loader_data = callback ? callback->u.pfnSetDeviceLoaderData : NULL;

@@ -16,10 +16,10 @@ static _Atomic uint32_t next_serial;
 
 static bool list_reserve(layer_indirect_list *list, uint32_t more)
 {
-    if (list->count + more <= list->capacity)
+    if ((uint64_t)list->count + more <= list->capacity)
         return true;
-    layer_indirect_command *items =
-        layer_array_grow(list->items, &list->capacity, list->count + more, sizeof(*items));
+    layer_indirect_command *items = layer_array_grow(list->items, &list->capacity,
+                                                     (uint64_t)list->count + more, sizeof(*items));
     if (!items)
         return false;
     list->items = items;

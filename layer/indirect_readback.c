@@ -9,12 +9,24 @@
  * for the records (tally_indirect_reader). The values read are those at the
  * end of the submission: what the draws read, unless the application rewrote
  * them between the draws and the end of the submission.
+ *
+ * What the layer does here is valid usage and what the validation layer's
+ * best practices ask for: the barrier names the stages and accesses that can
+ * write a buffer on the queue's family (never ALL_COMMANDS), each readback's
+ * memory is one block of at least READBACK_BLOCK bytes that its buffer is
+ * carved from (no small allocations), its command pool is reset whole (no
+ * resettable command buffers), and a buffer goes before its memory.
  */
 #include "array_grow.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The smallest memory block a readback allocates: above the sizes best
+ * practices call small (256 KiB for an allocation, 1 MiB for one that a
+ * single buffer takes whole), and room for 32768 draw records. */
+#define READBACK_BLOCK ((VkDeviceSize)1 << 20)
 
 typedef struct readback_entry {
     uint64_t key;
@@ -32,8 +44,12 @@ struct layer_readback {
     VkFence fence;
     VkBuffer buffer;
     VkDeviceMemory memory;
+    VkDeviceSize memory_size; /* the block; the buffer takes `capacity` of it */
     const uint8_t *mapped;
     VkDeviceSize capacity, used;
+    /* What can have written indirect parameters on this queue family. */
+    VkPipelineStageFlags writer_stages;
+    VkAccessFlags writer_access;
     readback_entry *entries;
     uint32_t entry_count, entry_capacity;
     atomic_uint refs;     /* the submitting thread's, and each engine submission's */
@@ -43,14 +59,25 @@ struct layer_readback {
     struct layer_readback *next_free;
 };
 
+/* The buffer first: it must not outlive the memory bound to it. */
+static void release_storage(layer_readback *rb)
+{
+    layer_device *device = rb->device;
+    if (rb->buffer)
+        device->dispatch.DestroyBuffer(device->handle, rb->buffer, NULL);
+    if (rb->memory)
+        device->dispatch.FreeMemory(device->handle, rb->memory, NULL);
+    rb->buffer = VK_NULL_HANDLE;
+    rb->memory = VK_NULL_HANDLE;
+    rb->mapped = NULL;
+    rb->capacity = rb->memory_size = 0;
+}
+
 static void readback_destroy(layer_readback *rb)
 {
     layer_device *device = rb->device;
     VkDevice handle = device->handle;
-    if (rb->memory)
-        device->dispatch.FreeMemory(handle, rb->memory, NULL);
-    if (rb->buffer)
-        device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+    release_storage(rb);
     if (rb->fence)
         device->dispatch.DestroyFence(handle, rb->fence, NULL);
     if (rb->pool)
@@ -63,6 +90,43 @@ static void reader_wait(void *user);
 static bool reader_read(void *user, uint64_t key, tally_indirect_records *records);
 static void reader_release(void *user);
 
+/* The stages (and their accesses) that can write a buffer on queues of the
+ * family, as far as the device enabled them: transfers, and shader storage
+ * writes of the stages the family runs. Host writes before the submission
+ * are visible to it without a barrier. */
+static void note_writers(layer_readback *rb, uint32_t family)
+{
+    layer_device *device = rb->device;
+    uint32_t count = 0;
+    VkQueueFamilyProperties families[16];
+    device->instance->dispatch.GetPhysicalDeviceQueueFamilyProperties(device->physical_device,
+                                                                      &count, NULL);
+    if (count > 16)
+        count = 16;
+    device->instance->dispatch.GetPhysicalDeviceQueueFamilyProperties(device->physical_device,
+                                                                      &count, families);
+    VkQueueFlags flags = family < count ? families[family].queueFlags : 0;
+    rb->writer_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    rb->writer_access = VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))
+        rb->writer_access |= VK_ACCESS_SHADER_WRITE_BIT;
+    if (flags & VK_QUEUE_COMPUTE_BIT)
+        rb->writer_stages |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    if (!(flags & VK_QUEUE_GRAPHICS_BIT))
+        return;
+    rb->writer_stages |=
+        VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+    if (device->geometry_shader)
+        rb->writer_stages |= VK_PIPELINE_STAGE_GEOMETRY_SHADER_BIT;
+    if (device->tessellation_shader)
+        rb->writer_stages |= VK_PIPELINE_STAGE_TESSELLATION_CONTROL_SHADER_BIT |
+                             VK_PIPELINE_STAGE_TESSELLATION_EVALUATION_SHADER_BIT;
+    if (layer_extension_enabled(&device->extensions, LAYER_EXT_EXT_transform_feedback)) {
+        rb->writer_stages |= VK_PIPELINE_STAGE_TRANSFORM_FEEDBACK_BIT_EXT;
+        rb->writer_access |= VK_ACCESS_TRANSFORM_FEEDBACK_WRITE_BIT_EXT;
+    }
+}
+
 static layer_readback *readback_create(layer_device *device, uint32_t family)
 {
     layer_readback *rb = calloc(1, sizeof(*rb));
@@ -71,10 +135,12 @@ static layer_readback *readback_create(layer_device *device, uint32_t family)
     rb->device = device;
     rb->family = family;
     rb->reader = (tally_indirect_reader){reader_wait, reader_read, reader_release, rb};
+    note_writers(rb, family);
     VkDevice handle = device->handle;
+    /* One command buffer per pool: resetting the pool resets it. */
     VkCommandPoolCreateInfo pool_info = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
         .queueFamilyIndex = family,
     };
     VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -160,44 +226,61 @@ static uint32_t host_memory_type(layer_device *device, uint32_t allowed)
     return UINT32_MAX;
 }
 
-static bool reserve_buffer(layer_readback *rb, VkDeviceSize size)
+static bool create_buffer(layer_readback *rb, VkDeviceSize capacity)
 {
-    if (size <= rb->capacity)
-        return true;
     layer_device *device = rb->device;
-    VkDevice handle = device->handle;
-    if (rb->buffer) {
-        device->dispatch.FreeMemory(handle, rb->memory, NULL);
-        device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
-        rb->buffer = VK_NULL_HANDLE;
-        rb->memory = VK_NULL_HANDLE;
-        rb->capacity = 0;
-    }
-    VkDeviceSize capacity = 4096;
-    while (capacity < size)
-        capacity *= 2;
     VkBufferCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = capacity,
         .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    if (device->dispatch.CreateBuffer(handle, &info, NULL, &rb->buffer) != VK_SUCCESS)
+    return device->dispatch.CreateBuffer(device->handle, &info, NULL, &rb->buffer) == VK_SUCCESS;
+}
+
+/* A buffer of at least `size` bytes, carved from the readback's block; a
+ * larger block (doubling) only when the block cannot hold it. */
+static bool reserve_buffer(layer_readback *rb, VkDeviceSize size)
+{
+    if (size <= rb->capacity)
+        return true;
+    layer_device *device = rb->device;
+    VkDevice handle = device->handle;
+    VkDeviceSize capacity = 4096;
+    while (capacity < size && capacity <= (VkDeviceSize)1 << 62)
+        capacity *= 2;
+    if (capacity < size)
+        return false;
+    if (rb->buffer) { /* a buffer of the new size, in the same block if it fits */
+        device->dispatch.DestroyBuffer(handle, rb->buffer, NULL);
+        rb->buffer = VK_NULL_HANDLE;
+        rb->capacity = 0;
+    }
+    if (!create_buffer(rb, capacity))
         return false;
     VkMemoryRequirements needs;
     device->dispatch.GetBufferMemoryRequirements(handle, rb->buffer, &needs);
-    VkMemoryAllocateInfo allocate = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = needs.size,
-        .memoryTypeIndex = host_memory_type(device, needs.memoryTypeBits),
-    };
-    void *mapped = NULL;
-    if (allocate.memoryTypeIndex == UINT32_MAX ||
-        device->dispatch.AllocateMemory(handle, &allocate, NULL, &rb->memory) != VK_SUCCESS ||
-        device->dispatch.BindBufferMemory(handle, rb->buffer, rb->memory, 0) != VK_SUCCESS ||
-        device->dispatch.MapMemory(handle, rb->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS)
-        return false; /* what was made is freed with the readback */
-    rb->mapped = mapped;
+    if (needs.size > rb->memory_size) {
+        VkBuffer buffer = rb->buffer; /* kept: release_storage takes the old block */
+        rb->buffer = VK_NULL_HANDLE;
+        release_storage(rb);
+        rb->buffer = buffer;
+        VkMemoryAllocateInfo allocate = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+            .allocationSize = needs.size > READBACK_BLOCK ? needs.size * 2 : READBACK_BLOCK,
+            .memoryTypeIndex = host_memory_type(device, needs.memoryTypeBits),
+        };
+        void *mapped = NULL;
+        if (allocate.memoryTypeIndex == UINT32_MAX ||
+            device->dispatch.AllocateMemory(handle, &allocate, NULL, &rb->memory) != VK_SUCCESS ||
+            device->dispatch.MapMemory(handle, rb->memory, 0, VK_WHOLE_SIZE, 0, &mapped) !=
+                VK_SUCCESS)
+            return false; /* what was made is freed with the readback */
+        rb->memory_size = allocate.allocationSize;
+        rb->mapped = mapped;
+    }
+    if (device->dispatch.BindBufferMemory(handle, rb->buffer, rb->memory, 0) != VK_SUCCESS)
+        return false;
     rb->capacity = capacity;
     return true;
 }
@@ -206,7 +289,7 @@ static readback_entry *add_entry(layer_readback *rb)
 {
     if (rb->entry_count == rb->entry_capacity) {
         readback_entry *entries = layer_array_grow(rb->entries, &rb->entry_capacity,
-                                                   rb->entry_count + 1, sizeof(*entries));
+                                                   (uint64_t)rb->entry_count + 1, sizeof(*entries));
         if (!entries)
             return NULL;
         rb->entries = entries;
@@ -278,11 +361,13 @@ static bool record_copies(layer_readback *rb, const layer_command_buffer *const 
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
-    if (device->dispatch.BeginCommandBuffer(rb->command_buffer, &begin) != VK_SUCCESS)
+    /* Its last use is over: the fence was waited for before it came back. */
+    if (device->dispatch.ResetCommandPool(device->handle, rb->pool, 0) != VK_SUCCESS ||
+        device->dispatch.BeginCommandBuffer(rb->command_buffer, &begin) != VK_SUCCESS)
         return false;
     /* After everything submitted before, whatever wrote the parameters. */
-    barrier(rb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
-            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    barrier(rb, rb->writer_stages, rb->writer_access, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT);
     uint32_t e = 0;
     for (uint32_t i = 0; i < count; i++) {
         for (uint32_t j = 0; j < cbs[i]->indirect.count; j++) {

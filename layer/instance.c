@@ -47,6 +47,11 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateInstance(const VkInstanceCreateInfo 
     for (uint32_t i = 0; i < pCreateInfo->enabledExtensionCount; i++)
         layer_extension_enable(&instance->extensions, pCreateInfo->ppEnabledExtensionNames[i]);
     layer_instance_dispatch_fill(&instance->dispatch, next_gipa, *pInstance);
+    instance->features2_khr = (PFN_vkGetPhysicalDeviceFeatures2KHR)next_gipa(
+        *pInstance, "vkGetPhysicalDeviceFeatures2KHR");
+    instance->properties2_khr = (PFN_vkGetPhysicalDeviceProperties2KHR)next_gipa(
+        *pInstance, "vkGetPhysicalDeviceProperties2KHR");
+    pthread_mutex_init(&instance->engine_lock, NULL);
     layer_instance_register(instance);
     return VK_SUCCESS;
 }
@@ -59,6 +64,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyInstance(VkInstance instance,
         return;
     layer_instance_unregister(record);
     record->dispatch.DestroyInstance(instance, pAllocator);
+    layer_performance_query_instance_end(record);
+    pthread_mutex_destroy(&record->engine_lock);
     free(record);
 }
 

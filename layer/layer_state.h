@@ -22,6 +22,16 @@ typedef struct layer_instance {
     PFN_vkGetInstanceProcAddr next_gipa;
     uint32_t api_version; /* what the application asked for */
     layer_extension_set extensions;
+    /* The KHR names of the queries, called down when the application calls
+     * them (the core names are invalid on a 1.0 instance). */
+    PFN_vkGetPhysicalDeviceFeatures2KHR features2_khr;
+    PFN_vkGetPhysicalDeviceProperties2KHR properties2_khr;
+    /* The counter engine, held from the first question about
+     * VK_KHR_performance_query to the instance's end, so that what the layer
+     * advertises stays servable (performance_query_physical.c). */
+    pthread_mutex_t engine_lock;
+    bool engine_asked;
+    tally_device *engine; /* NULL: it could not be opened */
 } layer_instance;
 
 /* Attached to a VkDevice (and its queues and command buffers). */
@@ -55,6 +65,9 @@ typedef struct layer_device {
     /* Indirect parameters are copied back through these (indirect_readback.c). */
     pthread_mutex_t readback_lock;
     struct layer_readback *free_readbacks;
+    /* Shader stages the application enabled beyond vertex, fragment and
+     * compute: the stages that may have written indirect parameters. */
+    bool geometry_shader, tessellation_shader;
     /* VK_KHR_performance_query: the layer provides it (the driver has none),
      * and the application enabled it with performanceCounterQueryPools. */
     bool performance_query_emulated;
@@ -220,9 +233,14 @@ static inline layer_device *layer_command_buffer_device(VkCommandBuffer handle,
 /* Drops every record of the device's command buffers and pools. */
 void layer_command_buffers_destroy_all(layer_device *device);
 
-/* VK_KHR_performance_query (performance_query.c). */
+/* VK_KHR_performance_query (performance_query_physical.c). */
 /* Whether the driver below has the extension itself. */
 bool layer_performance_query_native(layer_instance *instance, VkPhysicalDevice physical);
+/* Whether the layer provides it: the driver lacks it and the counter engine
+ * opened (if it cannot, the layer says why once and offers nothing). */
+bool layer_performance_query_provided(layer_instance *instance, VkPhysicalDevice physical);
+/* Lets go of what the instance holds for the extension. */
+void layer_performance_query_instance_end(layer_instance *instance);
 /* The application's device create info without the extension's name and
  * feature structure, in storage owned by `copy`; returns what to pass down. */
 typedef struct layer_device_create_copy {

@@ -5,9 +5,18 @@
  * family, pass counts, and the extension taken out of device creation on the
  * way down. Where the driver has the extension itself, everything here
  * passes through and the driver's counters are what the application gets.
+ * Where the counter engine cannot open (an unknown TALLY_BACKEND, a bad
+ * TALLY_PROFILE), nothing is advertised either: the layer says why once and
+ * the application sees its driver as it is.
+ *
+ * The layer's own questions to the driver are valid on any instance: whether
+ * the driver has the extension is read from its extension list (core 1.0),
+ * never from vkGetPhysicalDeviceFeatures2, which an instance created for
+ * Vulkan 1.0 must not call.
  */
 #include "layer_state.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,84 +26,113 @@
 static const VkExtensionProperties performance_query_extension = {
     VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME, VK_KHR_PERFORMANCE_QUERY_SPEC_VERSION};
 
-bool layer_performance_query_native(layer_instance *instance, VkPhysicalDevice physical)
+/* The device extensions of the layers and driver below; NULL if none can be
+ * read (then *count is 0). */
+static VkExtensionProperties *extensions_below(layer_instance *instance, VkPhysicalDevice physical,
+                                               uint32_t *count)
 {
-    if (!instance->dispatch.GetPhysicalDeviceFeatures2)
-        return false;
-    VkPhysicalDevicePerformanceQueryFeaturesKHR features = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR};
-    VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                           .pNext = &features};
-    instance->dispatch.GetPhysicalDeviceFeatures2(physical, &features2);
-    return features.performanceCounterQueryPools == VK_TRUE;
+    PFN_vkEnumerateDeviceExtensionProperties next =
+        instance->dispatch.EnumerateDeviceExtensionProperties;
+    *count = 0;
+    if (next(physical, NULL, count, NULL) != VK_SUCCESS)
+        return NULL;
+    VkExtensionProperties *all = calloc((size_t)*count + 1, sizeof(*all));
+    if (!all || next(physical, NULL, count, all) < 0) {
+        free(all);
+        *count = 0;
+        return NULL;
+    }
+    return all;
 }
 
-static const tally_catalogue *catalogue(void)
+bool layer_performance_query_native(layer_instance *instance, VkPhysicalDevice physical)
 {
-    const tally_catalogue *cat = NULL;
-    return tally_backend_catalogue(NULL, &cat) == TALLY_OK ? cat : NULL;
+    uint32_t count = 0;
+    VkExtensionProperties *all = extensions_below(instance, physical, &count);
+    bool listed = false;
+    for (uint32_t i = 0; i < count; i++)
+        listed |= strcmp(all[i].extensionName, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) == 0;
+    free(all);
+    return listed;
+}
+
+/* Whether the engine opened, asked once per instance and held until its end. */
+static bool engine_opened(layer_instance *instance)
+{
+    static atomic_flag said_why = ATOMIC_FLAG_INIT;
+    pthread_mutex_lock(&instance->engine_lock);
+    if (!instance->engine_asked) {
+        instance->engine_asked = true;
+        if (tally_device_acquire_shared(&instance->engine) != TALLY_OK)
+            instance->engine = NULL;
+        if (!instance->engine && !atomic_flag_test_and_set(&said_why))
+            tally_log(TALLY_LOG_WARN,
+                      "Vulkan layer: the counter device did not open (see above); "
+                      "VK_KHR_performance_query is not offered and Vulkan calls pass through "
+                      "unmeasured");
+    }
+    bool opened = instance->engine != NULL;
+    pthread_mutex_unlock(&instance->engine_lock);
+    return opened;
+}
+
+bool layer_performance_query_provided(layer_instance *instance, VkPhysicalDevice physical)
+{
+    return !layer_performance_query_native(instance, physical) && engine_opened(instance);
+}
+
+void layer_performance_query_instance_end(layer_instance *instance)
+{
+    if (instance->engine)
+        tally_device_release_shared(instance->engine);
+    instance->engine = NULL;
+}
+
+/* The counters query pools count (query_pools.c): the engine device's. */
+static const tally_catalogue *catalogue(layer_instance *instance)
+{
+    return engine_opened(instance) ? tally_device_catalogue(instance->engine) : NULL;
+}
+
+static VkResult list_extensions(const VkExtensionProperties *all, uint32_t total,
+                                uint32_t *pPropertyCount, VkExtensionProperties *pProperties)
+{
+    if (!pProperties) {
+        *pPropertyCount = total;
+        return VK_SUCCESS;
+    }
+    uint32_t n = *pPropertyCount < total ? *pPropertyCount : total;
+    if (n)
+        memcpy(pProperties, all, n * sizeof(*all));
+    *pPropertyCount = n;
+    return n < total ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_vkEnumerateDeviceExtensionProperties(
     VkPhysicalDevice physicalDevice, const char *pLayerName, uint32_t *pPropertyCount,
     VkExtensionProperties *pProperties)
 {
-    if (pLayerName && strcmp(pLayerName, LAYER_NAME) == 0) {
-        if (!pProperties) {
-            *pPropertyCount = 1;
-            return VK_SUCCESS;
-        }
-        if (*pPropertyCount < 1)
-            return VK_INCOMPLETE;
-        pProperties[0] = performance_query_extension;
-        *pPropertyCount = 1;
-        return VK_SUCCESS;
-    }
     layer_instance *instance = layer_instance_of(physicalDevice);
+    if (pLayerName && strcmp(pLayerName, LAYER_NAME) == 0)
+        return list_extensions(&performance_query_extension, engine_opened(instance) ? 1 : 0,
+                               pPropertyCount, pProperties);
     PFN_vkEnumerateDeviceExtensionProperties next =
         instance->dispatch.EnumerateDeviceExtensionProperties;
-    if (pLayerName || layer_performance_query_native(instance, physicalDevice))
+    if (pLayerName || !layer_performance_query_provided(instance, physicalDevice))
         return next(physicalDevice, pLayerName, pPropertyCount, pProperties);
     uint32_t below = 0;
-    VkResult result = next(physicalDevice, NULL, &below, NULL);
-    if (result != VK_SUCCESS)
-        return result;
-    VkExtensionProperties *all = calloc(below + 1, sizeof(*all));
+    VkExtensionProperties *all = extensions_below(instance, physicalDevice, &below);
     if (!all)
         return VK_ERROR_OUT_OF_HOST_MEMORY;
-    result = next(physicalDevice, NULL, &below, all);
-    if (result < 0) {
-        free(all);
-        return result;
-    }
-    /* Appended once, even if something below already lists it. */
-    bool listed = false;
-    for (uint32_t i = 0; i < below; i++)
-        listed |= strcmp(all[i].extensionName, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) == 0;
-    uint32_t total = listed ? below : below + 1;
-    if (!listed)
-        all[below] = performance_query_extension;
-    if (!pProperties) {
-        *pPropertyCount = total;
-        free(all);
-        return VK_SUCCESS;
-    }
-    uint32_t n = *pPropertyCount < total ? *pPropertyCount : total;
-    memcpy(pProperties, all, n * sizeof(*all));
-    *pPropertyCount = n;
+    all[below] = performance_query_extension; /* not listed below: the layer provides it */
+    VkResult result = list_extensions(all, below + 1, pPropertyCount, pProperties);
     free(all);
-    return n < total ? VK_INCOMPLETE : VK_SUCCESS;
+    return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
-                                                             VkPhysicalDeviceFeatures2 *pFeatures)
+static void add_features(VkPhysicalDeviceFeatures2 *features)
 {
-    layer_instance *instance = layer_instance_of(physicalDevice);
-    bool native = layer_performance_query_native(instance, physicalDevice);
-    instance->dispatch.GetPhysicalDeviceFeatures2(physicalDevice, pFeatures);
-    if (native)
-        return;
-    for (VkBaseOutStructure *s = (VkBaseOutStructure *)pFeatures->pNext; s; s = s->pNext) {
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)features->pNext; s; s = s->pNext) {
         if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR) {
             VkPhysicalDevicePerformanceQueryFeaturesKHR *f = (void *)s;
             f->performanceCounterQueryPools = VK_TRUE;
@@ -103,19 +141,57 @@ VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceFeatures2(VkPhysicalDevice ph
     }
 }
 
-VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceProperties2(
-    VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2 *pProperties)
+static void add_properties(VkPhysicalDeviceProperties2 *properties)
 {
-    layer_instance *instance = layer_instance_of(physicalDevice);
-    bool native = layer_performance_query_native(instance, physicalDevice);
-    instance->dispatch.GetPhysicalDeviceProperties2(physicalDevice, pProperties);
-    if (native)
-        return;
-    for (VkBaseOutStructure *s = (VkBaseOutStructure *)pProperties->pNext; s; s = s->pNext) {
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)properties->pNext; s; s = s->pNext) {
         if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_PROPERTIES_KHR)
             ((VkPhysicalDevicePerformanceQueryPropertiesKHR *)s)->allowCommandBufferQueryCopies =
                 VK_FALSE;
     }
+}
+
+/* Each name calls down the same name: the application chose the one its
+ * instance may call. */
+VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
+                                                             VkPhysicalDeviceFeatures2 *pFeatures)
+{
+    layer_instance *instance = layer_instance_of(physicalDevice);
+    instance->dispatch.GetPhysicalDeviceFeatures2(physicalDevice, pFeatures);
+    if (layer_performance_query_provided(instance, physicalDevice))
+        add_features(pFeatures);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceFeatures2KHR(
+    VkPhysicalDevice physicalDevice, VkPhysicalDeviceFeatures2 *pFeatures)
+{
+    layer_instance *instance = layer_instance_of(physicalDevice);
+    PFN_vkGetPhysicalDeviceFeatures2KHR next = instance->features2_khr
+                                                   ? instance->features2_khr
+                                                   : instance->dispatch.GetPhysicalDeviceFeatures2;
+    next(physicalDevice, pFeatures);
+    if (layer_performance_query_provided(instance, physicalDevice))
+        add_features(pFeatures);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceProperties2(
+    VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2 *pProperties)
+{
+    layer_instance *instance = layer_instance_of(physicalDevice);
+    instance->dispatch.GetPhysicalDeviceProperties2(physicalDevice, pProperties);
+    if (layer_performance_query_provided(instance, physicalDevice))
+        add_properties(pProperties);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceProperties2KHR(
+    VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2 *pProperties)
+{
+    layer_instance *instance = layer_instance_of(physicalDevice);
+    PFN_vkGetPhysicalDeviceProperties2KHR next =
+        instance->properties2_khr ? instance->properties2_khr
+                                  : instance->dispatch.GetPhysicalDeviceProperties2;
+    next(physicalDevice, pProperties);
+    if (layer_performance_query_provided(instance, physicalDevice))
+        add_properties(pProperties);
 }
 
 /* Counters are offered on queue families that run draws or dispatches. */
@@ -170,7 +246,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkEnumeratePhysicalDeviceQueueFamilyPerforma
     if (layer_performance_query_native(instance, physicalDevice))
         return instance->dispatch.EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(
             physicalDevice, queueFamilyIndex, pCounterCount, pCounters, pCounterDescriptions);
-    const tally_catalogue *cat = catalogue();
+    const tally_catalogue *cat = catalogue(instance);
     uint32_t total = cat && family_has_counters(instance, physicalDevice, queueFamilyIndex)
                          ? tally_catalogue_counter_count(cat)
                          : 0;
@@ -196,7 +272,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPa
             physicalDevice, pPerformanceQueryCreateInfo, pNumPasses);
         return;
     }
-    const tally_catalogue *cat = catalogue();
+    const tally_catalogue *cat = catalogue(instance);
     uint32_t passes = 1;
     if (!cat || tally_plan_passes(cat, pPerformanceQueryCreateInfo->pCounterIndices,
                                   pPerformanceQueryCreateInfo->counterIndexCount, NULL,

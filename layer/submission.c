@@ -103,7 +103,7 @@ static layer_readback *prepare_readback(layer_device *device, VkQueue queue, con
     enum { STACK_BUFFERS = 64 };
     const layer_command_buffer *stack[STACK_BUFFERS];
     const layer_command_buffer **with_indirect = stack;
-    uint32_t n = 0, capacity = STACK_BUFFERS;
+    size_t n = 0, capacity = STACK_BUFFERS;
     for (uint32_t i = 0; i < b->count; i++) {
         const void *batch = batch_at(b, i);
         for (uint32_t j = 0; j < b->command_buffer_count(batch); j++) {

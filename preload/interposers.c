@@ -3,9 +3,13 @@
 #include "tally_preload.h"
 
 /*
- * dlsym. dlsym(RTLD_NEXT) looks "after the caller", and glibc finds the
- * caller from the return address: that case jumps to libc's dlsym with the
- * stack untouched. Every other handle goes to tally_preload_dlsym.
+ * dlsym. glibc finds the caller of dlsym from the return address: for
+ * RTLD_NEXT ("after the caller") and for RTLD_DEFAULT (the caller's scope,
+ * which for a library opened with RTLD_LOCAL includes its own group). So
+ * those calls reach libc's dlsym with the stack untouched: RTLD_NEXT always,
+ * RTLD_DEFAULT for every name no shim registered (a registered name, a GL,
+ * EGL or GLX function, goes to tally_preload_dlsym, whose answer does not
+ * depend on the caller). Every other handle goes to tally_preload_dlsym.
  */
 __asm__(".text\n"
         ".globl dlsym\n"
@@ -14,7 +18,19 @@ __asm__(".text\n"
         ".cfi_startproc\n"
         "cmpq $-1, %rdi\n"
         "je .Ltally_dlsym_next\n"
+        "testq %rdi, %rdi\n"
+        "je .Ltally_dlsym_default\n"
         "jmp tally_preload_dlsym@PLT\n"
+        ".Ltally_dlsym_default:\n"
+        "pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "pushq %rsi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "movq %rsi, %rdi\n"
+        "call tally_preload_default_dlsym@PLT\n"
+        "jmp .Ltally_dlsym_jump\n"
         ".Ltally_dlsym_next:\n"
         "pushq %rdi\n"
         ".cfi_adjust_cfa_offset 8\n"
@@ -23,6 +39,7 @@ __asm__(".text\n"
         "subq $8, %rsp\n"
         ".cfi_adjust_cfa_offset 8\n"
         "call tally_preload_libc_dlsym_address@PLT\n"
+        ".Ltally_dlsym_jump:\n"
         "addq $8, %rsp\n"
         ".cfi_adjust_cfa_offset -8\n"
         "popq %rsi\n"

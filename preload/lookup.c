@@ -155,6 +155,15 @@ NOT_INSTRUMENTED void *tally_preload_dlsym(void *handle, const char *name)
     return dlsym_after_init(handle, name, real);
 }
 
+NOT_INSTRUMENTED void *tally_preload_default_dlsym(const char *name)
+{
+    void *libc = tally_preload_libc_dlsym_address();
+    if (libc && (!atomic_load_explicit(&initialized, memory_order_acquire) || !name ||
+                 !tally_preload_lookup(name)))
+        return libc;
+    return (void *)tally_preload_dlsym;
+}
+
 static _Atomic(void *) real_glx_get_proc_address;
 static _Atomic(void *) real_glx_get_proc_address_arb;
 static _Atomic(void *) real_egl_get_proc_address;

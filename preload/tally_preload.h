@@ -53,6 +53,13 @@
  *   address goes into the entry's `real` slot if that is still empty.
  * - dlsym(RTLD_NEXT, name) jumps straight to libc's dlsym with the caller's
  *   return address intact, so "next after the caller" keeps its meaning.
+ * - dlsym(RTLD_DEFAULT, name) for a name no shim registered also jumps
+ *   straight to libc's dlsym: glibc searches the caller's scope, which for a
+ *   library opened with RTLD_LOCAL includes its own group (RenderDoc's
+ *   librenderdoc.so finds its replay marker in the Python module that loaded
+ *   it that way), and a call from here would search the global scope only.
+ *   A registered name answers as above (the global scope finds the shims'
+ *   exports first anyway).
  * - dlsym on any other handle is the real dlsym's answer, untouched.
  * - glXGetProcAddress[ARB] / eglGetProcAddress: the real function's answer,
  *   replaced by the wrapper for registered names (and the real answer kept
@@ -123,8 +130,12 @@ TALLY_PRELOAD_API bool tally_preload_is_api_handle(void *handle);
 /* The GetProcAddress helpers the exported interposers forward to. */
 TALLY_PRELOAD_API void *tally_preload_glx_get_proc_address(const char *name);
 TALLY_PRELOAD_API void *tally_preload_egl_get_proc_address(const char *name);
-/* The dlsym interposer's body for every handle but RTLD_NEXT. */
+/* The dlsym interposer's body for every handle but RTLD_NEXT, and for
+ * RTLD_DEFAULT only with registered names. */
 TALLY_PRELOAD_API void *tally_preload_dlsym(void *handle, const char *name);
+/* Where the interposer jumps for dlsym(RTLD_DEFAULT, name): libc's dlsym
+ * (with the caller's return address intact) unless name is registered. */
+TALLY_PRELOAD_API void *tally_preload_default_dlsym(const char *name);
 
 static inline void *tally_preload_next(_Atomic(void *) *slot, const char *name)
 {

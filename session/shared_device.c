@@ -4,7 +4,9 @@
  * reports are finished when the last user releases it, or at exit for
  * programs that never tear their APIs down.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pthread.h>
 
@@ -15,6 +17,9 @@ static tally_device *shared_device;
 static unsigned shared_refs;
 static struct env_sampling *shared_sampling;
 static bool exit_hook_installed;
+/* The last reason an open failed: every door that asks again gets the same
+ * failure, but the user reads it once. */
+static char failure_logged[256];
 
 /* Sampling ends first: its last report needs the device running. */
 static void close_shared(tally_device *device, struct env_sampling *sampling)
@@ -58,10 +63,12 @@ tally_status tally_device_acquire_shared_measuring(uint32_t measurable, tally_de
             options.report_path = options.trace_path = NULL;
             s = tally_device_open(&options, &shared_device, error, sizeof(error));
         }
-        if (s != TALLY_OK)
-            tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
-        else
+        if (s == TALLY_OK) {
             shared_sampling = env_sampling_start(shared_device);
+        } else if (strcmp(error, failure_logged) != 0) {
+            tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
+            snprintf(failure_logged, sizeof(failure_logged), "%s", error);
+        }
         if (s == TALLY_OK && !exit_hook_installed)
             exit_hook_installed = atexit(close_at_exit) == 0;
     }

@@ -93,6 +93,40 @@ static void queue_creation_rejects_bad_configs(void **state)
     assert_int_equal(create_with(fx, unknown_key), CL_INVALID_VALUE);
 }
 
+/* With a device that cannot open (this case runs with TALLY_BACKEND naming
+ * no backend) nothing of the extension is offered: a counter queue is the
+ * driver's to refuse, as without the shim, instead of a queue whose every
+ * event then fails; the device answers no counter list; plain queues work. */
+static void without_a_device_counter_queues_are_not_offered(void **state)
+{
+    struct cl_fixture *fx = *state;
+    const char *backend = getenv("TALLY_BACKEND");
+    if (!backend || strcmp(backend, "nosuchgpu") != 0)
+        skip();
+    char extensions[4096] = "";
+    assert_int_equal(
+        clGetDeviceInfo(fx->device, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL),
+        CL_SUCCESS);
+    assert_null(strstr(extensions, "cl_codeplay_performance_counters"));
+    size_t size = 0;
+    assert_int_equal(
+        clGetDeviceInfo(fx->device, CL_DEVICE_PERFORMANCE_COUNTERS_CODEPLAY, 0, NULL, &size),
+        CL_INVALID_VALUE);
+    cl_performance_counter_desc_codeplay desc = {.uuid = 1};
+    cl_performance_counter_config_codeplay config = {.count = 1, .descs = &desc};
+    cl_queue_properties counting[] = {CL_QUEUE_PERFORMANCE_COUNTERS_CODEPLAY,
+                                      (cl_queue_properties)(uintptr_t)&config, 0};
+    cl_int err = CL_SUCCESS;
+    assert_null(clCreateCommandQueueWithProperties(fx->context, fx->device, counting, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_command_queue plain =
+        clCreateCommandQueueWithProperties(fx->context, fx->device, NULL, &err);
+    assert_non_null(plain);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clFinish(plain), CL_SUCCESS);
+    assert_int_equal(clReleaseCommandQueue(plain), CL_SUCCESS);
+}
+
 static void device_query_rejects_size_and_buffer_mismatches(void **state)
 {
     struct cl_fixture *fx = *state;
@@ -210,6 +244,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(queue_creation_rejects_bad_configs),
+        cmocka_unit_test(without_a_device_counter_queues_are_not_offered),
         cmocka_unit_test(device_query_rejects_size_and_buffer_mismatches),
         cmocka_unit_test(results_refuse_user_events_and_queues_without_counters),
         cmocka_unit_test(results_check_sizes_and_wait_for_completion),

@@ -113,6 +113,50 @@ static cl_kernel kernel_named(const cl_kernel *kernels, cl_uint count, const cha
     return NULL;
 }
 
+/* The program sees its build as it made it: options it gave stay its own,
+ * and argument info is CL_KERNEL_ARG_INFO_NOT_AVAILABLE unless it asked for
+ * it (piglit cl-api-get-kernel-arg-info), while the profile is still read
+ * from the qualifiers (the shim once appended -cl-kernel-arg-info to every
+ * build). */
+static void the_program_sees_its_own_build_and_the_profile_holds(void **state)
+{
+    struct cl_fixture *fx = *state;
+    cl_command_queue queue = queue_counting(fx, instruction_counters, 4);
+    static const char *const option_sets[] = {"-DUNUSED=1", "-cl-kernel-arg-info"};
+    for (int i = 0; i < 2; i++) {
+        cl_int err;
+        const char *source = three_kernels;
+        cl_program program = clCreateProgramWithSource(fx->context, 1, &source, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clBuildProgram(program, 1, &fx->device, option_sets[i], NULL, NULL),
+                         CL_SUCCESS);
+        char options[256] = "";
+        assert_int_equal(clGetProgramBuildInfo(program, fx->device, CL_PROGRAM_BUILD_OPTIONS,
+                                               sizeof options, options, NULL),
+                         CL_SUCCESS);
+        assert_string_equal(options, option_sets[i]);
+        cl_kernel writer = clCreateKernel(program, "writer", &err);
+        assert_int_equal(err, CL_SUCCESS);
+        cl_kernel_arg_address_qualifier address;
+        assert_int_equal(clGetKernelArgInfo(writer, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                                            sizeof address, &address, NULL),
+                         i == 0 ? CL_KERNEL_ARG_INFO_NOT_AVAILABLE : CL_SUCCESS);
+        cl_mem buffers[3] = {new_buffer(fx), new_buffer(fx), new_buffer(fx)};
+        set_writer_args(writer, buffers[0], buffers[1], buffers[2]);
+        assert_profile(queue, writer, 64, &writer_profile);
+        for (int b = 0; b < 3; b++)
+            clReleaseMemObject(buffers[b]);
+        clReleaseKernel(writer);
+        cl_uint references = 0;
+        assert_int_equal(clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof references,
+                                          &references, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(references, 1); /* the shim keeps nothing of it */
+        clReleaseProgram(program);
+    }
+    clReleaseCommandQueue(queue);
+}
+
 /* New buffers, local sizes and values between enqueues leave the profile
  * as the argument qualifiers make it. */
 static void the_profile_does_not_follow_argument_values(void **state)
@@ -396,6 +440,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_profile_does_not_follow_argument_values),
+        cmocka_unit_test(the_program_sees_its_own_build_and_the_profile_holds),
         cmocka_unit_test(kernels_keep_their_profiles_in_any_order),
         cmocka_unit_test(failed_kernel_calls_leave_no_record),
         cmocka_unit_test(a_kernel_where_a_released_one_was_counts_its_own_profile),

@@ -584,6 +584,27 @@ static void a_shim_call_supersedes_an_earlier_driver_error(void **state)
     assert_int_equal(eglGetError(), EGL_SUCCESS);
 }
 
+/* Every EGL call sets the error: a driver call that succeeds after a shim
+ * error leaves EGL_SUCCESS (the shim once kept reporting its stale error). */
+static void a_later_driver_success_clears_the_shims_error(void **state)
+{
+    struct egl_fixture *fx = *state;
+    EGLint configs = 0;
+    assert_false(eglGetEventTrackInfoBRCM(-1, 0, NULL));
+    assert_true(eglGetConfigs(fx->display, NULL, 0, &configs));
+    assert_int_equal(eglGetError(), EGL_SUCCESS);
+    assert_false(eglSetEventCollectionBRCM(EGL_START_EVENTS_BRCM)); /* not acquired */
+    assert_true(eglGetConfigs(fx->display, NULL, 0, &configs));
+    assert_int_equal(eglGetError(), EGL_SUCCESS);
+    assert_false(eglGetEventTrackInfoBRCM(-1, 0, NULL));
+    (void)eglGetCurrentContext(); /* a call that cannot fail sets EGL_SUCCESS too */
+    assert_int_equal(eglGetError(), EGL_SUCCESS);
+    /* With no driver call in between, the shim's error is the last outcome. */
+    assert_false(eglSetEventCollectionBRCM(EGL_START_EVENTS_BRCM));
+    assert_int_equal(eglGetError(), EGL_BAD_ACCESS);
+    assert_int_equal(eglGetError(), EGL_SUCCESS);
+}
+
 static void *fail_on_another_thread(void *unused)
 {
     (void)unused;
@@ -651,6 +672,8 @@ int main(int argc, char **argv)
                                         egl_fixture_setup, egl_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_later_driver_error_wins_over_the_shims, egl_fixture_setup,
                                         egl_fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_later_driver_success_clears_the_shims_error,
+                                        egl_fixture_setup, egl_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_shim_call_supersedes_an_earlier_driver_error,
                                         egl_fixture_setup, egl_fixture_teardown),
         cmocka_unit_test_setup_teardown(errors_belong_to_the_thread_that_made_them,

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <limits.h>
 
 #include <cmocka.h>
 
@@ -257,6 +259,32 @@ static void monitor_errors_follow_the_spec(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* A count no context could hold is GL_OUT_OF_MEMORY and generates nothing,
+ * at once: with monitors already there, the capacity once doubled past 2^31
+ * into 0 and spun forever (the alarm turns such a hang into a failure). */
+static void generating_too_many_monitors_is_out_of_memory_at_once(void **state)
+{
+    (void)state;
+    alarm(60);
+    GLuint first[9];
+    GenMonitors(9, first);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    GLuint untouched[2] = {0, 0};
+    GenMonitors(INT_MAX, untouched);
+    assert_int_equal(glGetError(), GL_OUT_OF_MEMORY);
+    assert_int_equal(untouched[0], 0);
+    GenMonitors(INT_MAX - 8, untouched);
+    assert_int_equal(glGetError(), GL_OUT_OF_MEMORY);
+    GLuint next;
+    GenMonitors(1, &next);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    assert_int_equal(next, first[8] + 1);
+    DeleteMonitors(9, first);
+    DeleteMonitors(1, &next);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    alarm(0);
+}
+
 static void begin_fails_when_the_selection_needs_two_passes(void **state)
 {
     (void)state;
@@ -482,6 +510,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(strings_copy_min_of_length_and_bufsize_without_forced_terminator),
         cmocka_unit_test(counter_info_gives_type_and_range_from_the_catalogue),
         cmocka_unit_test(monitor_errors_follow_the_spec),
+        cmocka_unit_test(generating_too_many_monitors_is_out_of_memory_at_once),
         cmocka_unit_test(begin_fails_when_the_selection_needs_two_passes),
         cmocka_unit_test(a_fresh_monitor_reports_zero_and_small_buffers_get_nothing),
         cmocka_unit_test(results_are_available_once_submitted_with_exact_counts),

@@ -141,6 +141,43 @@ static void draws_through_a_dlsym_pointer_are_recorded(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* dlsym(RTLD_DEFAULT) and dlsym(RTLD_NEXT) called from a library opened
+ * with RTLD_LOCAL search that library's scope (itself and its dependencies
+ * after the global scope), under the shims as without them: the interposer
+ * once searched from inside tally, where the library's own symbols are not
+ * in scope (RenderDoc's replay lost its marker that way). The truth is what
+ * dlsym finds through the library's own handle, which no caller changes. */
+static void lookups_from_a_local_library_keep_its_scope(void **state)
+{
+    (void)state;
+    void *lib = dlopen(TALLY_LOCAL_SCOPE_LIB, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(lib);
+    void *(*by_default)(const char *) =
+        (void *(*)(const char *))dlsym(lib, "tally_local_scope_default");
+    void *(*by_next)(const char *) = (void *(*)(const char *))dlsym(lib, "tally_local_scope_next");
+    assert_non_null(by_default);
+    assert_non_null(by_next);
+    void *own = dlsym(lib, "tally_local_scope_own_symbol");
+    void *dep = dlsym(lib, "tally_local_scope_dep_symbol");
+    assert_non_null(own);
+    assert_non_null(dep);
+    /* Not in the global scope: the program itself does not see them. */
+    assert_null(dlsym(RTLD_DEFAULT, "tally_local_scope_own_symbol"));
+    dlerror();
+    assert_ptr_equal(by_default("tally_local_scope_own_symbol"), own);
+    assert_null(dlerror()); /* found: no error left behind */
+    assert_ptr_equal(by_default("tally_local_scope_dep_symbol"), dep);
+    assert_null(by_default("tally_local_scope_no_such_symbol"));
+    assert_non_null(dlerror());
+    assert_ptr_equal(by_default("malloc"), dlsym(RTLD_DEFAULT, "malloc"));
+    /* Next after the library, in its scope: its dependency, not itself. */
+    assert_ptr_equal(by_next("tally_local_scope_dep_symbol"), dep);
+    assert_null(by_next("tally_local_scope_own_symbol"));
+    /* And the shim's wrappers are still what a GL lookup finds. */
+    assert_ptr_equal(by_default("glDrawArrays"), dlsym(RTLD_DEFAULT, "glDrawArrays"));
+    dlclose(lib);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +186,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(get_proc_address_found_by_dlsym_answers_with_wrappers),
         cmocka_unit_test(rtld_next_stays_relative_to_the_caller),
         cmocka_unit_test(other_libraries_are_untouched),
+        cmocka_unit_test(lookups_from_a_local_library_keep_its_scope),
         cmocka_unit_test(draws_through_a_dlsym_pointer_are_recorded),
     };
     if (argc > 1)

@@ -170,3 +170,55 @@ unsigned long long command_number(json_object *command, const char *field)
         return ~0ull;
     return (unsigned long long)json_object_get_uint64(value);
 }
+
+/* The message ids of the validation layer's messages in an output. */
+static size_t message_ids(const char *output, char ***ids)
+{
+    size_t count = 0, capacity = 0;
+    *ids = NULL;
+    for (const char *at = output; (at = strstr(at, "Validation ")); at++) {
+        const char *open = strstr(at, "[ "), *line_end = strchr(at, '\n');
+        if (!open || (line_end && open > line_end))
+            continue;
+        const char *close = strstr(open + 2, " ]");
+        if (!close)
+            break;
+        if (count == capacity) {
+            capacity = capacity ? capacity * 2 : 64;
+            *ids = realloc(*ids, capacity * sizeof(**ids));
+        }
+        (*ids)[count++] = strndup(open + 2, (size_t)(close - open - 2));
+    }
+    return count;
+}
+
+char *validation_messages_added(const char *without, const char *with)
+{
+    char **before, **after;
+    size_t before_count = message_ids(without, &before);
+    size_t after_count = message_ids(with, &after);
+    size_t size = 1;
+    for (size_t i = 0; i < after_count; i++)
+        size += strlen(after[i]) + 1;
+    char *added = calloc(size, 1);
+    for (size_t i = 0; i < after_count; i++) {
+        bool matched = false;
+        for (size_t j = 0; j < before_count && !matched; j++) {
+            if (before[j] && strcmp(before[j], after[i]) == 0) {
+                free(before[j]);
+                before[j] = NULL; /* each message of the run alone matches once */
+                matched = true;
+            }
+        }
+        if (!matched) {
+            strcat(added, after[i]);
+            strcat(added, "\n");
+        }
+        free(after[i]);
+    }
+    for (size_t j = 0; j < before_count; j++)
+        free(before[j]);
+    free(before);
+    free(after);
+    return added;
+}

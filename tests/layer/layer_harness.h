@@ -29,6 +29,17 @@ typedef struct run_result {
 run_result run_under_layer(const char *const *argv, activation how, const char *const *extra_env);
 void run_result_free(run_result *r);
 
+/* The environment that turns on the validation layer's best-practices and
+ * synchronization checks beside its core checks, and has it print warnings
+ * and performance warnings too (its settings file, written by the build:
+ * the layer reads its report flags from nowhere else). */
+#define VALIDATION_BEST_PRACTICES_AND_SYNC "VK_LAYER_SETTINGS_PATH=" VALIDATION_SETTINGS
+
+/* The validation messages (by message id, "[ UNASSIGNED-... ]" or "[ VUID-... ]")
+ * in the output `with` beyond those in the output `without`, one line each:
+ * what the layer made the validation layer say. "" if none; malloc'ed. */
+char *validation_messages_added(const char *without, const char *with);
+
 /* The program's stdout lines parsed as JSON objects (an array). */
 json_object *output_lines(const run_result *r);
 

@@ -53,6 +53,31 @@ static void vkcube_50_frames_report_one_cube_per_frame(void **state)
     run_result_free(&r);
 }
 
+/* vkcube (an instance for Vulkan 1.0) under validation with best practices
+ * and synchronization on: the same messages with the layer as without. */
+static void vkcube_under_validation_gets_nothing_new_with_the_layer(void **state)
+{
+    (void)state;
+    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "5", NULL};
+    const char *alone_env[] = {"VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation",
+                               VALIDATION_BEST_PRACTICES_AND_SYNC, NULL};
+    run_result alone = run_under_layer(argv, ACTIVATE_NONE, alone_env);
+    assert_int_equal(alone.exit_code, 0);
+    const char *both_env[] = {
+        preload_env(), "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters:VK_LAYER_KHRONOS_validation",
+        VALIDATION_BEST_PRACTICES_AND_SYNC, NULL};
+    run_result both = run_under_layer(argv, ACTIVATE_EXPLICIT, both_env);
+    assert_int_equal(both.exit_code, 0);
+    assert_non_null(both.report);
+    char *added = validation_messages_added(alone.output, both.output);
+    if (*added)
+        print_error("messages only with the layer:\n%s", added);
+    assert_string_equal(added, "");
+    free(added);
+    run_result_free(&alone);
+    run_result_free(&both);
+}
+
 static void gfxreconstruct_capture_replays_under_the_layer(void **state)
 {
     (void)state;
@@ -85,6 +110,7 @@ int main(int argc, char **argv)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vkcube_50_frames_report_one_cube_per_frame),
+        cmocka_unit_test(vkcube_under_validation_gets_nothing_new_with_the_layer),
         cmocka_unit_test(gfxreconstruct_capture_replays_under_the_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
  * The layer together with VK_LAYER_KHRONOS_validation: nothing the layer
  * does on the application's behalf (its calls to lavapipe, the extension it
- * provides and strips) draws a validation message.
+ * provides and strips, its copies of indirect parameters) draws a validation
+ * message, with the best-practices and synchronization checks on as well.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,6 +177,103 @@ static void performance_queries_under_validation_get_no_message(void **state)
     assert_int_equal(messages, 0);
 }
 
+/* With best practices and synchronization validation on, the workload (its
+ * indirect draws and dispatches included, whose parameters the layer copies
+ * back) draws exactly the messages it draws without the layer: no
+ * ALL_COMMANDS barrier, small allocation, resettable command buffer or
+ * buffer freed before its memory of the layer's own. */
+static void best_practices_and_synchronization_see_nothing_new_with_the_layer(void **state)
+{
+    (void)state;
+    const char *alone_env[] = {"VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation",
+                               VALIDATION_BEST_PRACTICES_AND_SYNC, NULL};
+    run_result alone = run_under_layer(workload, ACTIVATE_NONE, alone_env);
+    assert_int_equal(alone.exit_code, 0);
+    const char *both_env[] = {
+        "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters:VK_LAYER_KHRONOS_validation",
+        VALIDATION_BEST_PRACTICES_AND_SYNC, NULL};
+    run_result both = run_under_layer(workload, ACTIVATE_EXPLICIT, both_env);
+    assert_int_equal(both.exit_code, 0);
+    assert_non_null(both.report); /* the layer was active */
+    char *added = validation_messages_added(alone.output, both.output);
+    if (*added)
+        print_error("messages only with the layer:\n%s", added);
+    assert_string_equal(added, "");
+    free(added);
+    run_result_free(&alone);
+    run_result_free(&both);
+}
+
+/* An instance created for Vulkan 1.0 without
+ * VK_KHR_get_physical_device_properties2 may not call
+ * vkGetPhysicalDeviceFeatures2: the layer's own questions (is the extension
+ * native? can it be provided?) stay within what such an instance may call. */
+static void an_instance_for_vulkan_1_0_gets_no_message_from_the_layer(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/share/vulkan/explicit_layer.d", TALLY_BUILD_DIR);
+    setenv("VK_ADD_LAYER_PATH", path, 1);
+    setenv("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", 1);
+    setenv("VK_INSTANCE_LAYERS", "VK_LAYER_TALLY_counters:VK_LAYER_KHRONOS_validation", 1);
+    unsigned messages = 0;
+    VkDebugUtilsMessengerCreateInfoEXT messenger = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = vk_context_count_validation,
+        .pUserData = &messages,
+    };
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_0};
+    const char *debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pNext = &messenger,
+                                 .pApplicationInfo = &app,
+                                 .enabledExtensionCount = 1,
+                                 .ppEnabledExtensionNames = &debug_utils};
+    VkInstance instance;
+    assert_int_equal(vkCreateInstance(&info, NULL, &instance), VK_SUCCESS);
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance,
+                                                                  "vkCreateDebugUtilsMessengerEXT");
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            instance, "vkDestroyDebugUtilsMessengerEXT");
+    VkDebugUtilsMessengerEXT handle;
+    assert_int_equal(create_messenger(instance, &messenger, NULL, &handle), VK_SUCCESS);
+    uint32_t count = 1;
+    VkPhysicalDevice physical;
+    VkResult r = vkEnumeratePhysicalDevices(instance, &count, &physical);
+    assert_true(r == VK_SUCCESS || r == VK_INCOMPLETE);
+    uint32_t extensions = 0;
+    assert_int_equal(vkEnumerateDeviceExtensionProperties(physical, NULL, &extensions, NULL),
+                     VK_SUCCESS);
+    VkExtensionProperties *list = calloc(extensions, sizeof(*list));
+    assert_int_equal(vkEnumerateDeviceExtensionProperties(physical, NULL, &extensions, list),
+                     VK_SUCCESS);
+    bool offered = false;
+    for (uint32_t i = 0; i < extensions; i++)
+        offered |= strcmp(list[i].extensionName, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) == 0;
+    assert_true(offered); /* the layer answered */
+    free(list);
+    VkPhysicalDeviceFeatures features;
+    vkGetPhysicalDeviceFeatures(physical, &features);
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {
+        VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, 0, 1, &priority};
+    VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                      .queueCreateInfoCount = 1,
+                                      .pQueueCreateInfos = &queue};
+    VkDevice device;
+    assert_int_equal(vkCreateDevice(physical, &device_info, NULL, &device), VK_SUCCESS);
+    vkDestroyDevice(device, NULL);
+    destroy_messenger(instance, handle, NULL);
+    vkDestroyInstance(instance, NULL);
+    assert_int_equal(messages, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -184,6 +282,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(workload_under_validation_gets_no_message_with_the_layer),
         cmocka_unit_test(performance_queries_under_validation_get_no_message),
         cmocka_unit_test(driver_backend_queries_under_sync_and_best_practices_get_no_message),
+        cmocka_unit_test(best_practices_and_synchronization_see_nothing_new_with_the_layer),
+        cmocka_unit_test(an_instance_for_vulkan_1_0_gets_no_message_from_the_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
