@@ -65,7 +65,8 @@ static int run_all(void **state)
 {
     static runs r;
     const char *argv[] = {GL_MEASURED_DRAWS, "truth", NULL};
-    const char *env[] = {"EGL_PLATFORM=surfaceless", NULL};
+    const char *env[] = {"EGL_PLATFORM=surfaceless",
+                         "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS, NULL};
     r.alone = run_under_layer(argv, ACTIVATE_NONE, env);
     r.plain = run_shimmed("plain", COUNTERS);
     r.own = run_shimmed("own", COUNTERS);
