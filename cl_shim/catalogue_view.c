@@ -9,9 +9,18 @@ static pthread_once_t catalogue_once = PTHREAD_ONCE_INIT;
 
 static void load_catalogue(void)
 {
-    /* As the shared device opens it for OpenCL (session.c). */
+    /* The shared device's: in a process where another front door opened it
+     * first, its catalogue is that door's (docs/driver.md), and counter
+     * indices must be the device's. Without a device, the catalogue it
+     * would have for OpenCL (session.c). */
+    tally_device *device = session_device();
+    if (device) {
+        catalogue = tally_device_catalogue(device);
+        return;
+    }
     if (tally_backend_catalogue_measuring(
-            NULL, TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS, &catalogue) != TALLY_OK) {
+            NULL, TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS | TALLY_MEASURE_TIME,
+            &catalogue) != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR, "OpenCL: no counter catalogue for TALLY_BACKEND; "
                                    "no performance counters are offered");
         catalogue = NULL;

@@ -39,9 +39,10 @@ static void record_work_locked(queue_record *q, const work *w)
     }
 }
 
-/* After the driver accepted the command: record it. */
+/* After the driver accepted the command: record it. measured: the event
+ * whose profiling times a kernel takes under the driver backend. */
 static void record(queue_record *q, cl_event *event, const work *w, bool blocking,
-                   const char *api_name)
+                   const char *api_name, cl_event measured)
 {
     event_record *e = NULL;
     if (q->counter_count > 0 && event && *event)
@@ -51,6 +52,8 @@ static void record(queue_record *q, cl_event *event, const work *w, bool blockin
     pthread_mutex_lock(&q->lock);
     if (e)
         tally_stream_marker_begin(q->stream, e->results, 0);
+    if (measured && w->kind == WORK_DISPATCH)
+        profiling_record_locked(q, measured);
     record_work_locked(q, w);
     if (e)
         tally_stream_marker_end(q->stream, e->results, 0);
@@ -86,7 +89,8 @@ static void chosen_local_size(queue_record *q, cl_kernel kernel, const size_t gl
 
 static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                            const size_t *offset, const size_t *global_size,
-                           const size_t *local_size, cl_event *event, const char *api_name)
+                           const size_t *local_size, cl_event *event, cl_event measured,
+                           const char *api_name)
 {
     queue_record *q = queue_find(queue);
     if (!q || !q->stream)
@@ -115,7 +119,7 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
                 w.dispatch.base_group[d] = clamp_u32(offset[d] / local[d]);
         }
     }
-    record(q, event, &w, false, api_name);
+    record(q, event, &w, false, api_name, measured);
 }
 
 static void record_transfer(cl_command_queue queue, cl_event *event, tally_transfer_kind kind,
@@ -126,7 +130,7 @@ static void record_transfer(cl_command_queue queue, cl_event *event, tally_trans
         return;
     work w = {.kind = WORK_TRANSFER};
     w.transfer = (tally_transfer){.api_name = api_name, .kind = kind, .bytes = bytes};
-    record(q, event, &w, blocking, api_name);
+    record(q, event, &w, blocking, api_name, NULL);
 }
 
 static uint64_t region_bytes(const size_t region[3])
@@ -148,11 +152,15 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queu
                                                            const size_t *global,
                                                            const size_t *local, WAIT_ARGS)
 {
+    cl_event own;
+    cl_event *returned = profiling_event(queue, event, &own);
     cl_int err = next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
-                                                   num_events, wait_list, event);
+                                                   num_events, wait_list, returned);
     if (err == CL_SUCCESS)
         record_ndrange(queue, kernel, work_dim, offset, global, local, event,
-                       "clEnqueueNDRangeKernel");
+                       returned ? *returned : NULL, "clEnqueueNDRangeKernel");
+    if (own)
+        next_cl()->clReleaseEvent(own);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
@@ -160,10 +168,15 @@ TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_kernel kernel,
                                                   WAIT_ARGS)
 {
-    cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
+    cl_event own;
+    cl_event *returned = profiling_event(queue, event, &own);
+    cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, returned);
     static const size_t one[3] = {1, 1, 1};
     if (err == CL_SUCCESS)
-        record_ndrange(queue, kernel, 1, NULL, one, one, event, "clEnqueueTask");
+        record_ndrange(queue, kernel, 1, NULL, one, one, event, returned ? *returned : NULL,
+                       "clEnqueueTask");
+    if (own)
+        next_cl()->clReleaseEvent(own);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueTask);
@@ -389,7 +402,7 @@ static void record_marker(cl_command_queue queue, cl_event *event, const char *a
     queue_record *q = queue_find(queue);
     work none = {.kind = WORK_NONE};
     if (q && q->stream)
-        record(q, event, &none, false, api_name);
+        record(q, event, &none, false, api_name, NULL);
 }
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_event *event)

@@ -130,6 +130,7 @@ static cl_int counter_results(cl_event event, size_t size, void *value, size_t *
         return CL_INVALID_VALUE;
     if (status != CL_COMPLETE)
         return CL_PROFILING_INFO_NOT_AVAILABLE;
+    profiling_settle_event(event); /* its command's recording may wait for its time */
     if (value) {
         err = read_results(e, value);
         if (err != CL_SUCCESS)
@@ -146,6 +147,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event, cl_p
 {
     if (name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY)
         return counter_results(event, size, value, size_ret);
+    /* Profiling the driver backend turned on where the program did not. */
+    if (name >= CL_PROFILING_COMMAND_QUEUED && name <= CL_PROFILING_COMMAND_COMPLETE &&
+        profiling_hidden(event))
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
     return next_cl()->clGetEventProfilingInfo(event, name, size, value, size_ret);
 }
 TALLY_CL_EXPORT(clGetEventProfilingInfo);
@@ -164,6 +169,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clWaitForEvents(cl_uint count, const cl_even
         if (q)
             queue_submit(q, "clWaitForEvents");
     }
-    return cl->clWaitForEvents(count, list);
+    cl_int err = cl->clWaitForEvents(count, list);
+    /* The events completed: what their queues held up to them can go. */
+    for (cl_uint i = 0; err == CL_SUCCESS && list && i < count; i++)
+        profiling_settle_event(list[i]);
+    return err;
 }
 TALLY_CL_EXPORT(clWaitForEvents);

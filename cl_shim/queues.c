@@ -35,10 +35,14 @@ queue_record *queue_find(cl_command_queue queue)
 
 void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)
 {
-    if (!q->stream || q->unsubmitted == 0)
+    if (!q->stream)
         return;
-    tally_submit_stream(tally_context_device(q->context), q->stream, flags, api_name, NULL);
+    /* Under the driver backend a recording with kernels waits for their
+     * times (driver_profiling.c). */
+    if (q->unsubmitted && !profiling_hold_locked(q, api_name, flags))
+        tally_submit_stream(tally_context_device(q->context), q->stream, flags, api_name, NULL);
     q->unsubmitted = 0;
+    profiling_poll_locked(q);
 }
 
 static void submit(queue_record *q, const char *api_name, uint32_t flags)
@@ -62,6 +66,7 @@ static void destroy_record(handle_entry *entry)
 {
     queue_record *q = (queue_record *)entry;
     queue_submit(q, "clReleaseCommandQueue");
+    profiling_queue_gone(q);
     if (q->stream)
         tally_stream_destroy(q->stream);
     if (q->context)
@@ -115,13 +120,16 @@ static void attach_engine(queue_record *q)
         tally_context_destroy(q->context);
         q->context = NULL;
         q->stream = NULL;
+        return;
     }
+    q->profiling = profiling_create();
 }
 
-/* Takes ownership of counters and app_properties. */
+/* Takes ownership of counters and app_properties. profiling_hidden: the
+ * shim added CL_QUEUE_PROFILING_ENABLE the program did not ask for. */
 static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *counters,
                         uint32_t counter_count, cl_queue_properties *app_properties,
-                        size_t app_property_count)
+                        size_t app_property_count, bool profiling_hidden)
 {
     queue_record *q = calloc(1, sizeof(*q));
     if (!q) {
@@ -136,6 +144,7 @@ static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *c
     q->counter_count = counter_count;
     q->app_properties = app_properties;
     q->app_property_count = app_property_count;
+    q->profiling_hidden = profiling_hidden;
     pthread_mutex_init(&q->lock, NULL);
     query_limits(device, &q->limits);
     attach_engine(q);
@@ -256,6 +265,36 @@ static cl_command_queue create_on_driver(cl_context context, cl_device_id device
     return cl->clCreateCommandQueue(context, device, flags, err);
 }
 
+/* A queue without counters. Under the driver backend every queue profiles
+ * its kernels (driver_profiling.c): where the program did not ask for
+ * CL_QUEUE_PROFILING_ENABLE the shim adds it, and answers the queue's and
+ * its events' queries as the driver would without it. */
+static cl_command_queue create_profiled(cl_context context, cl_device_id device,
+                                        const cl_queue_properties *properties,
+                                        const queue_request *request, cl_int *errcode_ret)
+{
+    cl_int err;
+    bool add = profiling_measures() && !profiling_asked(properties);
+    size_t app_count = properties ? 2 * request->pairs + 1 : 0;
+    cl_queue_properties *forwarded = add ? driver_properties(properties, request) : NULL;
+    cl_queue_properties *app = add ? malloc((app_count ? app_count : 1) * sizeof(*app)) : NULL;
+    if (add && (!forwarded || !app)) {
+        free(forwarded);
+        free(app);
+        return fail(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+    }
+    if (app && app_count)
+        memcpy(app, properties, app_count * sizeof(*app));
+    cl_command_queue queue = create_on_driver(context, device, add ? forwarded : properties, &err);
+    free(forwarded);
+    if (queue)
+        track_queue(queue, device, NULL, 0, app, app_count, add);
+    else
+        free(app);
+    set_error(errcode_ret, err);
+    return queue;
+}
+
 static cl_command_queue create_with_properties(cl_context context, cl_device_id device,
                                                const cl_queue_properties *properties,
                                                cl_int *errcode_ret)
@@ -266,13 +305,8 @@ static cl_command_queue create_with_properties(cl_context context, cl_device_id 
         return fail(errcode_ret, err);
     /* Without a counter device the extension is not offered: the driver
      * answers the whole list, as it would without the shim. */
-    if (!request.names_counters || !session_device()) {
-        cl_command_queue queue = create_on_driver(context, device, properties, &err);
-        if (queue)
-            track_queue(queue, device, NULL, 0, NULL, 0);
-        set_error(errcode_ret, err);
-        return queue;
-    }
+    if (!request.names_counters || !session_device())
+        return create_profiled(context, device, properties, &request, errcode_ret);
 
     /* The config is deep-copied: the program may free it after this call. */
     uint32_t *counters = NULL;
@@ -296,7 +330,7 @@ static cl_command_queue create_with_properties(cl_context context, cl_device_id 
         free(counters);
         return fail(errcode_ret, err);
     }
-    track_queue(queue, device, counters, request.config->count, app, app_count);
+    track_queue(queue, device, counters, request.config->count, app, app_count, false);
     set_error(errcode_ret, CL_SUCCESS);
     return queue;
 }
@@ -322,9 +356,11 @@ shim_clCreateCommandQueue(cl_context context, cl_device_id device,
                           cl_command_queue_properties properties, cl_int *errcode_ret)
 {
     cl_int err;
-    cl_command_queue queue = next_cl()->clCreateCommandQueue(context, device, properties, &err);
+    bool add = profiling_measures() && !(properties & CL_QUEUE_PROFILING_ENABLE);
+    cl_command_queue queue = next_cl()->clCreateCommandQueue(
+        context, device, properties | (add ? CL_QUEUE_PROFILING_ENABLE : 0), &err);
     if (queue)
-        track_queue(queue, device, NULL, 0, NULL, 0);
+        track_queue(queue, device, NULL, 0, NULL, 0, add);
     set_error(errcode_ret, err);
     return queue;
 }
@@ -358,6 +394,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetCommandQueueInfo(cl_command_queue queue
                                                           cl_command_queue_info name, size_t size,
                                                           void *value, size_t *size_ret)
 {
+    if (name == CL_QUEUE_PROPERTIES) {
+        cl_int err = next_cl()->clGetCommandQueueInfo(queue, name, size, value, size_ret);
+        queue_record *q = err == CL_SUCCESS && value ? queue_find(queue) : NULL;
+        if (q && q->profiling_hidden) /* the flag the program did not ask for */
+            *(cl_command_queue_properties *)value &=
+                ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+        return err;
+    }
     queue_record *q = name == CL_QUEUE_PROPERTIES_ARRAY ? queue_find(queue) : NULL;
     if (!q || !q->app_properties)
         return next_cl()->clGetCommandQueueInfo(queue, name, size, value, size_ret);
@@ -372,6 +416,7 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clFlush(cl_command_queue queue)
     queue_record *q = queue_find(queue);
     if (q)
         queue_flush(q, "clFlush");
+    profiling_poll_orphans();
     return next_cl()->clFlush(queue);
 }
 TALLY_CL_EXPORT(clFlush);
@@ -381,6 +426,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clFinish(cl_command_queue queue)
     queue_record *q = queue_find(queue);
     if (q)
         queue_flush(q, "clFinish");
-    return next_cl()->clFinish(queue);
+    cl_int err = next_cl()->clFinish(queue);
+    /* Every kernel of the queue completed: their times can be read. */
+    if (q && err == CL_SUCCESS) {
+        pthread_mutex_lock(&q->lock);
+        profiling_poll_locked(q);
+        pthread_mutex_unlock(&q->lock);
+    }
+    profiling_poll_orphans();
+    return err;
 }
 TALLY_CL_EXPORT(clFinish);

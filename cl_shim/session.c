@@ -14,6 +14,7 @@ static pthread_once_t session_once = PTHREAD_ONCE_INIT;
 static void end_session(void)
 {
     queues_destroy_all();
+    profiling_finish_all();
     events_destroy_all();
     kernels_destroy_all();
     kernel_programs_release();
@@ -24,9 +25,11 @@ static void end_session(void)
 static void start_session(void)
 {
     tally_device *d = NULL;
-    /* A measuring backend offers OpenCL what its commands say: work-groups
-     * and work-items from the NDRange (docs/driver.md). */
-    if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS,
+    /* A measuring backend offers OpenCL what its commands say (work-groups
+     * and work-items from the NDRange) and GPU time from event profiling,
+     * which every OpenCL device has (docs/driver.md). */
+    if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS |
+                                                  TALLY_MEASURE_CS_INVOCATIONS | TALLY_MEASURE_TIME,
                                               &d) != TALLY_OK) {
         tally_log(TALLY_LOG_WARN, "OpenCL shim: the counter device did not open (see above); "
                                   "cl_codeplay_performance_counters is not offered and OpenCL "

@@ -102,6 +102,12 @@ typedef struct queue_record {
     tally_stream *stream;
     tally_program *bound_program; /* the stream's; it stays bound across submissions */
     uint32_t unsubmitted;         /* commands recorded since the last submission */
+    /* The driver backend's kernel timing (driver_profiling.c); NULL when the
+     * device measures no time. */
+    struct cl_profiling *profiling;
+    /* The shim added CL_QUEUE_PROFILING_ENABLE the program did not ask for:
+     * the queue's info and its events' profiling answer as without it. */
+    bool profiling_hidden;
 } queue_record;
 
 /* The record of a queue, or NULL for a queue the shim did not see created. */
@@ -127,6 +133,35 @@ typedef struct event_record {
 SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
 SHIM_HIDDEN void events_destroy_all(void);
 SHIM_HIDDEN uint32_t events_live(void);
+
+/* --- driver_profiling.c: GPU time for the driver backend ------------------ */
+
+typedef struct cl_profiling cl_profiling;
+/* Whether the session's device measures GPU time (the driver backend). */
+SHIM_HIDDEN bool profiling_measures(void);
+/* Whether a property list asks for CL_QUEUE_PROFILING_ENABLE. */
+SHIM_HIDDEN bool profiling_asked(const cl_queue_properties *properties);
+/* A queue's timing state; NULL when nothing is measured. */
+SHIM_HIDDEN cl_profiling *profiling_create(void);
+/* Where a kernel enqueue returns its event: the program's, or `own` (which
+ * the caller releases) when it asked for none and the queue measures. */
+SHIM_HIDDEN cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own);
+/* Before a kernel's dispatch is recorded: measured under the event. */
+SHIM_HIDDEN void profiling_record_locked(queue_record *q, cl_event event);
+/* At a submission point: holds the recording if it (or an earlier one)
+ * waits for its kernels (true); false: submit it as usual. */
+SHIM_HIDDEN bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags);
+/* Submits, in order, the held recordings whose kernels all completed. */
+SHIM_HIDDEN void profiling_poll_locked(queue_record *q);
+SHIM_HIDDEN void profiling_poll_orphans(void);
+/* The queue's record goes: what it holds waits on for the process. */
+SHIM_HIDDEN void profiling_queue_gone(queue_record *q);
+/* The event completed: what its queue held up to it goes to the engine. */
+SHIM_HIDDEN void profiling_settle_event(cl_event event);
+/* Whether the event's queue has profiling the program did not ask for. */
+SHIM_HIDDEN bool profiling_hidden(cl_event event);
+/* At exit: waits, a bounded time, for every held kernel. */
+SHIM_HIDDEN void profiling_finish_all(void);
 
 /* --- local_size.c ------------------------------------------------------------- */
 

@@ -444,9 +444,11 @@ EXPORT void glGetPerfMonitorCounterDataAMD(GLuint monitor, GLenum pname, GLsizei
     if (dataSize < (GLsizei)sizeof(GLuint))
         return;
     bool available = m->ended && tally_results_get(m->results, 0, NULL, 0, NULL) != TALLY_NOT_READY;
+    if (m->ended && !available)
+        tally_gl_catch_up(ctx); /* submissions held for the driver backend's queries */
     if (pname == GL_PERFMON_RESULT_AMD && m->ended && !available) {
         /* Reading the result waits for it, as reading a GL query does. */
-        tally_gl_submit(ctx, "glGetPerfMonitorCounterDataAMD", false);
+        tally_gl_submit(ctx, "glGetPerfMonitorCounterDataAMD", true);
         available = tally_results_wait(m->results, 0, UINT64_MAX) == TALLY_OK;
     }
     size_t written = sizeof(GLuint);

@@ -1,5 +1,6 @@
 /* GL contexts: attaching shim state to EGL/GLX contexts as they become
  * current, freeing it when they are destroyed, and submitting their work. */
+#include "driver_queries.h"
 #include "gl_shim.h"
 
 #include <pthread.h>
@@ -22,19 +23,23 @@ static _Atomic(bool) exiting;
 /* Work the exiting thread recorded after its last submission point still
  * executes. Registered after the engine's own exit handler, so it runs
  * before the device finishes its reports. */
+static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, bool wait,
+                   bool force);
+
 static void submit_at_exit(void)
 {
     if (current_context)
-        tally_gl_submit(current_context, "exit", false);
+        submit(current_context, "exit", 0, false, true);
     atomic_store_explicit(&exiting, true, memory_order_release);
 }
 
 static void open_device(void)
 {
-    /* A measuring backend offers GL what its commands say; GL's own queries
-     * are not yet used to measure the GPU (docs/driver.md). */
-    if (tally_device_acquire_shared_measuring(TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS,
-                                              &shared_device) != TALLY_OK) {
+    /* A measuring backend offers GL what its commands say and what the
+     * first context's queries can measure (docs/driver.md). */
+    uint32_t measurable =
+        TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS | tally_gl_context_measurable(NULL);
+    if (tally_device_acquire_shared_measuring(measurable, &shared_device) != TALLY_OK) {
         shared_device = NULL;
         tally_log(TALLY_LOG_WARN, "GL shim: the counter device did not open (see above); "
                                   "GL_AMD_performance_monitor and GL_INTEL_performance_query "
@@ -91,6 +96,7 @@ static void free_context(tally_gl_context *ctx)
     tally_gl_amd_destroy_all(ctx);
     tally_gl_intel_destroy_all(ctx);
     tally_gl_programs_destroy_all(ctx);
+    tally_gl_measuring_destroy(ctx);
     if (ctx->stream)
         tally_stream_destroy(ctx->stream);
     if (ctx->engine)
@@ -132,9 +138,6 @@ static void make_current(tally_gl_window_api window_api, void *handle)
     tally_gl_context *previous = current_context;
     if (previous && previous->window_api == window_api && previous->handle == handle)
         return;
-    /* Releasing a context flushes it (EGL and GLX say so): its recorded
-     * work must not wait for a context that may never be current again. */
-    tally_gl_submit(previous, "MakeCurrent", false);
     pthread_mutex_lock(&contexts_lock);
     tally_gl_context *next = handle ? find_or_attach_locked(window_api, handle) : NULL;
     bool free_previous = false;
@@ -151,6 +154,20 @@ static void make_current(tally_gl_window_api window_api, void *handle)
     pthread_mutex_unlock(&contexts_lock);
     if (free_previous)
         free_context(previous);
+}
+
+/* Before a MakeCurrent of handle (NULL: none) on this thread. Releasing a
+ * context flushes it (EGL and GLX say so): its recorded work must not wait
+ * for a context that may never be current again. It is submitted while the
+ * context is still current, so that the driver backend's queries can be
+ * read; a release to no context at all reads them to the end. */
+static void before_make_current(tally_gl_window_api window_api, void *handle)
+{
+    tally_gl_context *previous = current_context;
+    if (atomic_load_explicit(&exiting, memory_order_acquire) || !previous ||
+        (previous->window_api == window_api && previous->handle == handle))
+        return;
+    submit(previous, "MakeCurrent", 0, false, handle == NULL);
 }
 
 /* After a context was destroyed; a context still current somewhere lives on
@@ -187,29 +204,34 @@ void tally_gl_error(tally_gl_context *ctx, GLenum error)
         ctx->pending_errors[ctx->pending_error_count++] = error;
 }
 
-static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, bool wait)
+/* force: read the driver backend's held measurements to the end, waiting
+ * for the GPU (implied by wait, where the program waits for it too). */
+static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, bool wait,
+                   bool force)
 {
     if (!ctx || !ctx->stream)
         return;
     tally_device *device = tally_context_device(ctx->engine);
     if (ctx->stream_has_work) {
         uint64_t seqno = 0;
-        if (tally_submit_stream(device, ctx->stream, flags, api_name, &seqno) == TALLY_OK)
+        if (!tally_gl_hold_submission(ctx, api_name, flags) &&
+            tally_submit_stream(device, ctx->stream, flags, api_name, &seqno) == TALLY_OK)
             ctx->last_seqno = seqno;
         ctx->stream_has_work = false;
     }
+    tally_gl_poll_held(ctx, wait || force);
     if (wait && ctx->last_seqno)
         tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);
 }
 
 void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait)
 {
-    submit(ctx, api_name, 0, wait);
+    submit(ctx, api_name, 0, wait, false);
 }
 
 void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait)
 {
-    submit(ctx, api_name, TALLY_SUBMIT_FLUSH, wait);
+    submit(ctx, api_name, TALLY_SUBMIT_FLUSH, wait, false);
 }
 
 /* ---- EGL and GLX entry points that make, destroy and swap contexts ---- */
@@ -233,6 +255,7 @@ EXPORT egl_boolean eglMakeCurrent(void *display, void *draw, void *read, void *c
 {
     PFN_eglMakeCurrent real =
         (PFN_eglMakeCurrent)TALLY_PRELOAD_NEXT(real_eglMakeCurrent, "eglMakeCurrent");
+    before_make_current(TALLY_GL_EGL, context);
     egl_boolean ok = real ? real(display, draw, read, context) : 0;
     if (ok)
         make_current(TALLY_GL_EGL, context);
@@ -271,6 +294,7 @@ EXPORT int glXMakeCurrent(void *display, unsigned long drawable, void *context)
 {
     PFN_glXMakeCurrent real =
         (PFN_glXMakeCurrent)TALLY_PRELOAD_NEXT(real_glXMakeCurrent, "glXMakeCurrent");
+    before_make_current(TALLY_GL_GLX, context);
     int ok = real ? real(display, drawable, context) : 0;
     if (ok)
         make_current(TALLY_GL_GLX, context);
@@ -282,6 +306,7 @@ EXPORT int glXMakeContextCurrent(void *display, unsigned long draw, unsigned lon
 {
     PFN_glXMakeContextCurrent real = (PFN_glXMakeContextCurrent)TALLY_PRELOAD_NEXT(
         real_glXMakeContextCurrent, "glXMakeContextCurrent");
+    before_make_current(TALLY_GL_GLX, context);
     int ok = real ? real(display, draw, read, context) : 0;
     if (ok)
         make_current(TALLY_GL_GLX, context);

@@ -5,6 +5,7 @@
  * counter, would be unknown. An indexed draw's indices are read back the
  * same way (up to 1 MiB), so the vertex-cache model counts the vertices
  * the draw really names instead of assuming a reuse ratio. */
+#include "driver_queries.h"
 #include "gl_shim.h"
 
 #include <stdlib.h>
@@ -105,6 +106,7 @@ static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int
     draw.first_instance = first_instance;
     draw.vertex_offset = vertex_offset;
     draw.patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3);
+    tally_gl_measure_attach(ctx);
     if (tally_stream_draw(ctx->stream, &draw) == TALLY_OK)
         tally_gl_recorded(ctx);
 }
@@ -457,6 +459,7 @@ static void record_dispatch(const char *api_name, const GLuint groups[3], uint32
         return;
     tally_dispatch dispatch = {.api_name = api_name, .flags = flags};
     memcpy(dispatch.groups, groups, sizeof(dispatch.groups));
+    tally_gl_measure_attach(ctx);
     if (tally_stream_dispatch(ctx->stream, &dispatch) == TALLY_OK)
         tally_gl_recorded(ctx);
 }

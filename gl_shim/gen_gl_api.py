@@ -43,6 +43,18 @@ class Command:
         return ", ".join(name for _, name in self.params)
 
 
+# Roles of the commands the driver backend measures (driver_queries.c), each
+# also an "after" command: draw and dispatch bracket the real call with the
+# shim's queries; begin_draw opens them before the call (glBegin) and
+# end_draw closes them after it (glEnd). (kind, opens, closes)
+MEASURED = {
+    "draw": ("TALLY_GL_MEASURE_DRAW", True, True),
+    "dispatch": ("TALLY_GL_MEASURE_DISPATCH", True, True),
+    "begin_draw": ("TALLY_GL_MEASURE_DRAW", True, False),
+    "end_draw": (None, False, True),
+}
+
+
 def read_list(path):
     entries = []
     for line in open(path):
@@ -66,6 +78,7 @@ def main():
             enums.setdefault(enum.get("name"), enum.get("value"))
 
     roles = {}
+    measured = {}  # command -> how the driver backend measures it (MEASURED)
     wanted_enums = []
     for role, value in read_list(list_path):
         if role == "enum":
@@ -78,11 +91,17 @@ def main():
         else:
             if value not in commands:
                 sys.exit(f"{value} is not a command of gl.xml")
+            if role in MEASURED:
+                measured[value] = role
+                role = "after"
             roles[value] = role
-    # Aliases of what the shim records are recorded too (glDrawArraysEXT...).
+    # Aliases of what the shim records are recorded too (glDrawArraysEXT...),
+    # and measured like them.
     for name, command in sorted(commands.items()):
         if command.alias in roles and roles[command.alias] == "after" and name not in roles:
             roles[name] = "alias"
+            if command.alias in measured:
+                measured[name] = measured[command.alias]
 
     wrapped = sorted(roles)
     used_types = set()
@@ -122,6 +141,11 @@ def main():
                                for t, n in c.params]
             out.append(f"void tally_gl_after_{name}({', '.join(params) or 'void'});")
     out.append("void tally_gl_after_vertex(void);")
+    out.append("\n/* The driver backend's measurement of one command (driver_queries.c). */")
+    out.append("enum { TALLY_GL_MEASURE_DRAW = 0, TALLY_GL_MEASURE_DISPATCH = 1 };")
+    out.append("_Bool tally_gl_measure_begin(int kind);")
+    out.append("void tally_gl_measure_end(void);")
+    out.append("void tally_gl_measure_drop(void);")
     out.append("\n/* Real functions, for the shim's own calls. */")
     for name in wrapped:
         if roles[name] != "shim":
@@ -144,17 +168,29 @@ def main():
         real = f"((PFN_{name})TALLY_PRELOAD_NEXT(tally_gl_real_{name}, \"{name}\"))"
         src.append(f"{c.result} {name}({c.param_list()})\n{{")
         src.append(f"    PFN_{name} real = {real};")
+        kind, opens, closes = MEASURED.get(measured.get(name), (None, False, False))
+        # Only a command that opens and closes its own measurement needs to
+        # know whether it opened one; end and drop check for themselves.
+        test = "if (measured)\n        " if opens and closes else ""
+        if opens and closes:
+            src.append(f"    _Bool measured = tally_gl_measure_begin({kind});")
+        elif opens:
+            src.append(f"    tally_gl_measure_begin({kind});")
         if c.result == "void":
             src.append(f"    if (real)\n        real({c.arg_list()});")
             call_result = []
         else:
             src.append(f"    {c.result} result = real ? real({c.arg_list()}) : ({c.result})0;")
             call_result = ["result"]
+        if closes:
+            src.append(f"    {test}tally_gl_measure_end();")
         if hook_of == "vertex":
             src.append("    tally_gl_after_vertex();")
         else:
             args = call_result + [n for _, n in c.params]
             src.append(f"    tally_gl_after_{hook_of}({', '.join(args)});")
+        if closes:
+            src.append(f"    {test}tally_gl_measure_drop();")
         if c.result != "void":
             src.append("    return result;")
         src.append("}\n")

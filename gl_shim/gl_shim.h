@@ -17,6 +17,7 @@
 typedef struct amd_monitor amd_monitor;
 typedef struct intel_query intel_query;
 typedef struct gl_program gl_program;
+typedef struct gl_measuring gl_measuring;
 
 enum { TALLY_GL_MAX_PENDING_ERRORS = 4 };
 
@@ -77,6 +78,11 @@ typedef struct tally_gl_context {
     /* Program objects with a static profile, and the one in use. */
     gl_program *programs;
     GLuint used_program;
+
+    /* The driver backend's queries and held submissions (driver_queries.h);
+     * NULL while the context measures nothing. */
+    gl_measuring *measuring;
+    bool measuring_known; /* whether it measures was decided */
 } tally_gl_context;
 
 /* The calling thread's current context, or NULL. */
@@ -95,6 +101,9 @@ TALLY_GL_HIDDEN void tally_gl_learn_version(tally_gl_context *ctx);
 TALLY_GL_HIDDEN void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait);
 /* The same, for the API's explicit flushes (glFlush, glFinish). */
 TALLY_GL_HIDDEN void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait);
+/* Submits, in order, the held submissions whose measurements GL can give
+ * now (driver_readback.c): for availability checks, which submit nothing. */
+TALLY_GL_HIDDEN void tally_gl_catch_up(tally_gl_context *ctx);
 /* Marks that the stream holds commands to submit. */
 static inline void tally_gl_recorded(tally_gl_context *ctx)
 {

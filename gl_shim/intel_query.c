@@ -387,10 +387,12 @@ EXPORT void glGetPerfQueryDataINTEL(GLuint queryHandle, GLuint flags, GLsizei da
         return;
     }
     bool ready = tally_results_get(q->results, 0, NULL, 0, NULL) != TALLY_NOT_READY;
+    if (!ready)
+        tally_gl_catch_up(ctx); /* submissions held for the driver backend's queries */
     if (!ready && flags == GL_PERFQUERY_FLUSH_INTEL) {
         tally_gl_submit(ctx, "glGetPerfQueryDataINTEL", false);
     } else if (!ready && flags == GL_PERFQUERY_WAIT_INTEL) {
-        tally_gl_submit(ctx, "glGetPerfQueryDataINTEL", false);
+        tally_gl_submit(ctx, "glGetPerfQueryDataINTEL", true);
         ready = tally_results_wait(q->results, 0, UINT64_MAX) == TALLY_OK;
     }
     if (ready)

@@ -338,6 +338,17 @@ TALLY_API tally_status tally_submit(tally_device *device, const tally_submission
  */
 TALLY_API tally_status tally_submit_stream(tally_device *device, tally_stream *stream,
                                            uint32_t flags, const char *api_name, uint64_t *seqno);
+/*
+ * tally_submit_stream for a front end that read what the GPU measured before
+ * submitting (GL and OpenCL read their queries and event profiles on the
+ * application's thread): key k of the stream's tally_stream_measure reads
+ * measurements[k] where its `valid` is not 0. The array (count entries,
+ * malloc'ed) is the engine's from this call on, whatever it returns.
+ */
+TALLY_API tally_status tally_submit_stream_measured(tally_device *device, tally_stream *stream,
+                                                    uint32_t flags, const char *api_name,
+                                                    tally_measurement *measurements, uint32_t count,
+                                                    uint64_t *seqno);
 /* The highest sequence number whose execution finished. */
 TALLY_API uint64_t tally_completed_seqno(tally_device *device);
 /* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */

@@ -1,0 +1,100 @@
+/*
+ * The CPU a GL program's thread spends per draw: FRAMES frames of DRAWS
+ * one-pixel glDrawArrays each on a surfaceless llvmpipe context, a glFlush
+ * ending each frame (a submission point, where the driver backend reads its
+ * queries), one glFinish at the end. Prints the calling thread's CPU time
+ * and the wall time per draw; tally_bench_gl_driver runs it with and
+ * without the shim and backends (docs/benchmarks.md).
+ *
+ * usage: bench_gl_draws [FRAMES [DRAWS]]
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static const char *const vertex_source =
+    "#version 330\n"
+    "void main() {\n"
+    "    vec2 corner = vec2(gl_VertexID & 1, gl_VertexID >> 1) * 0.02;\n"
+    "    gl_Position = vec4(corner - 0.5, 0.0, 1.0);\n"
+    "}\n";
+static const char *const fragment_source = "#version 330\n"
+                                           "out vec4 color;\n"
+                                           "void main() { color = vec4(1.0); }\n";
+
+static GLuint shader(GLenum type, const char *source)
+{
+    GLuint s = glCreateShader(type);
+    glShaderSource(s, 1, &source, NULL);
+    glCompileShader(s);
+    return s;
+}
+
+static int open_context(void)
+{
+    EGLDisplay display =
+        eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (display == EGL_NO_DISPLAY || !eglInitialize(display, NULL, NULL) ||
+        !eglBindAPI(EGL_OPENGL_API))
+        return -1;
+    EGLint attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_NONE};
+    EGLContext context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attributes);
+    if (context == EGL_NO_CONTEXT ||
+        !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
+        return -1;
+    GLuint framebuffer, color;
+    glGenRenderbuffers(1, &color);
+    glBindRenderbuffer(GL_RENDERBUFFER, color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 64, 64);
+    glGenFramebuffers(1, &framebuffer);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+    glViewport(0, 0, 64, 64);
+    return 0;
+}
+
+static double seconds(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = argc > 1 ? atoi(argv[1]) : 100;
+    int draws = argc > 2 ? atoi(argv[2]) : 200;
+    if (frames <= 0 || draws <= 0 || open_context() != 0) {
+        fprintf(stderr, "bench_gl_draws: no surfaceless GL 4 context or bad arguments\n");
+        return 1;
+    }
+    GLuint program = glCreateProgram();
+    glAttachShader(program, shader(GL_VERTEX_SHADER, vertex_source));
+    glAttachShader(program, shader(GL_FRAGMENT_SHADER, fragment_source));
+    glLinkProgram(program);
+    glUseProgram(program);
+    GLuint vertex_array;
+    glGenVertexArrays(1, &vertex_array);
+    glBindVertexArray(vertex_array);
+    /* Warm-up: shader compilation happens at the first draw. */
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glFinish();
+    double cpu = seconds(CLOCK_THREAD_CPUTIME_ID), wall = seconds(CLOCK_MONOTONIC);
+    for (int f = 0; f < frames; f++) {
+        for (int d = 0; d < draws; d++)
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glFlush();
+    }
+    glFinish();
+    double n = (double)frames * draws;
+    cpu = seconds(CLOCK_THREAD_CPUTIME_ID) - cpu;
+    wall = seconds(CLOCK_MONOTONIC) - wall;
+    printf("thread_ns_per_draw %.1f wall_ns_per_draw %.1f error 0x%x\n", cpu / n * 1e9,
+           wall / n * 1e9, glGetError());
+    return 0;
+}

@@ -1,0 +1,294 @@
+/*
+ * The driver backend in OpenCL: GPU time from event profiling. Every kernel
+ * enqueued on a queue of the shim carries an event (the program's, retained,
+ * or one of the shim's when it asked for none), and the queue has
+ * CL_QUEUE_PROFILING_ENABLE (added, and hidden from the program, where it
+ * did not ask: see queues.c). At a submission point whose recording holds
+ * such kernels the recording is held, in a stream of its own, until the
+ * driver completed them; their CL_PROFILING_COMMAND_START and _END are read
+ * then, on the program's thread at a later submission point of the queue
+ * (clFlush, clFinish, clWaitForEvents, blocking enqueues, release), never
+ * waiting for the device, and the recording goes to the engine with a
+ * measurement reader over those times. Work-items and work-groups are the
+ * NDRange's (driver.c), exactly. A queue released with recordings still
+ * held leaves them to the process, read at later flushes of any queue and,
+ * at exit, waited for a bounded time.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "shim.h"
+
+/* A recording held until its kernels completed. */
+typedef struct held {
+    struct held *next;
+    tally_stream *stream;
+    const char *api_name;
+    uint32_t flags;
+    cl_event *events; /* the measured kernels', by measurement key; NULL once read */
+    uint32_t count;
+    tally_measurement *values;
+    uint32_t read; /* events read so far, in order */
+} held;
+
+struct cl_profiling {
+    cl_event *events; /* the current recording's measured kernels, by key */
+    uint32_t count, capacity;
+    held *first, *last;
+};
+
+/* Recordings of released queues, oldest first. */
+static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
+static held *orphans;
+static _Atomic(bool) have_orphans;
+
+/* At exit, how long the shim waits for the device to complete what it holds. */
+#define EXIT_WAIT_NS (5ull * 1000 * 1000 * 1000)
+
+bool profiling_measures(void)
+{
+    tally_device *d = session_device();
+    if (!d)
+        return false;
+    tally_device_info info;
+    tally_device_get_info(d, &info);
+    return (info.measures & TALLY_MEASURE_TIME) != 0;
+}
+
+bool profiling_asked(const cl_queue_properties *properties)
+{
+    for (size_t i = 0; properties && properties[i] != 0; i += 2)
+        if (properties[i] == CL_QUEUE_PROPERTIES && (properties[i + 1] & CL_QUEUE_PROFILING_ENABLE))
+            return true;
+    return false;
+}
+
+cl_profiling *profiling_create(void)
+{
+    return profiling_measures() ? calloc(1, sizeof(cl_profiling)) : NULL;
+}
+
+cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own)
+{
+    *own = NULL;
+    if (event)
+        return event;
+    queue_record *q = queue_find(queue);
+    return q && q->profiling && q->stream ? own : NULL;
+}
+
+void profiling_record_locked(queue_record *q, cl_event event)
+{
+    cl_profiling *p = q->profiling;
+    if (!p || !event)
+        return;
+    if (p->count == p->capacity) {
+        uint32_t capacity = p->capacity ? 2 * p->capacity : 64;
+        cl_event *grown = realloc(p->events, capacity * sizeof(*grown));
+        if (!grown)
+            return; /* this kernel takes no GPU time */
+        p->events = grown;
+        p->capacity = capacity;
+    }
+    if (next_cl()->clRetainEvent(event) != CL_SUCCESS)
+        return;
+    tally_stream_measure(q->stream, p->count);
+    p->events[p->count++] = event;
+}
+
+bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags)
+{
+    cl_profiling *p = q->profiling;
+    if (!p || (p->count == 0 && !p->first))
+        return false;
+    held *h = calloc(1, sizeof(*h));
+    tally_measurement *values = calloc(p->count ? p->count : 1, sizeof(*values));
+    tally_stream *fresh = NULL;
+    if (!h || !values || tally_stream_create(q->context, &fresh) != TALLY_OK) {
+        /* No memory: the recording goes now, unmeasured. */
+        free(h);
+        free(values);
+        for (uint32_t i = 0; i < p->count; i++)
+            next_cl()->clReleaseEvent(p->events[i]);
+        p->count = 0;
+        return false;
+    }
+    *h = (held){.stream = q->stream,
+                .api_name = api_name,
+                .flags = flags,
+                .events = p->events,
+                .count = p->count,
+                .values = values};
+    p->events = NULL;
+    p->count = p->capacity = 0;
+    if (p->last)
+        p->last->next = h;
+    else
+        p->first = h;
+    p->last = h;
+    q->stream = fresh;
+    q->bound_program = NULL; /* the fresh stream binds the next kernel's program */
+    return true;
+}
+
+/* Reads the completed kernels' times, in order; true when every one was
+ * read. A kernel that failed, or whose times cannot be read, takes none. */
+static bool read_held(held *h)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    for (; h->read < h->count; h->read++) {
+        cl_event event = h->events[h->read];
+        cl_int status = CL_QUEUED;
+        if (cl->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                               NULL) == CL_SUCCESS &&
+            status > CL_COMPLETE)
+            return false;
+        cl_ulong start = 0, end = 0;
+        if (status == CL_COMPLETE &&
+            cl->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                                        NULL) == CL_SUCCESS &&
+            cl->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL) ==
+                CL_SUCCESS &&
+            end >= start)
+            h->values[h->read] =
+                (tally_measurement){.valid = TALLY_MEASURE_TIME, .begin_ns = start, .end_ns = end};
+        cl->clReleaseEvent(event);
+    }
+    return true;
+}
+
+static void submit_held(held *h)
+{
+    tally_device *d = session_device();
+    for (uint32_t i = h->read; i < h->count; i++)
+        next_cl()->clReleaseEvent(h->events[i]); /* unread: given up */
+    if (d)
+        tally_submit_stream_measured(d, h->stream, h->flags, h->api_name, h->values, h->count,
+                                     NULL);
+    else
+        free(h->values);
+    tally_stream_destroy(h->stream);
+    free(h->events);
+    free(h);
+}
+
+/* Submits the list's recordings read whole, oldest first; returns what is
+ * left of the list. */
+static held *submit_ready(held *list)
+{
+    while (list && read_held(list)) {
+        held *h = list;
+        list = h->next;
+        submit_held(h);
+    }
+    return list;
+}
+
+void profiling_poll_locked(queue_record *q)
+{
+    cl_profiling *p = q->profiling;
+    if (!p || !p->first)
+        return;
+    p->first = submit_ready(p->first);
+    if (!p->first)
+        p->last = NULL;
+}
+
+void profiling_poll_orphans(void)
+{
+    if (!atomic_load_explicit(&have_orphans, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&orphans_lock);
+    orphans = submit_ready(orphans);
+    atomic_store_explicit(&have_orphans, orphans != NULL, memory_order_release);
+    pthread_mutex_unlock(&orphans_lock);
+}
+
+void profiling_queue_gone(queue_record *q)
+{
+    cl_profiling *p = q->profiling;
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->count; i++) /* recorded after the last submission point */
+        next_cl()->clReleaseEvent(p->events[i]);
+    free(p->events);
+    if (p->first) {
+        pthread_mutex_lock(&orphans_lock);
+        held **tail = &orphans;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = p->first;
+        atomic_store_explicit(&have_orphans, true, memory_order_release);
+        pthread_mutex_unlock(&orphans_lock);
+    }
+    free(p);
+    q->profiling = NULL;
+}
+
+void profiling_settle_event(cl_event event)
+{
+    cl_command_queue queue = NULL;
+    if (next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) ==
+            CL_SUCCESS &&
+        queue) {
+        queue_record *q = queue_find(queue);
+        if (q) {
+            pthread_mutex_lock(&q->lock);
+            profiling_poll_locked(q);
+            pthread_mutex_unlock(&q->lock);
+        }
+    }
+    profiling_poll_orphans();
+}
+
+bool profiling_hidden(cl_event event)
+{
+    cl_command_queue queue = NULL;
+    if (next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) !=
+            CL_SUCCESS ||
+        !queue)
+        return false;
+    queue_record *q = queue_find(queue);
+    return q && q->profiling_hidden;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Flushes the queue of every event not yet complete, so that the device
+ * gets to them even where the program never flushed. */
+static void flush_queues_of(const held *list)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    for (const held *h = list; h; h = h->next)
+        for (uint32_t i = h->read; i < h->count; i++) {
+            cl_command_queue queue = NULL;
+            if (cl->clGetEventInfo(h->events[i], CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue,
+                                   NULL) == CL_SUCCESS &&
+                queue)
+                cl->clFlush(queue);
+        }
+}
+
+void profiling_finish_all(void)
+{
+    pthread_mutex_lock(&orphans_lock);
+    flush_queues_of(orphans);
+    uint64_t until = now_ns() + EXIT_WAIT_NS;
+    while ((orphans = submit_ready(orphans)) && now_ns() < until)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    if (orphans)
+        tally_log(TALLY_LOG_WARN, "OpenCL: kernels still running at exit take no GPU time");
+    while (orphans) {
+        held *h = orphans;
+        orphans = h->next;
+        submit_held(h);
+    }
+    atomic_store_explicit(&have_orphans, false, memory_order_release);
+    pthread_mutex_unlock(&orphans_lock);
+}

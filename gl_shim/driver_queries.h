@@ -1,0 +1,96 @@
+/*
+ * The driver backend's measurements in GL (docs/driver.md): the shim's own
+ * timestamp and pipeline-statistics queries around each draw and dispatch
+ * (driver_queries.c), and the submissions that wait, on the application's
+ * thread and without blocking it, until those queries can be read
+ * (driver_readback.c). A context measures only under a device whose
+ * backend asks for it (tally_device_info.measures).
+ */
+#ifndef TALLY_GL_DRIVER_QUERIES_H
+#define TALLY_GL_DRIVER_QUERIES_H
+
+#include "gl_shim.h"
+
+/* Slots of a measured command's queries: the two timestamps, then one per
+ * pipeline statistic in tally_measure_bits order. */
+enum {
+    GL_QUERY_BEGIN_TIME = 0,
+    GL_QUERY_END_TIME = 1,
+    GL_QUERY_FIRST_STATISTIC = 2,
+    GL_QUERIES_PER_COMMAND = GL_QUERY_FIRST_STATISTIC + TALLY_STATISTIC_COUNT,
+    GL_QUERY_TARGETS = TALLY_STATISTIC_COUNT + 1, /* pools: each statistic, then timestamps */
+};
+
+/* One API command the shim measured: its queries (0 where not used). */
+typedef struct gl_measured_command {
+    uint32_t valid; /* tally_measure_bits its queries measure */
+    GLuint queries[GL_QUERIES_PER_COMMAND];
+} gl_measured_command;
+
+/* The measured commands of one stream's recording. */
+typedef struct gl_command_list {
+    gl_measured_command *commands;
+    uint32_t count, capacity;
+} gl_command_list;
+
+/* A submission held until its queries can be read: the recording in a
+ * stream of its own, and what has been read of it so far. */
+typedef struct gl_held_submission {
+    struct gl_held_submission *next;
+    tally_stream *stream;
+    const char *api_name;
+    uint32_t flags;
+    gl_command_list list;
+    tally_measurement *values; /* list.count entries, filled in order */
+    uint32_t read_commands;    /* commands whose every query was read */
+    uint32_t read_queries;     /* queries of the next command already read */
+} gl_held_submission;
+
+/* A context's measuring state (tally_gl_context.measuring). */
+typedef struct gl_measuring {
+    uint32_t measures;     /* what this context measures (tally_measure_bits) */
+    uint32_t app_active;   /* statistics whose target the program has a query active on */
+    uint32_t said_active;  /* of those, the ones already logged */
+    bool has_query_buffer; /* GL_QUERY_BUFFER and GL_QUERY_RESULT_NO_WAIT exist */
+    bool open;             /* the current command's queries have begun */
+    bool key_pending;      /* ended, for the next recorded draw or dispatch */
+    uint32_t pending_key;
+    gl_command_list recording; /* the commands of the context's current stream */
+    /* Free query names per target (statistics in bit order, then timestamps). */
+    struct {
+        GLuint *names;
+        uint32_t count, capacity;
+    } pool[GL_QUERY_TARGETS];
+    gl_held_submission *held, *held_tail; /* oldest first */
+    bool said_lost;
+} gl_measuring;
+
+/* What the GL context current on this thread can measure
+ * (tally_measure_bits: TALLY_MEASURE_TIME and the pipeline statistics);
+ * *query_buffer (may be NULL) says whether GL_QUERY_BUFFER exists. */
+TALLY_GL_HIDDEN uint32_t tally_gl_context_measurable(bool *query_buffer);
+
+/* The context's measuring state, set up on first use; NULL when it
+ * measures nothing. */
+TALLY_GL_HIDDEN gl_measuring *tally_gl_measuring(tally_gl_context *ctx);
+/* Before a draw or dispatch is recorded into ctx->stream: the measurement
+ * its API command took, if any. */
+TALLY_GL_HIDDEN void tally_gl_measure_attach(tally_gl_context *ctx);
+/* Query names go back to their pools. */
+TALLY_GL_HIDDEN void tally_gl_release_queries(gl_measuring *m, const gl_measured_command *command);
+
+/* At a submission point: when the stream holds measured commands, or
+ * earlier submissions are still held, the recording is held (true) and the
+ * context records into a fresh stream; false: submit it as usual. */
+TALLY_GL_HIDDEN bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name,
+                                              uint32_t flags);
+/* Reads the held submissions' queries whose results are available and
+ * submits, in order, those read whole. force: reads every query, waiting
+ * for the GPU (glFinish, blocking reads, a context's release). Only while
+ * ctx is current on this thread. */
+TALLY_GL_HIDDEN void tally_gl_poll_held(tally_gl_context *ctx, bool force);
+/* The context is going away: held submissions go to the engine with what
+ * was read of them; the state is freed. */
+TALLY_GL_HIDDEN void tally_gl_measuring_destroy(tally_gl_context *ctx);
+
+#endif

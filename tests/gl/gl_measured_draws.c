@@ -1,0 +1,313 @@
+/*
+ * A GL program that knows nothing of tally, for the driver backend's GL
+ * test (test_gl_driver.c): on a surfaceless GL 4.5 context of llvmpipe it
+ * makes a fixed list of commands, each one API call: a quad, an instanced
+ * strip, an indexed list with shared vertices, a multi-draw of two, points
+ * a geometry shader turns into quads, patches through tessellation, and a
+ * compute dispatch.
+ *
+ * Usage: gl_measured_draws MODE
+ *   truth  measures every command with llvmpipe's own eleven
+ *          pipeline-statistics queries (GL_ARB_pipeline_statistics_query)
+ *          and prints one JSON line per command ("records": the draws it
+ *          makes, each a row of a report)
+ *   plain  makes the same commands without a query of its own
+ *   own    the same, with queries of its own the driver backend must
+ *          leave alone around the first command: GL_VERTICES_SUBMITTED_ARB
+ *          (the target the shim measures too), GL_TIME_ELAPSED and two
+ *          GL_TIMESTAMPs, printed as {"own_vertices":N,"own_span_ns":T}; it
+ *          also keeps a buffer bound to GL_QUERY_BUFFER throughout and
+ *          makes one invalid draw, and fails unless glGetError reports
+ *          exactly that draw's GL_INVALID_ENUM and the buffer was never
+ *          written
+ *   gles   one triangle on an OpenGL ES 3 context, which has neither query
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_fixture.h"
+
+static const GLenum STATISTICS[] = {
+    GL_VERTICES_SUBMITTED_ARB,
+    GL_PRIMITIVES_SUBMITTED_ARB,
+    GL_VERTEX_SHADER_INVOCATIONS_ARB,
+    GL_GEOMETRY_SHADER_INVOCATIONS,
+    GL_GEOMETRY_SHADER_PRIMITIVES_EMITTED_ARB,
+    GL_CLIPPING_INPUT_PRIMITIVES_ARB,
+    GL_CLIPPING_OUTPUT_PRIMITIVES_ARB,
+    GL_FRAGMENT_SHADER_INVOCATIONS_ARB,
+    GL_TESS_CONTROL_SHADER_PATCHES_ARB,
+    GL_TESS_EVALUATION_SHADER_INVOCATIONS_ARB,
+    GL_COMPUTE_SHADER_INVOCATIONS_ARB,
+};
+static const char *const FIELDS[] = {
+    "ia_vertices",   "ia_primitives",       "vs_invocations",     "gs_invocations",
+    "gs_primitives", "clipper_invocations", "clipper_primitives", "fs_invocations",
+    "tcs_patches",   "tes_invocations",     "cs_invocations",
+};
+enum { STATISTIC_COUNT = sizeof(STATISTICS) / sizeof(STATISTICS[0]) };
+
+/* Vertices from their index alone: a grid over the viewport. */
+static const char *const VERTEX =
+    "#version 450\n"
+    "void main() {\n"
+    "    vec2 corner = vec2(gl_VertexID & 1, (gl_VertexID >> 1) & 1);\n"
+    "    float shift = float(gl_VertexID / 4) * 0.1 + float(gl_InstanceID) * 0.05;\n"
+    "    gl_Position = vec4(corner * 1.6 - 0.9 + shift, 0.0, 1.0);\n"
+    "}\n";
+static const char *const FRAGMENT = "#version 450\n"
+                                    "out vec4 color;\n"
+                                    "void main() { color = vec4(1.0); }\n";
+static const char *const POINT_VERTEX =
+    "#version 450\n"
+    "void main() { gl_Position = vec4(float(gl_VertexID) * 0.3 - 0.8, 0.0, 0.0, 1.0); }\n";
+static const char *const GEOMETRY =
+    "#version 450\n"
+    "layout(points) in;\n"
+    "layout(triangle_strip, max_vertices = 4) out;\n"
+    "void main() {\n"
+    "    for (int i = 0; i < 4; i++) {\n"
+    "        gl_Position = gl_in[0].gl_Position + vec4(i & 1, i >> 1, 0, 0) * 0.2;\n"
+    "        EmitVertex();\n"
+    "    }\n"
+    "}\n";
+static const char *const CONTROL = "#version 450\n"
+                                   "layout(vertices = 3) out;\n"
+                                   "void main() {\n"
+                                   "    gl_out[gl_InvocationID].gl_Position =\n"
+                                   "        gl_in[gl_InvocationID].gl_Position;\n"
+                                   "    gl_TessLevelInner[0] = 2.0;\n"
+                                   "    gl_TessLevelOuter[0] = 2.0;\n"
+                                   "    gl_TessLevelOuter[1] = 3.0;\n"
+                                   "    gl_TessLevelOuter[2] = 4.0;\n"
+                                   "}\n";
+static const char *const EVALUATION = "#version 450\n"
+                                      "layout(triangles) in;\n"
+                                      "void main() {\n"
+                                      "    gl_Position = gl_TessCoord.x * gl_in[0].gl_Position +\n"
+                                      "                  gl_TessCoord.y * gl_in[1].gl_Position +\n"
+                                      "                  gl_TessCoord.z * gl_in[2].gl_Position;\n"
+                                      "}\n";
+static const char *const COMPUTE = "#version 450\n"
+                                   "layout(local_size_x = 8, local_size_y = 4) in;\n"
+                                   "layout(std430, binding = 0) buffer Out { uint o[]; };\n"
+                                   "void main() { o[gl_LocalInvocationIndex] = 1u; }\n";
+
+static GLuint program_of(int count, const GLenum *types, const char *const *sources)
+{
+    GLuint program = glCreateProgram();
+    for (int i = 0; i < count; i++) {
+        GLuint shader = glCreateShader(types[i]);
+        glShaderSource(shader, 1, &sources[i], NULL);
+        glCompileShader(shader);
+        GLint ok = GL_FALSE;
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            char log[1024] = "";
+            glGetShaderInfoLog(shader, sizeof(log), NULL, log);
+            fprintf(stderr, "gl_measured_draws: shader %d: %s\n", i, log);
+            exit(1);
+        }
+        glAttachShader(program, shader);
+        glDeleteShader(shader);
+    }
+    glLinkProgram(program);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        fprintf(stderr, "gl_measured_draws: a program did not link\n");
+        exit(1);
+    }
+    return program;
+}
+
+typedef enum mode { TRUTH, PLAIN, OWN, GLES } mode;
+
+typedef struct measuring {
+    mode mode;
+    GLuint queries[STATISTIC_COUNT];
+} measuring;
+
+static void measure_begin(measuring *m)
+{
+    if (m->mode != TRUTH)
+        return;
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glBeginQuery(STATISTICS[i], m->queries[i]);
+}
+
+/* records: the draws the call makes (a report row each). */
+static void measure_end(measuring *m, const char *api, int records)
+{
+    if (m->mode != TRUTH)
+        return;
+    GLuint64 values[STATISTIC_COUNT];
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glEndQuery(STATISTICS[i]);
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        glGetQueryObjectui64v(m->queries[i], GL_QUERY_RESULT, &values[i]);
+    printf("{\"api\":\"%s\",\"records\":%d", api, records);
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        printf(",\"%s\":%llu", FIELDS[i], (unsigned long long)values[i]);
+    printf("}\n");
+}
+
+static int gles_triangle(void)
+{
+    struct gl_fixture fx;
+    if (gl_fixture_open(&fx, EGL_OPENGL_ES_API, 3) != 0) {
+        fprintf(stderr, "gl_measured_draws: no surfaceless GLES 3 context\n");
+        return 1;
+    }
+    GLenum types[] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    const char *sources[] = {
+        "#version 300 es\n"
+        "void main() { gl_Position = vec4(gl_VertexID & 1, gl_VertexID >> 1, 0.0, 1.0); }\n",
+        "#version 300 es\n"
+        "out highp vec4 color;\n"
+        "void main() { color = vec4(1.0); }\n"};
+    glUseProgram(program_of(2, types, sources));
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glFinish();
+    GLenum error = glGetError();
+    gl_fixture_close(&fx);
+    return error == GL_NO_ERROR ? 0 : 1;
+}
+
+/* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
+enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
+
+int main(int argc, char **argv)
+{
+    mode mode = argc == 2 && !strcmp(argv[1], "truth")  ? TRUTH
+                : argc == 2 && !strcmp(argv[1], "own")  ? OWN
+                : argc == 2 && !strcmp(argv[1], "gles") ? GLES
+                                                        : PLAIN;
+    if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
+        fprintf(stderr, "usage: %s truth|plain|own\n", argv[0]);
+        return 2;
+    }
+    struct gl_fixture fx;
+    if (mode == GLES)
+        return gles_triangle();
+    if (gl_fixture_open(&fx, EGL_OPENGL_API, 4) != 0) {
+        fprintf(stderr, "gl_measured_draws: no surfaceless GL 4 context\n");
+        return 1;
+    }
+    measuring m = {.mode = mode};
+    glGenQueries(STATISTIC_COUNT, m.queries);
+    GLuint own[4], query_buffer = 0;
+    glGenQueries(4, own);
+    if (mode == OWN) {
+        unsigned char fill[QUERY_BUFFER_BYTES];
+        memset(fill, QUERY_BUFFER_FILL, sizeof(fill));
+        glGenBuffers(1, &query_buffer);
+        glBindBuffer(GL_QUERY_BUFFER, query_buffer);
+        glBufferData(GL_QUERY_BUFFER, sizeof(fill), fill, GL_STATIC_DRAW);
+    }
+
+    GLenum vf[] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    const char *vf_sources[] = {VERTEX, FRAGMENT};
+    GLuint plain = program_of(2, vf, vf_sources);
+    GLenum vgf[] = {GL_VERTEX_SHADER, GL_GEOMETRY_SHADER, GL_FRAGMENT_SHADER};
+    const char *vgf_sources[] = {POINT_VERTEX, GEOMETRY, FRAGMENT};
+    GLuint geometry = program_of(3, vgf, vgf_sources);
+    GLenum tess[] = {GL_VERTEX_SHADER, GL_TESS_CONTROL_SHADER, GL_TESS_EVALUATION_SHADER,
+                     GL_FRAGMENT_SHADER};
+    const char *tess_sources[] = {VERTEX, CONTROL, EVALUATION, FRAGMENT};
+    GLuint tessellated = program_of(4, tess, tess_sources);
+    GLenum c[] = {GL_COMPUTE_SHADER};
+    const char *c_sources[] = {COMPUTE};
+    GLuint compute = program_of(1, c, c_sources);
+
+    GLuint vertex_array, elements, storage;
+    glGenVertexArrays(1, &vertex_array);
+    glBindVertexArray(vertex_array);
+    static const GLuint indices[] = {0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7};
+    glGenBuffers(1, &elements);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, elements);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(indices), indices, GL_STATIC_DRAW);
+    glGenBuffers(1, &storage);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, storage);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 4096, NULL, GL_DYNAMIC_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, storage);
+
+    glUseProgram(plain);
+    if (mode == OWN) {
+        glBeginQuery(GL_VERTICES_SUBMITTED_ARB, own[0]);
+        glBeginQuery(GL_TIME_ELAPSED, own[1]);
+        glQueryCounter(own[2], GL_TIMESTAMP);
+    }
+    measure_begin(&m);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    measure_end(&m, "glDrawArrays", 1);
+    if (mode == OWN) {
+        glQueryCounter(own[3], GL_TIMESTAMP);
+        glEndQuery(GL_TIME_ELAPSED);
+        glEndQuery(GL_VERTICES_SUBMITTED_ARB);
+        glDrawArrays(0x7fff, 0, 3); /* no such mode: GL_INVALID_ENUM, nothing drawn */
+        GLenum error = glGetError();
+        if (error != GL_INVALID_ENUM || glGetError() != GL_NO_ERROR) {
+            fprintf(stderr, "gl_measured_draws: glGetError said 0x%x for an invalid draw\n", error);
+            return 1;
+        }
+    }
+    glFlush();
+    measure_begin(&m);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 3);
+    measure_end(&m, "glDrawArraysInstanced", 1);
+    measure_begin(&m);
+    glDrawElements(GL_TRIANGLES, 12, GL_UNSIGNED_INT, NULL);
+    measure_end(&m, "glDrawElements", 1);
+    static const GLint firsts[] = {0, 4};
+    static const GLsizei counts[] = {3, 6};
+    measure_begin(&m);
+    glMultiDrawArrays(GL_TRIANGLES, firsts, counts, 2);
+    measure_end(&m, "glMultiDrawArrays", 2);
+    glFlush();
+    glUseProgram(geometry);
+    measure_begin(&m);
+    glDrawArrays(GL_POINTS, 0, 5);
+    measure_end(&m, "glDrawArrays", 1);
+    glUseProgram(tessellated);
+    glPatchParameteri(GL_PATCH_VERTICES, 3);
+    measure_begin(&m);
+    glDrawArrays(GL_PATCHES, 0, 6);
+    measure_end(&m, "glDrawArrays", 1);
+    glUseProgram(compute);
+    measure_begin(&m);
+    glDispatchCompute(4, 2, 1);
+    measure_end(&m, "glDispatchCompute", 1);
+    glFinish();
+
+    int status = 0;
+    if (mode == OWN) {
+        GLuint64 vertices = 0, elapsed = 0, begin = 0, end = 0;
+        GLint bound = 0;
+        glGetIntegerv(GL_QUERY_BUFFER_BINDING, &bound);
+        glBindBuffer(GL_QUERY_BUFFER, 0);
+        glGetQueryObjectui64v(own[0], GL_QUERY_RESULT, &vertices);
+        glGetQueryObjectui64v(own[1], GL_QUERY_RESULT, &elapsed); /* llvmpipe's is not a span */
+        glGetQueryObjectui64v(own[2], GL_QUERY_RESULT, &begin);
+        glGetQueryObjectui64v(own[3], GL_QUERY_RESULT, &end);
+        printf("{\"own_vertices\":%llu,\"own_span_ns\":%lld}\n", (unsigned long long)vertices,
+               (long long)(end - begin));
+        unsigned char seen[QUERY_BUFFER_BYTES];
+        glBindBuffer(GL_COPY_READ_BUFFER, query_buffer);
+        glGetBufferSubData(GL_COPY_READ_BUFFER, 0, sizeof(seen), seen);
+        for (size_t i = 0; i < sizeof(seen); i++)
+            if (seen[i] != QUERY_BUFFER_FILL)
+                status = 1;
+        if (status || (GLuint)bound != query_buffer)
+            fprintf(stderr, "gl_measured_draws: the query buffer was written or unbound\n");
+        status |= (GLuint)bound != query_buffer;
+    }
+    GLenum error = glGetError();
+    if (error != GL_NO_ERROR) {
+        fprintf(stderr, "gl_measured_draws: GL error 0x%x\n", error);
+        status = 1;
+    }
+    gl_fixture_close(&fx);
+    return status;
+}

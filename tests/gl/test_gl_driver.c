@@ -1,0 +1,243 @@
+/*
+ * TALLY_BACKEND=driver in GL, on llvmpipe: gl_measured_draws (a program
+ * that knows nothing of tally) runs once without the shim, measuring each of
+ * its commands with llvmpipe's own GL_ARB_pipeline_statistics_query, and
+ * once under the shim with the driver backend and no query of its own. The
+ * report's statistics must equal llvmpipe's for every command (indexed,
+ * instanced, multi-draw, geometry, tessellation and compute included), and
+ * every measured command takes GPU time. Run with queries of its own, the
+ * program's queries, its GL errors and its GL_QUERY_BUFFER binding are
+ * untouched, and the statistic whose target it holds is left unmeasured and
+ * said. A context with neither query (OpenGL ES) is offered no measured
+ * counter.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "layer_harness.h"
+
+static const char *const statistics[][2] = {
+    {"ia_vertices", "IaVertices"},
+    {"ia_primitives", "IaPrimitives"},
+    {"vs_invocations", "VsInvocations"},
+    {"gs_invocations", "GsInvocations"},
+    {"gs_primitives", "GsPrimitives"},
+    {"clipper_invocations", "ClipperInvocations"},
+    {"clipper_primitives", "ClipperPrimitives"},
+    {"fs_invocations", "FsInvocations"},
+    {"tcs_patches", "TessControlPatches"},
+    {"tes_invocations", "TessEvalInvocations"},
+    {"cs_invocations", "CsInvocations"},
+};
+enum { STATISTICS = sizeof(statistics) / sizeof(statistics[0]) };
+
+#define COUNTERS                                                                                   \
+    "TALLY_COUNTERS=GpuTime,DrawCalls,Dispatches,IaVertices,IaPrimitives,VsInvocations,"           \
+    "GsInvocations,GsPrimitives,ClipperInvocations,ClipperPrimitives,FsInvocations,"               \
+    "TessControlPatches,TessEvalInvocations,CsInvocations"
+
+typedef struct runs {
+    run_result alone, plain, own;
+    json_object *truth;     /* llvmpipe's statistics per command, without the shim */
+    json_object *own_lines; /* what the program's own queries read under the shim */
+} runs;
+
+static run_result run_shimmed(const char *mode, const char *counters)
+{
+    const char *argv[] = {GL_MEASURED_DRAWS, mode, NULL};
+    const char *env[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD,
+                         "EGL_PLATFORM=surfaceless",
+                         "TALLY_BACKEND=driver",
+                         "TALLY_LOG=warn",
+                         counters,
+                         "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS,
+                         NULL};
+    return run_under_layer(argv, ACTIVATE_NONE, env);
+}
+
+static int run_all(void **state)
+{
+    static runs r;
+    const char *argv[] = {GL_MEASURED_DRAWS, "truth", NULL};
+    const char *env[] = {"EGL_PLATFORM=surfaceless",
+                         "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS, NULL};
+    r.alone = run_under_layer(argv, ACTIVATE_NONE, env);
+    r.plain = run_shimmed("plain", COUNTERS);
+    r.own = run_shimmed("own", COUNTERS);
+    if (r.alone.exit_code != 0 || r.plain.exit_code != 0 || !r.plain.report) {
+        fprintf(stderr, "%s\n%s\n", r.alone.output, r.plain.output);
+        return -1;
+    }
+    r.truth = output_lines(&r.alone);
+    r.own_lines = output_lines(&r.own);
+    if (json_object_array_length(r.truth) != 7 ||
+        lines_record_count(r.truth) != json_object_array_length(report_commands(&r.plain)))
+        return -1;
+    *state = &r;
+    return 0;
+}
+
+static int free_all(void **state)
+{
+    runs *r = *state;
+    json_object_put(r->truth);
+    json_object_put(r->own_lines);
+    run_result_free(&r->alone);
+    run_result_free(&r->plain);
+    run_result_free(&r->own);
+    return 0;
+}
+
+static unsigned long long line_value(json_object *line, const char *field)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(line, field, &v);
+    return v ? (unsigned long long)json_object_get_uint64(v) : ~0ull;
+}
+
+/* A report's value of a counter summed over the rows of truth line i (a
+ * multi-draw is one line, and one row per draw). */
+static unsigned long long reported(runs *r, const run_result *run, size_t line, const char *symbol)
+{
+    json_object *report = report_commands(run);
+    json_object *want = json_object_array_get_idx(r->truth, line);
+    unsigned long long sum = 0;
+    for (size_t i = 0; report && i < json_object_array_length(report); i++)
+        if (line_of_record(r->truth, i) == want)
+            sum += command_value(json_object_array_get_idx(report, i), symbol);
+    return sum;
+}
+
+/* The report's first row of truth line i. */
+static json_object *first_row(runs *r, const run_result *run, size_t line)
+{
+    json_object *report = report_commands(run);
+    json_object *want = json_object_array_get_idx(r->truth, line);
+    for (size_t i = 0; report && i < json_object_array_length(report); i++)
+        if (line_of_record(r->truth, i) == want)
+            return json_object_array_get_idx(report, i);
+    return NULL;
+}
+
+static void every_statistic_of_every_command_equals_llvmpipes(void **state)
+{
+    runs *r = *state;
+    for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
+        json_object *truth = json_object_array_get_idx(r->truth, i);
+        for (int s = 0; s < STATISTICS; s++) {
+            unsigned long long want = line_value(truth, statistics[s][0]);
+            unsigned long long got = reported(r, &r->plain, i, statistics[s][1]);
+            if (got != want)
+                print_error("command %zu (%s) %s: %llu, llvmpipe %llu\n", i,
+                            command_text(first_row(r, &r->plain, i), "api_name"), statistics[s][1],
+                            got, want);
+            assert_int_equal(got, want);
+        }
+    }
+    /* The workload reaches every statistic: none of the checks is 0 = 0 only. */
+    for (int s = 0; s < STATISTICS; s++) {
+        unsigned long long total = 0;
+        for (size_t i = 0; i < json_object_array_length(r->truth); i++)
+            total += line_value(json_object_array_get_idx(r->truth, i), statistics[s][0]);
+        assert_true(total > 0);
+    }
+}
+
+static void every_measured_command_takes_gpu_time(void **state)
+{
+    runs *r = *state;
+    for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
+        json_object *row = first_row(r, &r->plain, i);
+        assert_non_null(row);
+        unsigned long long gpu_time = command_value(row, "GpuTime");
+        assert_true(gpu_time > 0 && gpu_time != ~0ull);
+        /* The engine's span of the command is the measured time. */
+        assert_int_equal(command_number(row, "duration_ns"), gpu_time);
+    }
+}
+
+static void the_programs_own_queries_errors_and_query_buffer_are_untouched(void **state)
+{
+    runs *r = *state;
+    /* gl_measured_draws exits 1 if glGetError said anything but its own
+     * invalid draw's GL_INVALID_ENUM, or its GL_QUERY_BUFFER changed. */
+    assert_int_equal(r->own.exit_code, 0);
+    json_object *own = NULL;
+    for (size_t i = 0; i < json_object_array_length(r->own_lines); i++)
+        if (line_value(json_object_array_get_idx(r->own_lines, i), "own_vertices") != ~0ull)
+            own = json_object_array_get_idx(r->own_lines, i);
+    assert_non_null(own);
+    json_object *first = json_object_array_get_idx(r->truth, 0);
+    assert_int_equal(line_value(own, "own_vertices"), line_value(first, "ia_vertices"));
+    assert_true((long long)line_value(own, "own_span_ns") > 0);
+}
+
+static void a_statistic_the_program_measures_itself_is_left_and_said(void **state)
+{
+    runs *r = *state;
+    assert_non_null(r->own.report);
+    /* The first command ran inside the program's GL_VERTICES_SUBMITTED_ARB
+     * query: that statistic is not measured, every other one is. */
+    assert_int_equal(reported(r, &r->own, 0, "IaVertices"), 0);
+    json_object *first = json_object_array_get_idx(r->truth, 0);
+    for (int s = 1; s < STATISTICS; s++)
+        assert_int_equal(reported(r, &r->own, 0, statistics[s][1]),
+                         line_value(first, statistics[s][0]));
+    for (size_t i = 1; i < json_object_array_length(r->truth); i++)
+        assert_int_equal(reported(r, &r->own, i, "IaVertices"),
+                         line_value(json_object_array_get_idx(r->truth, i), "ia_vertices"));
+    const char *said = strstr(r->own.output, "GL_VERTICES_SUBMITTED_ARB query of its own");
+    assert_non_null(said);
+    assert_null(strstr(said + 1, "GL_VERTICES_SUBMITTED_ARB query of its own"));
+}
+
+static bool offers(const run_result *run, const char *symbol)
+{
+    json_object *counters = NULL;
+    if (!run->report || !json_object_object_get_ex(run->report, "counters", &counters))
+        return false;
+    for (size_t i = 0; i < json_object_array_length(counters); i++) {
+        json_object *symbol_field = NULL;
+        json_object_object_get_ex(json_object_array_get_idx(counters, i), "symbol", &symbol_field);
+        if (symbol_field && !strcmp(json_object_get_string(symbol_field), symbol))
+            return true;
+    }
+    return false;
+}
+
+static void a_context_without_queries_is_offered_no_measured_counter(void **state)
+{
+    runs *r = *state;
+    run_result gles = run_shimmed("gles", COUNTERS);
+    assert_int_equal(gles.exit_code, 0);
+    assert_true(offers(&gles, "DrawCalls"));
+    assert_true(offers(&gles, "CsInvocations")); /* exact from the local size */
+    for (int s = 0; s < STATISTICS - 1; s++)
+        assert_false(offers(&gles, statistics[s][1]));
+    assert_false(offers(&gles, "GpuTime"));
+    /* A context of GL 4.5 offers them all. */
+    assert_true(offers(&r->plain, "GpuTime"));
+    for (int s = 0; s < STATISTICS; s++)
+        assert_true(offers(&r->plain, statistics[s][1]));
+    run_result_free(&gles);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_statistic_of_every_command_equals_llvmpipes),
+        cmocka_unit_test(every_measured_command_takes_gpu_time),
+        cmocka_unit_test(the_programs_own_queries_errors_and_query_buffer_are_untouched),
+        cmocka_unit_test(a_statistic_the_program_measures_itself_is_left_and_said),
+        cmocka_unit_test(a_context_without_queries_is_offered_no_measured_counter),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, run_all, free_all);
+}
