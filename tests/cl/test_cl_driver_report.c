@@ -50,13 +50,6 @@ static int free_run(void **state)
     return 0;
 }
 
-static unsigned long long line_value(json_object *line, const char *field)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(line, field, &v);
-    return v ? (unsigned long long)json_object_get_uint64(v) : ~0ull;
-}
-
 static const char *line_queue(json_object *line)
 {
     json_object *v = NULL;

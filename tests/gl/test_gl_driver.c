@@ -94,13 +94,6 @@ static int free_all(void **state)
     return 0;
 }
 
-static unsigned long long line_value(json_object *line, const char *field)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(line, field, &v);
-    return v ? (unsigned long long)json_object_get_uint64(v) : ~0ull;
-}
-
 /* A report's value of a counter summed over the rows of truth line i (a
  * multi-draw is one line, and one row per draw). */
 static unsigned long long reported(runs *r, const run_result *run, size_t line, const char *symbol)

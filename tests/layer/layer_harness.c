@@ -119,6 +119,13 @@ static size_t records_of(json_object *line)
                : 1;
 }
 
+unsigned long long line_value(json_object *line, const char *field)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(line, field, &v);
+    return v ? (unsigned long long)json_object_get_uint64(v) : ~0ull;
+}
+
 size_t lines_record_count(json_object *lines)
 {
     size_t total = 0;

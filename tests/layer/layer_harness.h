@@ -42,6 +42,8 @@ char *validation_messages_added(const char *without, const char *with);
 
 /* The program's stdout lines parsed as JSON objects (an array). */
 json_object *output_lines(const run_result *r);
+/* A line's unsigned field, or ~0 when it has none. */
+unsigned long long line_value(json_object *line, const char *field);
 
 /* vk_workload measures an indirect command of several records with one line
  * ("records"); the report has one command per record. How many records the

@@ -77,13 +77,6 @@ static int free_both(void **state)
     return 0;
 }
 
-static unsigned long long line_value(json_object *line, const char *field)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(line, field, &v);
-    return v ? (unsigned long long)json_object_get_uint64(v) : ~0ull;
-}
-
 /* The report's value of a counter summed over the records of program line i
  * (an indirect command of several records is one line). */
 static unsigned long long reported(runs *r, size_t line, const char *symbol)
