@@ -59,18 +59,6 @@ typedef struct gl_features {
     bool timer_query, pipeline_statistics, query_buffer, geometry, tessellation, compute;
 } gl_features;
 
-static bool has_word(const char *list, const char *word)
-{
-    size_t length = strlen(word);
-    for (const char *at = list; (at = strstr(at, word)); at += length) {
-        bool starts = at == list || at[-1] == ' ';
-        bool ends = at[length] == '\0' || at[length] == ' ';
-        if (starts && ends)
-            return true;
-    }
-    return false;
-}
-
 static void note_extension(gl_features *f, const char *name)
 {
     if (!name)
@@ -102,7 +90,7 @@ static void learn_extensions(gl_features *f)
         "GL_ARB_geometry_shader4", "GL_ARB_tessellation_shader",       "GL_ARB_compute_shader",
     };
     for (size_t i = 0; list && i < sizeof(names) / sizeof(names[0]); i++)
-        if (has_word(list, names[i]))
+        if (tally_gl_has_word(list, names[i]))
             note_extension(f, names[i]);
 }
 

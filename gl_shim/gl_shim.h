@@ -98,6 +98,8 @@ TALLY_GL_HIDDEN void tally_gl_error(tally_gl_context *ctx, GLenum error);
 /* Submits what the context recorded; waits for it when wait is true. */
 /* Learns once what kind of context this is: GL or GLES, version, profile. */
 TALLY_GL_HIDDEN void tally_gl_learn_version(tally_gl_context *ctx);
+/* Whether a space-separated list (an extension string) holds word. */
+TALLY_GL_HIDDEN bool tally_gl_has_word(const char *list, const char *word);
 TALLY_GL_HIDDEN void tally_gl_submit(tally_gl_context *ctx, const char *api_name, bool wait);
 /* The same, for the API's explicit flushes (glFlush, glFinish). */
 TALLY_GL_HIDDEN void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait);

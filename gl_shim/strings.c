@@ -21,7 +21,7 @@ enum {
     COUNTER_DESC_LENGTH_MAX = 1024,
 };
 
-static bool has_word(const char *list, const char *word)
+bool tally_gl_has_word(const char *list, const char *word)
 {
     size_t length = strlen(word);
     for (const char *at = list; (at = strstr(at, word)); at += length) {
@@ -98,7 +98,7 @@ static const GLubyte *extension_string(tally_gl_context *ctx, const GLubyte *rea
         return real;
     strcpy(text, base);
     for (int e = 0; e < SHIM_EXTENSION_COUNT; e++) {
-        if (has_word(base, shim_extensions[e]))
+        if (tally_gl_has_word(base, shim_extensions[e]))
             continue;
         size_t used = strlen(text);
         if (used && text[used - 1] != ' ')

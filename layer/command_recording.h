@@ -7,15 +7,14 @@
 /* Binds the program to the command buffer's stream if another is bound there. */
 void layer_record_bind(layer_command_buffer *cb, tally_program *program);
 
-/* Inline: every vkCmdDraw* wrapper records through here, and a call more
- * per draw is a measurable share of what the layer costs. */
-static inline void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
-                                     uint32_t instance_count, uint32_t first,
-                                     uint32_t first_instance, int32_t vertex_offset, uint32_t flags)
+/* A draw as the lane stores it, with the command buffer's input-assembly state. */
+static inline tally_packed_draw layer_packed_draw(const layer_command_buffer *cb,
+                                                  const char *api_name, uint32_t count,
+                                                  uint32_t instance_count, uint32_t first,
+                                                  uint32_t first_instance, int32_t vertex_offset,
+                                                  uint32_t flags)
 {
-    if (__builtin_expect(cb->stream_program != cb->graphics_program, 0))
-        layer_record_bind(cb, cb->graphics_program);
-    tally_packed_draw draw = {
+    return (tally_packed_draw){
         .api_name = api_name,
         .count = count,
         .instance_count = instance_count,
@@ -27,6 +26,18 @@ static inline void layer_record_draw(layer_command_buffer *cb, const char *api_n
         .patch_control_points = cb->patch_control_points,
         .index_size = cb->index_size,
     };
+}
+
+/* Inline: every vkCmdDraw* wrapper records through here, and a call more
+ * per draw is a measurable share of what the layer costs. */
+static inline void layer_record_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
+                                     uint32_t instance_count, uint32_t first,
+                                     uint32_t first_instance, int32_t vertex_offset, uint32_t flags)
+{
+    if (__builtin_expect(cb->stream_program != cb->graphics_program, 0))
+        layer_record_bind(cb, cb->graphics_program);
+    tally_packed_draw draw = layer_packed_draw(cb, api_name, count, instance_count, first,
+                                               first_instance, vertex_offset, flags);
     tally_stream_draw_inline(cb->stream, cb->draw_lane, &draw);
 }
 /* The whole of a plain draw's recording when nothing else is due: the
@@ -40,18 +51,8 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
     if (!cb->stream || cb->measured || cb->stream_program != cb->graphics_program ||
         lane->next == lane->end)
         return false;
-    *lane->next++ = (tally_packed_draw){
-        .api_name = api_name,
-        .count = count,
-        .instance_count = instance_count,
-        .first = first,
-        .first_instance = first_instance,
-        .vertex_offset = vertex_offset,
-        .flags = (uint8_t)flags,
-        .topology = cb->topology,
-        .patch_control_points = cb->patch_control_points,
-        .index_size = cb->index_size,
-    };
+    *lane->next++ = layer_packed_draw(cb, api_name, count, instance_count, first, first_instance,
+                                      vertex_offset, flags);
     return true;
 }
 
