@@ -83,12 +83,11 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
     return s;
 }
 
-/* Writer thread: one row into the report file. */
-static tally_status write_row(void *user, const tally_command_record *record,
-                              const tally_value *values, uint64_t strings_key)
+/* Writer thread: a run of rows into the report file. */
+static tally_status write_rows(void *user, const report_ring_run *run)
 {
     struct tally_device *d = user;
-    tally_status s = report_write_keyed(d->report, record, values, strings_key);
+    tally_status s = report_write_run(d->report, run);
     if (s != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR,
                   "writing the per-command report to %s failed: %s; no more records are written",
@@ -113,7 +112,7 @@ static tally_status open_rows(struct tally_device *d)
             rows->plain_raw[i] = TALLY_NOT_RAW;
     if (!d->report)
         return TALLY_OK;
-    return report_ring_open(d->report_counter_count, write_row, d, NULL, &rows->ring);
+    return report_ring_open(d->report_counter_count, write_rows, d, NULL, &rows->ring);
 }
 
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,

@@ -415,6 +415,73 @@ static void command_counters_count_draws_dispatches_and_transfers(void **state)
     tally_results_release(results);
 }
 
+/* Reads the named counters of one scope around what record() records. */
+static void measure_named(struct fixture *fx, const char *const *names, uint32_t n,
+                          void (*record)(tally_stream *), uint64_t *out)
+{
+    const tally_catalogue *cat = tally_device_catalogue(fx->engine.device);
+    uint32_t counters[8];
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(tally_catalogue_find(cat, names[i], &counters[i]), TALLY_OK);
+    tally_results *results = NULL;
+    assert_int_equal(tally_results_create(fx->engine.device, counters, n, 1, &results), TALLY_OK);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, 0), TALLY_OK);
+    record(fx->engine.stream);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
+    tally_value values[8];
+    assert_int_equal(tally_results_get(results, 0, values, n, NULL), TALLY_OK);
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = values[i].u64;
+    tally_results_release(results);
+}
+
+static void record_waves(tally_stream *stream)
+{
+    tally_draw draw = {.api_name = "draw",
+                       .count = 100,
+                       .instance_count = 3,
+                       .topology = TALLY_TOPOLOGY_POINT_LIST};
+    tally_dispatch dispatch = {
+        .api_name = "dispatch", .groups = {10, 1, 1}, .local_size = {16, 2, 1}};
+    assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+    assert_int_equal(tally_stream_dispatch(stream, &dispatch), TALLY_OK);
+}
+
+static void record_copy(tally_stream *stream)
+{
+    tally_transfer copy = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1000};
+    assert_int_equal(tally_stream_transfer(stream, &copy), TALLY_OK);
+}
+
+/* The model divides by the profile's rates and sizes; most profiles make
+ * them powers of two (which it shifts by), these do not. Hand-computed. */
+static void rates_that_are_not_powers_of_two_divide_rounding_up(void **state)
+{
+    struct fixture *fx = *state;
+    reopen_with_profile(fx, "[cores]\nwave_size = 48\n"
+                            "[throughput]\nl2_requests_per_clock = 3\ndram_bytes_per_clock = 100\n"
+                            "[memory]\nl2_line_bytes = 96\n");
+    static const char *const waves[] = {"VsWaves", "CsWaves"};
+    uint64_t w[2];
+    measure_named(fx, waves, 2, record_waves, w);
+    assert_int_equal(w[0], 3 * 3);  /* 3 instances of ceil(100 / 48) */
+    assert_int_equal(w[1], 10 * 1); /* 10 groups of ceil(32 / 48) */
+
+    static const char *const copy[] = {"L2CacheRequests", "DramWriteBytes", "MemoryBusyCycles",
+                                       "GpuBusyCycles"};
+    uint64_t c[4];
+    measure_named(fx, copy, 4, record_copy, c);
+    /* ceil(1000 / 96) = 11 lines read and 11 written */
+    assert_int_equal(c[0], 22);
+    assert_int_equal(c[1], 11 * 96);
+    /* DRAM: 250 permille of the 11 read lines miss (2), every write goes
+     * through: 13 lines of 96 bytes; max(ceil(22 / 3), ceil(1248 / 100)) +
+     * 200 latency; then 64 cycles of command overhead */
+    assert_int_equal(c[2], 13 + 200);
+    assert_int_equal(c[3], 64 + 13 + 200);
+}
+
 static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state)
 {
     struct fixture *fx = *state;
@@ -486,6 +553,8 @@ int main(int argc, char **argv)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(command_counters_count_draws_dispatches_and_transfers,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(rates_that_are_not_powers_of_two_divide_rounding_up, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(scope_gpu_time_is_the_sum_of_its_commands_gpu_times, setup,
                                         teardown),
     };

@@ -13,7 +13,9 @@
 #include "text_format.h"
 #include "tally/report.h"
 
-enum { TEXT_BUFFER_SIZE = 1024 * 1024 };
+/* The text buffer has SLACK bytes past its size: the row formatter copies
+ * in 16-byte pieces and the number formatters store 8 bytes at a time. */
+enum { TEXT_BUFFER_SIZE = 1024 * 1024, SLACK = 64 };
 
 /* How a column's values are written. */
 enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
@@ -31,22 +33,33 @@ struct segment {
     size_t lengths[4]; /* kind, api_name, context_api, label */
     char *strings;     /* the four, each with its NUL */
     size_t strings_capacity;
-    char *text;
+    char *text; /* capacity rounded up to 16, for copies in 16-byte pieces */
     size_t text_length, text_capacity;
+    size_t row_bound; /* most bytes a row with this segment takes, slack included */
 };
 
-/* A column's latest float and its text: ratios often repeat from one
- * command to the next. */
+/* A column's latest float and where its text is in the text buffer:
+ * ratios often repeat from one command to the next, and a repeat is copied
+ * from the earlier row instead of formatted again. */
 struct float_memo {
     uint64_t bits;
-    uint8_t length; /* 0: none yet */
-    char text[TEXT_NUMBER_MAX];
+    uint64_t generation; /* the buffer's fill it was written in; 0: none */
+    uint32_t at, length;
+};
+
+/* A column's latest value and, when it is unsigned and below 10^8, its
+ * text as text_below_1e8 makes it. */
+struct column_text {
+    uint64_t value;
+    uint64_t text;
+    uint32_t length; /* 0: formatted by put_value */
 };
 
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
     struct float_memo *floats; /* per column */
+    struct column_text *texts; /* per column */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
@@ -54,9 +67,11 @@ struct tally_report {
     /* Rows are formatted here and reach the file TEXT_BUFFER_SIZE at a time. */
     char *text;
     size_t used;
-    size_t keys_size; /* JSON: the counters' "symbol": keys, summed */
-    uint8_t *kinds;   /* enum column_kind, per column */
-    char **keys;      /* JSON: each column's "symbol": key */
+    uint64_t generation; /* counts the buffer's fills, from 1 */
+    bool own_row;        /* a row is being formatted outside the buffer */
+    size_t keys_size;    /* JSON: the counters' "symbol": keys, summed */
+    uint8_t *kinds;      /* enum column_kind, per column */
+    char **keys;         /* JSON: each column's "symbol": key */
     uint32_t count;
     uint32_t counters[]; /* catalogue indices of the value columns */
 };
@@ -94,36 +109,49 @@ static void put_csv_field(FILE *out, const char *s)
     putc('"', out);
 }
 
-static char *put_float(char *p, struct float_memo *memo, double v)
+/* Up to 32 bytes from an earlier row: the source ends before dst. */
+static char *copy_earlier(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        memcpy(dst + i, src + i, 8);
+    return dst + n;
+}
+
+static char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (memo->length && memo->bits == bits) {
-        memcpy(p, memo->text, memo->length);
-        return p + memo->length;
-    }
+    if (memo->generation == r->generation && memo->bits == bits)
+        return copy_earlier(p, r->text + memo->at, memo->length);
     char *end = text_f64(p, v);
-    memo->bits = bits;
-    memo->length = (uint8_t)(end - p);
-    memcpy(memo->text, p, memo->length);
+    *memo = (struct float_memo){.bits = bits,
+                                .generation = r->own_row ? 0 : r->generation,
+                                .at = (uint32_t)(p - r->text),
+                                .length = (uint32_t)(end - p)};
     return end;
 }
 
-/* A value by its column's kind. JSON has no NaN or infinity, so a non-finite
- * float is written there as 0; CSV gets "nan", "inf", "-inf". */
-static char *put_value(tally_report *r, char *p, uint32_t i, tally_value v, bool json)
+/* A value of a column that is not unsigned. JSON has no NaN or infinity,
+ * so a non-finite float is written there as 0; CSV gets "nan", "inf",
+ * "-inf". */
+static __attribute__((noinline)) char *put_other(tally_report *r, char *p, uint32_t i,
+                                                 tally_value v, bool json)
 {
-    switch (r->kinds[i]) {
-    case COLUMN_SIGNED: return text_i64(p, v.i64);
-    case COLUMN_FLOAT:
-        if (json && !isfinite(v.f64)) {
-            *p = '0';
-            return p + 1;
-        }
-        return put_float(p, &r->floats[i], v.f64);
-    case COLUMN_UNSIGNED:
-    default: return text_u64(p, v.u64);
+    if (r->kinds[i] == COLUMN_SIGNED)
+        return text_i64(p, v.i64);
+    if (json && !isfinite(v.f64)) {
+        *p = '0';
+        return p + 1;
     }
+    return put_float(r, p, &r->floats[i], v.f64);
+}
+
+/* A value by its column's kind: most are unsigned, formatted inline. */
+static inline char *put_value(tally_report *r, char *p, uint32_t i, tally_value v, bool json)
+{
+    if (r->kinds[i] == COLUMN_UNSIGNED)
+        return text_u64(p, v.u64);
+    return put_other(r, p, i, v, json);
 }
 
 static enum column_kind kind_of(tally_storage storage)
@@ -137,17 +165,13 @@ static enum column_kind kind_of(tally_storage storage)
     }
 }
 
-static uint64_t duration(const tally_command_record *record)
-{
-    return record->end_ns >= record->begin_ns ? record->end_ns - record->begin_ns : 0;
-}
-
 /* Write errors are found here, not per row (ferror costs a lock). */
 static void flush_text(tally_report *r)
 {
     if (r->used)
         fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
     r->used = 0;
+    r->generation++; /* earlier rows' text is about to be overwritten */
     r->failed = atomic_file_failed(&r->file);
 }
 
@@ -171,30 +195,6 @@ static struct record_strings measure(const tally_command_record *record)
 {
     return (struct record_strings){strlen(record->kind), strlen(record->api_name),
                                    strlen(record->context_api), strlen(record->label)};
-}
-
-/* Where a row of at most `bound` bytes is formatted: the text buffer, after
- * writing what it holds if the row might not fit, or for a row larger than
- * the buffer (a label of megabytes), an allocation of its own. */
-static char *row_space(tally_report *r, size_t bound, char **own)
-{
-    *own = NULL;
-    if (r->used + bound > TEXT_BUFFER_SIZE)
-        flush_text(r);
-    if (bound <= TEXT_BUFFER_SIZE)
-        return r->text + r->used;
-    return *own = malloc(bound);
-}
-
-static void row_done(tally_report *r, char *start, char *end, char *own)
-{
-    if (!own) {
-        r->used += (size_t)(end - start);
-        return;
-    }
-    fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
-    free(own);
-    r->failed = atomic_file_failed(&r->file);
 }
 
 /* Twelve record numbers and their separators, at most. */
@@ -255,7 +255,7 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
     if (!grow(&g->strings, &g->strings_capacity, total) ||
-        !grow(&g->text, &g->text_capacity, bound))
+        !grow(&g->text, &g->text_capacity, (bound + 15) & ~(size_t)15))
         return NULL;
     const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
     size_t lengths[4] = {n->kind, n->api_name, n->context_api, n->label};
@@ -304,6 +304,8 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
         p = put_literal(p, ",\"begin_ns\":");
     }
     g->text_length = (size_t)(p - g->text);
+    g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
+                   (size_t)r->count * (TEXT_NUMBER_MAX + 1);
     g->context = record->context;
     g->frame = record->frame;
     g->submission = record->submission;
@@ -312,31 +314,51 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
     return g;
 }
 
-static tally_status write_csv_record(tally_report *r, const tally_command_record *record,
-                                     const tally_value *values, const struct segment *g)
+/* The segment's text, in 16-byte pieces (its buffer is rounded up to 16
+ * and the row's bound leaves room for the last piece). */
+static inline char *put_segment(char *p, const struct segment *g)
 {
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    size_t bound =
-        RECORD_NUMBERS_MAX + g->text_length + (size_t)r->count * (TEXT_NUMBER_MAX + 1) + 1;
-    char *own, *start = row_space(r, bound, &own), *p = start;
-    if (!p)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    p = text_u64(p, record->sequence);
-    memcpy(p, g->text, g->text_length);
-    p += g->text_length;
-    p = text_u64(p, record->begin_ns);
+    for (size_t i = 0; i < g->text_length; i += 16)
+        memcpy(p + i, g->text + i, 16);
+    return p + g->text_length;
+}
+
+static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    p = text_u64(p, sequence);
+    p = put_segment(p, g);
+    p = text_u64(p, begin_ns);
     *p++ = ',';
-    p = text_u64(p, record->end_ns);
+    p = text_u64(p, end_ns);
     *p++ = ',';
-    p = text_u64(p, duration(record));
+    p = text_u64(p, end_ns >= begin_ns ? end_ns - begin_ns : 0);
+    /* Two passes: the text of every unsigned value below 10^8 (most are)
+     * first, independent of one another, so the processor works on several
+     * at once, and a value equal to its column's previous one (counts that
+     * repeat from draw to draw) taken as it was; then the stores, each at
+     * the end of the one before. Other values are formatted in the second. */
+    struct column_text *memo = r->texts;
+    for (uint32_t i = 0; i < r->count; i++) {
+        uint64_t v = values[i].u64;
+        if (v == memo[i].value)
+            continue;
+        memo[i].value = v;
+        bool fast = r->kinds[i] == COLUMN_UNSIGNED && v < 100000000u;
+        unsigned digits = text_below_1e8((uint32_t)v, &memo[i].text);
+        memo[i].length = fast ? digits : 0;
+    }
     for (uint32_t i = 0; i < r->count; i++) {
         *p++ = ',';
-        p = put_value(r, p, i, values[i], false);
+        if (memo[i].length) {
+            memcpy(p, &memo[i].text, 8);
+            p += memo[i].length;
+        } else {
+            p = put_value(r, p, i, values[i], false);
+        }
     }
     *p++ = '\n';
-    row_done(r, start, p, own);
-    return TALLY_OK;
+    return p;
 }
 
 static void write_json_header(tally_report *r)
@@ -354,26 +376,18 @@ static void write_json_header(tally_report *r)
     fputs("],\n\"commands\":[", out);
 }
 
-static tally_status write_json_record(tally_report *r, const tally_command_record *record,
-                                      const tally_value *values, const struct segment *g)
+static inline char *json_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    size_t bound = 128 + RECORD_NUMBERS_MAX + g->text_length + r->keys_size +
-                   (size_t)r->count * (TEXT_NUMBER_MAX + 1);
-    char *own, *start = row_space(r, bound, &own), *p = start;
-    if (!p)
-        return TALLY_ERROR_OUT_OF_MEMORY;
     p = put_literal(p, r->wrote_record ? ",\n{\"sequence\":" : "\n{\"sequence\":");
     r->wrote_record = true;
-    p = text_u64(p, record->sequence);
-    memcpy(p, g->text, g->text_length);
-    p += g->text_length;
-    p = text_u64(p, record->begin_ns);
+    p = text_u64(p, sequence);
+    p = put_segment(p, g);
+    p = text_u64(p, begin_ns);
     p = put_literal(p, ",\"end_ns\":");
-    p = text_u64(p, record->end_ns);
+    p = text_u64(p, end_ns);
     p = put_literal(p, ",\"duration_ns\":");
-    p = text_u64(p, duration(record));
+    p = text_u64(p, end_ns >= begin_ns ? end_ns - begin_ns : 0);
     p = put_literal(p, ",\"values\":{");
     for (uint32_t i = 0; i < r->count; i++) {
         if (i)
@@ -383,7 +397,43 @@ static tally_status write_json_record(tally_report *r, const tally_command_recor
     }
     *p++ = '}';
     *p++ = '}';
-    row_done(r, start, p, own);
+    return p;
+}
+
+static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                     uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    return r->format == TALLY_REPORT_JSON ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
+                                          : csv_row(r, p, g, sequence, begin_ns, end_ns, values);
+}
+
+/* A row too large for the text buffer (a label of megabytes), formatted
+ * into an allocation of its own and written at once. */
+static tally_status write_large_row(tally_report *r, const struct segment *g, uint64_t sequence,
+                                    uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    flush_text(r);
+    char *own = malloc(g->row_bound);
+    if (!own)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    r->own_row = true; /* the float memos cannot point into it */
+    char *end = any_row(r, own, g, sequence, begin_ns, end_ns, values);
+    r->own_row = false;
+    fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
+    free(own);
+    r->failed = atomic_file_failed(&r->file);
+    return TALLY_OK;
+}
+
+static tally_status write_row(tally_report *r, const struct segment *g, uint64_t sequence,
+                              uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    if (g->row_bound > TEXT_BUFFER_SIZE)
+        return write_large_row(r, g, sequence, begin_ns, end_ns, values);
+    if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
+        flush_text(r);
+    char *start = r->text + r->used;
+    r->used += (size_t)(any_row(r, start, g, sequence, begin_ns, end_ns, values) - start);
     return TALLY_OK;
 }
 
@@ -406,6 +456,7 @@ static void free_report(tally_report *r)
     free(r->keys);
     free(r->kinds);
     free(r->floats);
+    free(r->texts);
     free(r->segment.strings);
     free(r->segment.text);
     free(r->text);
@@ -418,11 +469,13 @@ static bool prepare_columns(tally_report *r)
     r->kinds = calloc(r->count + 1, sizeof *r->kinds);
     r->keys = calloc(r->count + 1, sizeof *r->keys);
     r->floats = calloc(r->count + 1, sizeof *r->floats);
-    if (!r->kinds || !r->keys || !r->floats)
+    r->texts = calloc(r->count + 1, sizeof *r->texts);
+    if (!r->kinds || !r->keys || !r->floats || !r->texts)
         return false;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
         r->kinds[i] = (uint8_t)kind_of(counter->storage);
+        r->texts[i].value = UINT64_MAX; /* with length 0: formatted by put_value */
         size_t n = strlen(counter->symbol);
         if (!(r->keys[i] = malloc(TEXT_JSON_MAX(n) + 2)))
             return false;
@@ -445,7 +498,8 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     r->count = count;
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
-    if (!(r->text = malloc(TEXT_BUFFER_SIZE)) || !prepare_columns(r)) {
+    r->generation = 1;
+    if (!(r->text = malloc(TEXT_BUFFER_SIZE + SLACK)) || !prepare_columns(r)) {
         free_report(r);
         return NULL;
     }
@@ -491,43 +545,76 @@ static bool has_strings(const tally_command_record *record)
     return record->api_name && record->kind && record->context_api && record->label;
 }
 
-static tally_status write_record(tally_report *r, const tally_command_record *record,
-                                 const tally_value *values, const struct segment *g)
-{
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    tally_status status = r->format == TALLY_REPORT_JSON ? write_json_record(r, record, values, g)
-                                                         : write_csv_record(r, record, values, g);
-    if (status != TALLY_OK)
-        return status;
-    return r->failed ? TALLY_ERROR_IO : TALLY_OK;
-}
-
 tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                 const tally_value *values)
 {
     if (!report || !record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct record_strings n = measure(record);
-    return write_record(report, record, values, segment_for(report, record, &n));
+    const struct segment *g = segment_for(report, record, &n);
+    if (!g)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    tally_status s =
+        write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
+    if (s != TALLY_OK)
+        return s;
+    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
-tally_status report_write_keyed(tally_report *report, const tally_command_record *record,
-                                const tally_value *values, uint64_t strings_key)
+/* The run's rows in a loop of their own per format: the segment, the
+ * bound and the format are the same for all of them. */
+static void csv_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
 {
+    for (uint32_t i = 0; i < run->count; i++) {
+        const report_ring_row *row = report_ring_run_row(run, i);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
+            flush_text(r);
+        char *start = r->text + r->used;
+        char *end = csv_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        r->used += (size_t)(end - start);
+    }
+}
+
+static void json_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
+{
+    for (uint32_t i = 0; i < run->count; i++) {
+        const report_ring_row *row = report_ring_run_row(run, i);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
+            flush_text(r);
+        char *start = r->text + r->used;
+        char *end = json_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        r->used += (size_t)(end - start);
+    }
+}
+
+tally_status report_write_run(tally_report *report, const report_ring_run *run)
+{
+    const tally_command_record *record = run->record;
     struct segment *g = &report->segment;
-    if (g->keyed && g->key == strings_key && g->kind == record->kind &&
-        g->api_name == record->api_name && same_numbers(g, record))
-        return write_record(report, record, values, g);
-    struct record_strings n = measure(record);
-    const struct segment *made = segment_for(report, record, &n);
-    if (made) {
+    if (!g->keyed || g->key != run->strings_key || g->kind != record->kind ||
+        g->api_name != record->api_name || !same_numbers(g, record)) {
+        struct record_strings n = measure(record);
+        if (!segment_for(report, record, &n))
+            return TALLY_ERROR_OUT_OF_MEMORY;
         g->keyed = true;
-        g->key = strings_key;
+        g->key = run->strings_key;
         g->kind = record->kind;
         g->api_name = record->api_name;
     }
-    return write_record(report, record, values, made);
+    if (g->row_bound > TEXT_BUFFER_SIZE) {
+        for (uint32_t i = 0; i < run->count; i++) {
+            const report_ring_row *row = report_ring_run_row(run, i);
+            tally_status s =
+                write_large_row(report, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+            if (s != TALLY_OK)
+                return s;
+        }
+    } else if (report->format == TALLY_REPORT_JSON) {
+        json_rows(report, g, run);
+    } else {
+        csv_rows(report, g, run);
+    }
+    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
 tally_status tally_report_close(tally_report *report)

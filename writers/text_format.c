@@ -7,17 +7,6 @@
 
 #include "report_text.h"
 
-const char text_digit_pairs[201] = "00010203040506070809"
-                                   "10111213141516171819"
-                                   "20212223242526272829"
-                                   "30313233343536373839"
-                                   "40414243444546474849"
-                                   "50515253545556575859"
-                                   "60616263646566676869"
-                                   "70717273747576777879"
-                                   "80818283848586878889"
-                                   "90919293949596979899";
-
 char *text_i64(char *p, int64_t v)
 {
     if (v >= 0)
@@ -145,13 +134,18 @@ static bool decimal(double v, uint64_t *digits, int *exponent)
  * -4 to 16, else scientific; trailing zeros and a bare point dropped. */
 static char *put_general(char *p, uint64_t digits, int exponent)
 {
-    char all[DIGITS];
-    all[0] = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
-    text_put_eight(all + 1, (uint32_t)(digits / 100000000u % 100000000u));
-    text_put_eight(all + 9, (uint32_t)(digits % 100000000u));
-    int used = DIGITS;
-    while (used > 1 && all[used - 1] == '0')
-        used--;
+    char all[DIGITS + 7]; /* digits has exactly DIGITS; room for the 8-byte stores */
+    uint64_t high = text_digits8((uint32_t)(digits / 100000000u % 100000000u));
+    uint64_t low = text_digits8((uint32_t)(digits % 100000000u));
+    all[0] = (char)('0' + digits / 10000000000000000u);
+    uint64_t text = high + TEXT_ASCII_ZEROS;
+    memcpy(all + 1, &text, 8);
+    text = low + TEXT_ASCII_ZEROS;
+    memcpy(all + 9, &text, 8);
+    /* trailing zero digits are the high zero bytes of the last group that has any */
+    int used = low    ? DIGITS - __builtin_clzll(low) / 8
+               : high ? DIGITS - 8 - __builtin_clzll(high) / 8
+                      : 1;
     if (exponent >= -4 && exponent < DIGITS) {
         if (exponent < 0) {
             *p++ = '0';

@@ -20,6 +20,7 @@ static tally_status create(const char *profile_path, void **state, char *error, 
         free(g);
         return s;
     }
+    simgpu_divisors_init(g);
     snprintf(g->name, sizeof(g->name), "simgpu %u cores @ %u MHz",
              (unsigned)g->profile.shader_cores, (unsigned)g->profile.core_clock_mhz);
     *state = g;
