@@ -19,12 +19,27 @@
 #include "report_keyed.h"
 #include "report_ring.h"
 
+enum { MEMO_INPUTS = 4 };
+
+/* A derived counter's latest inputs and value: its expression depends only
+ * on them and on the device's constants, so when the next command gives the
+ * same inputs (similar draws in a row, as a frame has) the value is the
+ * same and the evaluator does not run. */
+struct derived_memo {
+    uint32_t inputs;             /* raw slots read; 0: not memoized (too many) */
+    uint32_t slots[MEMO_INPUTS]; /* which */
+    uint64_t last[MEMO_INPUTS];  /* their values when `value` was evaluated */
+    bool valid;
+    tally_value value;
+};
+
 /* What the queue thread keeps for the rows it hands over. */
 struct command_report_rows {
     report_ring *ring;
     /* Per report counter: its raw slot when its value is that slot as it is
      * (most are), else TALLY_NOT_RAW and the evaluator runs. */
     uint32_t *plain_raw;
+    struct derived_memo *memos; /* per report counter, for the derived ones */
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
@@ -105,11 +120,18 @@ static tally_status open_rows(struct tally_device *d)
     d->report_rows = rows;
     rows->label_context = UINT32_MAX;
     rows->plain_raw = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
-    if (!rows->plain_raw)
+    rows->memos = calloc(d->report_counter_count + 1, sizeof *rows->memos);
+    if (!rows->plain_raw || !rows->memos)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < d->report_counter_count; i++)
-        if (!tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i]))
-            rows->plain_raw[i] = TALLY_NOT_RAW;
+    for (uint32_t i = 0; i < d->report_counter_count; i++) {
+        if (tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i]))
+            continue;
+        rows->plain_raw[i] = TALLY_NOT_RAW;
+        struct derived_memo *m = &rows->memos[i];
+        uint32_t n = tally_catalogue_counter_raw_inputs(d->catalogue, d->report_counters[i],
+                                                        m->slots, MEMO_INPUTS);
+        m->inputs = n <= MEMO_INPUTS ? n : 0;
+    }
     if (!d->report)
         return TALLY_OK;
     return report_ring_open(d->report_counter_count, write_rows, d, NULL, &rows->ring);
@@ -169,6 +191,22 @@ static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
     pthread_mutex_unlock(&d->listeners_lock);
 }
 
+/* A derived counter: the memo's value when its inputs are unchanged. */
+static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct derived_memo *m)
+{
+    const uint64_t *delta = d->exec.delta;
+    bool same = m->valid && m->inputs;
+    for (uint32_t k = 0; k < m->inputs && same; k++)
+        same = delta[m->slots[k]] == m->last[k];
+    if (same)
+        return m->value;
+    tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants, &m->value);
+    for (uint32_t k = 0; k < m->inputs; k++)
+        m->last[k] = delta[m->slots[k]];
+    m->valid = true;
+    return m->value;
+}
+
 /* Only the selected counters, and most of them a copy of a raw slot. */
 static void evaluate_selected(struct tally_device *d)
 {
@@ -180,8 +218,7 @@ static void evaluate_selected(struct tally_device *d)
         if (raw != TALLY_NOT_RAW)
             values[i].u64 = delta[raw];
         else
-            tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants,
-                                     &values[i]);
+            values[i] = evaluate_derived(d, i, &rows->memos[i]);
     }
 }
 
@@ -223,6 +260,7 @@ static void close_rows(struct tally_device *d)
     if (rows->ring)
         report_ring_close(rows->ring);
     free(rows->plain_raw);
+    free(rows->memos);
     free(rows);
     d->report_rows = NULL;
 }

@@ -252,6 +252,81 @@ static void a_device_report_has_a_row_for_every_draw(void **state)
     assert_int_equal(expected - 1, (uint64_t)DRAWS * SUBMITS);
 }
 
+/* Derived counters are evaluated once for a run of commands with the same
+ * inputs: a report's derived values still equal each command's own scope
+ * when draws that give different values alternate with repeats. */
+static void derived_values_in_a_report_equal_each_commands_own_scope(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {3, 3, 3000, 3, 3000, 3000, 300, 3, 300, 300};
+    enum { DRAWS = sizeof sizes / sizeof sizes[0], DERIVED = 2 };
+    char path[] = "/tmp/tally_ring_XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL,
+                                    .report_path = path,
+                                    .report_counters = "L2CacheHitRate,DramBandwidth"};
+    tally_device *device = NULL;
+    tally_context *context = NULL;
+    tally_stream *stream = NULL;
+    assert_int_equal(tally_device_open(&options, &device, NULL, 0), TALLY_OK);
+    assert_int_equal(tally_context_create(device, "vulkan", &context), TALLY_OK);
+    assert_int_equal(tally_stream_create(context, &stream), TALLY_OK);
+    const tally_catalogue *cat = tally_device_catalogue(device);
+    uint32_t counters[DERIVED];
+    assert_int_equal(tally_catalogue_find(cat, "L2CacheHitRate", &counters[0]), TALLY_OK);
+    assert_int_equal(tally_catalogue_find(cat, "DramBandwidth", &counters[1]), TALLY_OK);
+    tally_results *results = NULL;
+    assert_int_equal(tally_results_create(device, counters, DERIVED, DRAWS, &results), TALLY_OK);
+    tally_render_state render = {
+        .width = 64, .height = 64, .layers = 1, .samples = 1, .color_bytes_per_pixel = 4};
+    assert_int_equal(tally_stream_set_render_state(stream, &render), TALLY_OK);
+    for (uint32_t i = 0; i < DRAWS; i++) {
+        tally_draw draw = {.api_name = "vkCmdDraw",
+                           .count = sizes[i],
+                           .instance_count = 1,
+                           .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+        assert_int_equal(tally_stream_marker_begin(stream, results, i), TALLY_OK);
+        assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+        assert_int_equal(tally_stream_marker_end(stream, results, i), TALLY_OK);
+    }
+    tally_submission submission = {.streams = &stream, .stream_count = 1, .api_name = "submit"};
+    assert_int_equal(tally_submit(device, &submission, NULL), TALLY_OK);
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    double scope[DRAWS][DERIVED];
+    for (uint32_t i = 0; i < DRAWS; i++) {
+        tally_value v[DERIVED];
+        assert_int_equal(tally_results_get(results, i, v, DERIVED, NULL), TALLY_OK);
+        scope[i][0] = v[0].f64;
+        scope[i][1] = v[1].f64;
+    }
+    /* the sizes do give different values, so a stale one would show */
+    assert_true(scope[0][0] != scope[2][0] && scope[2][0] != scope[6][0]);
+    tally_results_release(results);
+    tally_stream_destroy(stream);
+    tally_context_destroy(context);
+    tally_device_close(device);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f)); /* the header */
+    uint32_t rows = 0;
+    while (fgets(line, sizeof line, f) && rows < DRAWS) {
+        /* the last two columns; %.17g reads back as the same double */
+        char *last = strrchr(line, ',');
+        *last = '\0';
+        char *before = strrchr(line, ',');
+        assert_true(strtod(before + 1, NULL) == scope[rows][0]);
+        assert_true(strtod(last + 1, NULL) == scope[rows][1]);
+        rows++;
+    }
+    fclose(f);
+    unlink(path);
+    assert_int_equal(rows, DRAWS);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +335,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_label_larger_than_a_block_is_cut_to_fit),
         cmocka_unit_test(limits_that_cannot_hold_rows_are_refused),
         cmocka_unit_test(a_device_report_has_a_row_for_every_draw),
+        cmocka_unit_test(derived_values_in_a_report_equal_each_commands_own_scope),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
