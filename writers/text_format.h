@@ -10,8 +10,9 @@
 #include <stdint.h>
 
 /* Bytes to leave for one text_u64, text_i64 or text_f64: the longest text
- * (24) and the 7 bytes past its end that the 8-byte stores may write. */
-#define TEXT_NUMBER_MAX 32
+ * is 24 bytes, and the stores of whole registers may write past its end
+ * (text_f64 up to 34 bytes from where it starts). */
+#define TEXT_NUMBER_MAX 40
 
 /* Decimal, as "%" PRIu64 and "%" PRId64 write it. Inline: a report row is
  * mostly integers. */
