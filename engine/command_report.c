@@ -208,11 +208,10 @@ static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct d
 }
 
 /* Only the selected counters, and most of them a copy of a raw slot. */
-static void evaluate_selected(struct tally_device *d)
+static void evaluate_selected(struct tally_device *d, tally_value *values)
 {
     const struct command_report_rows *rows = d->report_rows;
     const uint64_t *delta = d->exec.delta;
-    tally_value *values = d->exec.report_values;
     for (uint32_t i = 0; i < d->report_counter_count; i++) {
         uint32_t raw = rows->plain_raw[i];
         if (raw != TALLY_NOT_RAW)
@@ -228,11 +227,13 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
 {
     struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
-    evaluate_selected(d);
-    if (d->trace)
-        trace_counters(d, begin_ns, end_ns);
-    if (!rows->ring)
-        return;
+    if (d->trace || !rows->ring) {
+        evaluate_selected(d, e->report_values);
+        if (d->trace)
+            trace_counters(d, begin_ns, end_ns);
+        if (!rows->ring)
+            return;
+    }
     const char *label = label_path(rows, ctx);
     tally_command_record record = {
         .sequence = e->command_sequence,
@@ -247,7 +248,12 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
-    report_ring_push(rows->ring, &record, rows->strings_key, e->report_values);
+    /* The values go straight into the ring's row. */
+    tally_value *values = report_ring_append(rows->ring, &record, rows->strings_key);
+    if (values && d->trace)
+        memcpy(values, e->report_values, d->report_counter_count * sizeof(tally_value));
+    else if (values)
+        evaluate_selected(d, values);
 }
 
 /* Every row handed to the writer thread written, and the thread ended; a

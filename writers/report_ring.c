@@ -240,8 +240,8 @@ static void put_run(report_ring *ring, struct block *b, const tally_command_reco
     b->runs++;
 }
 
-void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
-                      const tally_value *values)
+tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
+                               uint64_t strings_key)
 {
     struct block *b = ring->current;
     bool new_run = !b || !b->runs || !same_run(&ring->last, record, strings_key);
@@ -258,7 +258,7 @@ void report_ring_push(report_ring *ring, const tally_command_record *record, uin
     }
     if (!b) {
         if (!(b = ring->current = take_block(ring)))
-            return; /* out of memory before any block existed: the row is lost */
+            return NULL; /* out of memory before any block existed: the row is lost */
         if (!new_run) {
             new_run = true;
             api = strlen(record->context_api);
@@ -272,7 +272,15 @@ void report_ring_push(report_ring *ring, const tally_command_record *record, uin
     row->sequence = record->sequence;
     row->begin_ns = record->begin_ns;
     row->end_ns = record->end_ns;
-    memcpy(row->values, values, ring->value_count * sizeof(tally_value));
+    return row->values;
+}
+
+void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
+                      const tally_value *values)
+{
+    tally_value *slot = report_ring_append(ring, record, strings_key);
+    if (slot)
+        memcpy(slot, values, ring->value_count * sizeof(tally_value));
 }
 
 void report_ring_get_stats(report_ring *ring, report_ring_stats *stats)

@@ -66,6 +66,12 @@ tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void 
 void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
                       const tally_value *values);
 
+/* report_ring_push without the values: returns where the row's
+ * value_count values go, for the producer to fill before its next call
+ * (NULL if the row was lost for want of memory). */
+tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
+                                uint64_t strings_key);
+
 typedef struct report_ring_stats {
     uint64_t rows;        /* handed to the sink */
     uint64_t stalls;      /* pushes that waited for a free block */
