@@ -241,7 +241,7 @@ static void put_run(report_ring *ring, struct block *b, const tally_command_reco
 }
 
 tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
-                               uint64_t strings_key)
+                                uint64_t strings_key)
 {
     struct block *b = ring->current;
     bool new_run = !b || !b->runs || !same_run(&ring->last, record, strings_key);

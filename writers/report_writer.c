@@ -200,18 +200,19 @@ static struct record_strings measure(const tally_command_record *record)
 /* Twelve record numbers and their separators, at most. */
 #define RECORD_NUMBERS_MAX (12 * (TEXT_NUMBER_MAX + 1))
 
-static bool segment_matches(const struct segment *g, const tally_command_record *record,
-                            const struct record_strings *n)
+/* Whether the record's numbers and strings are the segment's. strncmp of
+ * each stored string's length and its NUL: equal exactly when the record's
+ * string is the same, without measuring it first, and it stops at the
+ * record's NUL. */
+static bool segment_matches(const struct segment *g, const tally_command_record *record)
 {
     if (!g->valid || g->context != record->context || g->frame != record->frame ||
-        g->submission != record->submission || g->stream != record->stream ||
-        g->lengths[0] != n->kind || g->lengths[1] != n->api_name ||
-        g->lengths[2] != n->context_api || g->lengths[3] != n->label)
+        g->submission != record->submission || g->stream != record->stream)
         return false;
     const char *at = g->strings;
     const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
     for (int i = 0; i < 4; i++) {
-        if (memcmp(at, strings[i], g->lengths[i]) != 0)
+        if (strncmp(at, strings[i], g->lengths[i] + 1) != 0)
             return false;
         at += g->lengths[i] + 1;
     }
@@ -244,12 +245,13 @@ static bool same_numbers(const struct segment *g, const tally_command_record *re
 }
 
 /* The segment of this record, formatted when it differs from the last. */
-static const struct segment *segment_for(tally_report *r, const tally_command_record *record,
-                                         const struct record_strings *n)
+static const struct segment *segment_for(tally_report *r, const tally_command_record *record)
 {
     struct segment *g = &r->segment;
-    if (!g->keyed && segment_matches(g, record, n))
+    if (!g->keyed && segment_matches(g, record))
         return g;
+    struct record_strings measured = measure(record);
+    const struct record_strings *n = &measured;
     g->valid = false;
     g->keyed = false;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
@@ -323,6 +325,42 @@ static inline char *put_segment(char *p, const struct segment *g)
     return p + g->text_length;
 }
 
+/*
+ * A CSV row's value columns. An unsigned value below 10^8 (most are) is
+ * kept with its text, so a value equal to its column's previous one (counts
+ * that repeat from draw to draw) is copied as it was; its digits do not
+ * depend on where the row has got to, so the processor works on the next
+ * columns' while storing this one's. Other values are formatted by
+ * put_value. Locals and restrict: the compiler would otherwise assume that
+ * each byte stored through p may change the memo, and reload it.
+ */
+static inline char *csv_values(tally_report *r, char *restrict p,
+                               const tally_value *restrict values)
+{
+    struct column_text *restrict memo = r->texts;
+    const uint8_t *restrict kinds = r->kinds;
+    const uint32_t count = r->count;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t v = values[i].u64;
+        if (v != memo[i].value) {
+            memo[i].value = v;
+            bool fast = kinds[i] == COLUMN_UNSIGNED && v < 100000000u;
+            unsigned digits = text_below_1e8((uint32_t)v, &memo[i].text);
+            memo[i].length = fast ? digits : 0;
+        }
+        uint64_t text = memo[i].text;
+        uint32_t length = memo[i].length;
+        *p++ = ',';
+        if (length) {
+            memcpy(p, &text, 8);
+            p += length;
+        } else {
+            p = put_value(r, p, i, values[i], false);
+        }
+    }
+    return p;
+}
+
 static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
@@ -333,30 +371,7 @@ static inline char *csv_row(tally_report *r, char *p, const struct segment *g, u
     p = text_u64(p, end_ns);
     *p++ = ',';
     p = text_u64(p, end_ns >= begin_ns ? end_ns - begin_ns : 0);
-    /* Two passes: the text of every unsigned value below 10^8 (most are)
-     * first, independent of one another, so the processor works on several
-     * at once, and a value equal to its column's previous one (counts that
-     * repeat from draw to draw) taken as it was; then the stores, each at
-     * the end of the one before. Other values are formatted in the second. */
-    struct column_text *memo = r->texts;
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint64_t v = values[i].u64;
-        if (v == memo[i].value)
-            continue;
-        memo[i].value = v;
-        bool fast = r->kinds[i] == COLUMN_UNSIGNED && v < 100000000u;
-        unsigned digits = text_below_1e8((uint32_t)v, &memo[i].text);
-        memo[i].length = fast ? digits : 0;
-    }
-    for (uint32_t i = 0; i < r->count; i++) {
-        *p++ = ',';
-        if (memo[i].length) {
-            memcpy(p, &memo[i].text, 8);
-            p += memo[i].length;
-        } else {
-            p = put_value(r, p, i, values[i], false);
-        }
-    }
+    p = csv_values(r, p, values);
     *p++ = '\n';
     return p;
 }
@@ -550,8 +565,7 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
 {
     if (!report || !record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct record_strings n = measure(record);
-    const struct segment *g = segment_for(report, record, &n);
+    const struct segment *g = segment_for(report, record);
     if (!g)
         return TALLY_ERROR_OUT_OF_MEMORY;
     tally_status s =
@@ -593,8 +607,7 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
     struct segment *g = &report->segment;
     if (!g->keyed || g->key != run->strings_key || g->kind != record->kind ||
         g->api_name != record->api_name || !same_numbers(g, record)) {
-        struct record_strings n = measure(record);
-        if (!segment_for(report, record, &n))
+        if (!segment_for(report, record))
             return TALLY_ERROR_OUT_OF_MEMORY;
         g->keyed = true;
         g->key = run->strings_key;
