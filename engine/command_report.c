@@ -195,9 +195,10 @@ static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
 static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct derived_memo *m)
 {
     const uint64_t *delta = d->exec.delta;
-    bool same = m->valid && m->inputs;
-    for (uint32_t k = 0; k < m->inputs && same; k++)
-        same = delta[m->slots[k]] == m->last[k];
+    uint32_t inputs = m->valid ? m->inputs : 0;
+    bool same = inputs > 0;
+    for (uint32_t k = 0; k < inputs; k++)
+        same &= delta[m->slots[k]] == m->last[k];
     if (same)
         return m->value;
     tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants, &m->value);
@@ -211,9 +212,12 @@ static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct d
 static void evaluate_selected(struct tally_device *d, tally_value *values)
 {
     const struct command_report_rows *rows = d->report_rows;
-    const uint64_t *delta = d->exec.delta;
-    for (uint32_t i = 0; i < d->report_counter_count; i++) {
-        uint32_t raw = rows->plain_raw[i];
+    /* locals: the stores through values could otherwise alias them */
+    const uint64_t *restrict delta = d->exec.delta;
+    const uint32_t *restrict plain_raw = rows->plain_raw;
+    const uint32_t count = d->report_counter_count;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t raw = plain_raw[i];
         if (raw != TALLY_NOT_RAW)
             values[i].u64 = delta[raw];
         else

@@ -55,11 +55,21 @@ struct column_text {
     uint32_t length; /* 0: formatted by put_value */
 };
 
+/* A command's end time and its text: the next command most often begins
+ * when this one ended, and its begin_ns is then copied from here. */
+struct time_text {
+    uint64_t value;
+    uint32_t length; /* 0: none kept */
+    char text[24];   /* the digits, and what the 8-byte stores wrote past them */
+};
+
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
-    struct float_memo *floats; /* per column */
-    struct column_text *texts; /* per column */
+    struct float_memo *floats;        /* per column */
+    struct column_text *texts;        /* per column */
+    struct time_text end_text;        /* CSV: the latest row's end_ns */
+    struct column_text duration_text; /* CSV: the latest row's duration_ns */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
@@ -361,16 +371,65 @@ static inline char *csv_values(tally_report *r, char *restrict p,
     return p;
 }
 
+/* An unsigned number through a one-entry memo of its text (see csv_values). */
+static inline char *put_memo_u64(char *p, struct column_text *m, uint64_t v)
+{
+    if (v != m->value) {
+        m->value = v;
+        unsigned digits = text_below_1e8((uint32_t)v, &m->text);
+        m->length = v < 100000000u ? digits : 0;
+    }
+    if (!m->length)
+        return text_u64(p, v);
+    memcpy(p, &m->text, 8);
+    return p + m->length;
+}
+
+/* end_ns, kept for the next row's begin_ns when it has at most 16 digits
+ * (stored from registers into both places). */
+static inline char *put_end(char *p, struct time_text *t, uint64_t v)
+{
+    uint64_t high, low;
+    unsigned length;
+    if (v < 100000000u) {
+        length = text_below_1e8((uint32_t)v, &high);
+        memcpy(p, &high, 8);
+        memcpy(t->text, &high, 8);
+    } else if (v < 10000000000000000u) {
+        length = text_below_1e8((uint32_t)(v / 100000000u), &high);
+        low = text_digits8((uint32_t)(v % 100000000u)) + TEXT_ASCII_ZEROS;
+        memcpy(p, &high, 8);
+        memcpy(p + length, &low, 8);
+        memcpy(t->text, &high, 8);
+        memcpy(t->text + length, &low, 8);
+        length += 8;
+    } else {
+        t->length = 0;
+        return text_u64(p, v);
+    }
+    t->value = v;
+    t->length = length;
+    return p + length;
+}
+
+static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
+{
+    if (v != t->value || !t->length)
+        return text_u64(p, v);
+    memcpy(p, t->text, 16);
+    return p + t->length;
+}
+
 static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
     p = text_u64(p, sequence);
     p = put_segment(p, g);
-    p = text_u64(p, begin_ns);
+    p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
-    p = text_u64(p, end_ns);
+    p = put_end(p, &r->end_text, end_ns);
     *p++ = ',';
-    p = text_u64(p, end_ns >= begin_ns ? end_ns - begin_ns : 0);
+    p = put_memo_u64(p, &r->duration_text, end_ns >= begin_ns ? end_ns - begin_ns : 0);
     p = csv_values(r, p, values);
     *p++ = '\n';
     return p;
@@ -514,6 +573,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
+    r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     if (!(r->text = malloc(TEXT_BUFFER_SIZE + SLACK)) || !prepare_columns(r)) {
         free_report(r);
         return NULL;
