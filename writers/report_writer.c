@@ -47,12 +47,13 @@ struct float_memo {
     uint32_t at, length;
 };
 
-/* A column's latest value and, when it is unsigned and below 10^8, its
- * text as text_below_1e8 makes it. */
+/* A CSV column's latest value (its bits) and its text, when it is a float
+ * or an unsigned value below 10^8: counts and ratios often repeat from one
+ * command to the next, and a repeat is copied. */
 struct column_text {
     uint64_t value;
-    uint64_t text;
-    uint32_t length; /* 0: formatted by put_value */
+    uint32_t length; /* 0: formatted by put_value each time */
+    char text[32];   /* the text, and what the stores of whole registers wrote past it */
 };
 
 /* A command's end time and its text: the next command most often begins
@@ -336,13 +337,14 @@ static inline char *put_segment(char *p, const struct segment *g)
 }
 
 /*
- * A CSV row's value columns. An unsigned value below 10^8 (most are) is
- * kept with its text, so a value equal to its column's previous one (counts
- * that repeat from draw to draw) is copied as it was; its digits do not
- * depend on where the row has got to, so the processor works on the next
- * columns' while storing this one's. Other values are formatted by
- * put_value. Locals and restrict: the compiler would otherwise assume that
- * each byte stored through p may change the memo, and reload it.
+ * A CSV row's value columns. A value equal to its column's previous one
+ * (counts and ratios that repeat from draw to draw) is copied from the
+ * column's memo; an unsigned value below 10^8 (most are) is formatted
+ * inline, its digits independent of where the row has got to, so the
+ * processor works on the next columns' while storing this one's; a float
+ * by text_f64; others by put_value. Locals and restrict: the compiler would
+ * otherwise assume that each byte stored through p may change the memo,
+ * and reload it.
  */
 static inline char *csv_values(tally_report *r, char *restrict p,
                                const tally_value *restrict values)
@@ -352,19 +354,27 @@ static inline char *csv_values(tally_report *r, char *restrict p,
     const uint32_t count = r->count;
     for (uint32_t i = 0; i < count; i++) {
         uint64_t v = values[i].u64;
-        if (v != memo[i].value) {
-            memo[i].value = v;
-            bool fast = kinds[i] == COLUMN_UNSIGNED && v < 100000000u;
-            unsigned digits = text_below_1e8((uint32_t)v, &memo[i].text);
-            memo[i].length = fast ? digits : 0;
-        }
-        uint64_t text = memo[i].text;
-        uint32_t length = memo[i].length;
+        struct column_text *m = &memo[i];
         *p++ = ',';
-        if (length) {
-            memcpy(p, &text, 8);
-            p += length;
+        if (v == m->value && m->length) {
+            memcpy(p, m->text, 32);
+            p += m->length;
+            continue;
+        }
+        m->value = v;
+        if (kinds[i] == COLUMN_UNSIGNED && v < 100000000u) {
+            uint64_t text;
+            m->length = text_below_1e8((uint32_t)v, &text);
+            memcpy(p, &text, 8); /* from the register, not read back from the memo */
+            memcpy(m->text, &text, 8);
+            p += m->length;
+        } else if (kinds[i] == COLUMN_FLOAT) {
+            char *end = text_f64(p, values[i].f64);
+            m->length = (uint32_t)(end - p);
+            memcpy(m->text, p, 32);
+            p = end;
         } else {
+            m->length = 0;
             p = put_value(r, p, i, values[i], false);
         }
     }
@@ -374,14 +384,19 @@ static inline char *csv_values(tally_report *r, char *restrict p,
 /* An unsigned number through a one-entry memo of its text (see csv_values). */
 static inline char *put_memo_u64(char *p, struct column_text *m, uint64_t v)
 {
-    if (v != m->value) {
-        m->value = v;
-        unsigned digits = text_below_1e8((uint32_t)v, &m->text);
-        m->length = v < 100000000u ? digits : 0;
+    if (v == m->value && m->length) {
+        memcpy(p, m->text, 8);
+        return p + m->length;
     }
-    if (!m->length)
+    m->value = v;
+    if (v >= 100000000u) {
+        m->length = 0;
         return text_u64(p, v);
-    memcpy(p, &m->text, 8);
+    }
+    uint64_t text;
+    m->length = text_below_1e8((uint32_t)v, &text);
+    memcpy(p, &text, 8);
+    memcpy(m->text, &text, 8);
     return p + m->length;
 }
 

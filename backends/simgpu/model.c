@@ -53,13 +53,14 @@ void simgpu_divisors_init(struct simgpu *g)
     };
 }
 
-/* div_up(a, d->value), with the same wrap-around of a + value - 1. */
+/* div_up(a, d->value): (a + value - 1) / value with its wrap-around, and 0
+ * for a value of 0 (which is not a power of two). */
 static uint64_t div_up_by(uint64_t a, const struct simgpu_divisor *d)
 {
-    if (!d->value)
-        return 0;
     uint64_t n = a + d->value - 1;
-    return d->shift >= 0 ? n >> d->shift : n / d->value;
+    if (d->shift >= 0)
+        return n >> d->shift;
+    return d->value ? n / d->value : 0;
 }
 
 static uint64_t busy(uint64_t work, const struct simgpu_divisor *rate, uint64_t latency)
