@@ -67,9 +67,14 @@ struct time_text {
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
-    struct float_memo *floats;        /* per column */
-    struct column_text *texts;        /* per column */
-    struct time_text end_text;        /* CSV: the latest row's end_ns */
+    struct float_memo *floats; /* per column */
+    struct column_text *texts; /* per column */
+    struct time_text end_text; /* CSV: the latest row's end_ns */
+    /* CSV: the latest row's values and where their text is in the text
+     * buffer: a row that repeats them (the same draw again) copies it. */
+    tally_value *last_values;
+    uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
+    size_t last_at, last_length;
     struct column_text duration_text; /* CSV: the latest row's duration_ns */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
@@ -346,8 +351,8 @@ static inline char *put_segment(char *p, const struct segment *g)
  * otherwise assume that each byte stored through p may change the memo,
  * and reload it.
  */
-static inline char *csv_values(tally_report *r, char *restrict p,
-                               const tally_value *restrict values)
+static inline char *csv_columns(tally_report *r, char *restrict p,
+                                const tally_value *restrict values)
 {
     struct column_text *restrict memo = r->texts;
     const uint8_t *restrict kinds = r->kinds;
@@ -377,6 +382,28 @@ static inline char *csv_values(tally_report *r, char *restrict p,
             m->length = 0;
             p = put_value(r, p, i, values[i], false);
         }
+    }
+    return p;
+}
+
+/* The value columns, or the previous row's text of them when this row's
+ * values are the same (its text is in the buffer until the buffer is
+ * written out). */
+static inline char *csv_values(tally_report *r, char *restrict p,
+                               const tally_value *restrict values)
+{
+    size_t bytes = (size_t)r->count * sizeof *values;
+    if (r->last_generation == r->generation && memcmp(values, r->last_values, bytes) == 0) {
+        memcpy(p, r->text + r->last_at, r->last_length);
+        return p + r->last_length;
+    }
+    char *start = p;
+    p = csv_columns(r, p, values);
+    if (!r->own_row) {
+        memcpy(r->last_values, values, bytes);
+        r->last_generation = r->generation;
+        r->last_at = (size_t)(start - r->text);
+        r->last_length = (size_t)(p - start);
     }
     return p;
 }
@@ -546,6 +573,7 @@ static void free_report(tally_report *r)
     free(r->kinds);
     free(r->floats);
     free(r->texts);
+    free(r->last_values);
     free(r->segment.strings);
     free(r->segment.text);
     free(r->text);
@@ -559,7 +587,8 @@ static bool prepare_columns(tally_report *r)
     r->keys = calloc(r->count + 1, sizeof *r->keys);
     r->floats = calloc(r->count + 1, sizeof *r->floats);
     r->texts = calloc(r->count + 1, sizeof *r->texts);
-    if (!r->kinds || !r->keys || !r->floats || !r->texts)
+    r->last_values = calloc(r->count + 1, sizeof *r->last_values);
+    if (!r->kinds || !r->keys || !r->floats || !r->texts || !r->last_values)
         return false;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
