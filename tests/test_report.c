@@ -1002,13 +1002,14 @@ static void rows_that_repeat_the_previous_values_are_written_in_full(void **stat
     big[BIG] = '\0';
     uint64_t run = 0, key = 0;
     for (uint64_t i = 0; i < N; i++) {
-        if (run == 0) { /* a new run of equal values, 1 to 9 rows long */
-            run = 1 + i * 7 % 9;
+        if (run == 0) { /* a new run of equal values, 1 to 9 rows long, and one of
+                         * 30000 that outlasts several fills of the buffer */
+            run = i >= 20000 && i < 20010 ? 30000 : 1 + i * 7 % 9;
             key = i;
         }
         run--;
         tally_command_record record = sample_record(i);
-        if (i % 20000 == 19999)
+        if (i % 20000 == 19999 && i != 39999)
             record.label = big;
         tally_value values[3] = {{.u64 = key * 977}, {.f64 = (double)key / 7.0}, {.u64 = key % 3}};
         assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
@@ -1020,7 +1021,7 @@ static void rows_that_repeat_the_previous_values_are_written_in_full(void **stat
     run = 0;
     for (uint64_t i = 0; i < N; i++) {
         if (run == 0) {
-            run = 1 + i * 7 % 9;
+            run = i >= 20000 && i < 20010 ? 30000 : 1 + i * 7 % 9;
             key = i;
         }
         run--;
