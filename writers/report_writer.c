@@ -393,6 +393,8 @@ static inline char *csv_values(tally_report *r, char *restrict p,
                                const tally_value *restrict values)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
+    if (!bytes)
+        return p; /* no value columns (and values may be NULL) */
     if (r->last_generation == r->generation && memcmp(values, r->last_values, bytes) == 0) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;

@@ -19,8 +19,32 @@ struct simgpu_divisors {
         ia_vertices, setup_primitives;
 };
 
+/*
+ * The last draw's counts and what they were computed from: a draw that
+ * repeats it (the same mesh drawn again with the same state, as frames do)
+ * takes its counts without running the model. The key is everything the
+ * model reads of a draw without index data: its counts, topology and flags,
+ * the render state and the bound program's description (a copy: a program
+ * freed and another made at the same address must not match). When many
+ * draws in a row differ, the memo rests for a while, so that a stream of
+ * distinct draws pays little for it.
+ */
+struct simgpu_draw_memo {
+    bool valid;
+    const tally_program_desc *program;
+    tally_program_desc program_copy;
+    tally_render_state render;
+    uint32_t count, instance_count, flags;
+    uint8_t topology, patch_control_points, index_size;
+    uint64_t cycles;
+    uint64_t raw[SIMGPU_RAW_COUNT];
+    uint32_t misses;  /* in a row */
+    uint32_t resting; /* draws left without looking */
+};
+
 struct simgpu {
     struct simgpu_profile profile;
+    struct simgpu_draw_memo memo;
     struct simgpu_divisors div; /* from the profile, by simgpu_divisors_init */
     char name[64];
     uint32_t *cache_ring; /* vertex cache model scratch */
