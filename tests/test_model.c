@@ -555,7 +555,9 @@ static void repeated_draws_count_as_the_same_draw_on_a_fresh_device(void **state
     int bound = 0;
     for (uint32_t i = 0; i < REPEAT_STEPS; i++) {
         struct repeat_step step = repeat_step(i);
-        if (step.program != bound) { /* the old one released once its draws ran */
+        if (step.program != bound) {
+            /* the old one unbound and released once its draws ran */
+            assert_int_equal(tally_stream_bind_program(fx->engine.stream, NULL), TALLY_OK);
             engine_fixture_submit(&fx->engine);
             if (program)
                 tally_program_release(program);
