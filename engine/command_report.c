@@ -40,11 +40,12 @@ struct command_report_rows {
      * (most are), else TALLY_NOT_RAW and the evaluator runs. */
     uint32_t *plain_raw;
     struct derived_memo *memos; /* per report counter, for the derived ones */
-    /* The same as two lists, so that evaluating a row is a tight copy loop
-     * and a short loop over the derived ones. */
-    uint32_t plain_count, derived_count;
-    uint32_t *plain_column, *plain_slot; /* plain_count each */
-    uint32_t *derived_column;            /* derived_count */
+    uint32_t derived_count;
+    uint32_t *derived_column; /* the derived ones' columns, derived_count */
+    /* Per report counter, where its value is once the derived ones are
+     * evaluated: its slot in the executor's delta (allocated once, before
+     * the report opens) or its memo's value. */
+    const uint64_t **sources;
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
@@ -126,20 +127,18 @@ static tally_status open_rows(struct tally_device *d)
     rows->label_context = UINT32_MAX;
     rows->plain_raw = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
     rows->memos = calloc(d->report_counter_count + 1, sizeof *rows->memos);
-    rows->plain_column = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
-    rows->plain_slot = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
     rows->derived_column = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
-    if (!rows->plain_raw || !rows->memos || !rows->plain_column || !rows->plain_slot ||
-        !rows->derived_column)
+    rows->sources = malloc((d->report_counter_count + 1) * sizeof *rows->sources);
+    if (!rows->plain_raw || !rows->memos || !rows->derived_column || !rows->sources)
         return TALLY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < d->report_counter_count; i++) {
         if (tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i])) {
-            rows->plain_column[rows->plain_count] = i;
-            rows->plain_slot[rows->plain_count++] = rows->plain_raw[i];
+            rows->sources[i] = &d->exec.delta[rows->plain_raw[i]];
             continue;
         }
         rows->plain_raw[i] = TALLY_NOT_RAW;
         rows->derived_column[rows->derived_count++] = i;
+        rows->sources[i] = &rows->memos[i].value.u64;
         struct derived_memo *m = &rows->memos[i];
         uint32_t n = tally_catalogue_counter_raw_inputs(d->catalogue, d->report_counters[i],
                                                         m->slots, MEMO_INPUTS);
@@ -221,21 +220,19 @@ static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct d
     return m->value;
 }
 
-/* Only the selected counters, and most of them a copy of a raw slot. */
+/* Only the selected counters, and most of them a copy of a raw slot: the
+ * derived ones into their memos, then every value from where it is. */
 static void evaluate_selected(struct tally_device *d, tally_value *values)
 {
-    const struct command_report_rows *rows = d->report_rows;
-    /* locals: the stores through values could otherwise alias them */
-    const uint64_t *restrict delta = d->exec.delta;
-    const uint32_t *restrict column = rows->plain_column;
-    const uint32_t *restrict slot = rows->plain_slot;
-    const uint32_t plain = rows->plain_count, derived = rows->derived_count;
-    for (uint32_t k = 0; k < plain; k++)
-        values[column[k]].u64 = delta[slot[k]];
+    struct command_report_rows *rows = d->report_rows;
+    const uint32_t derived = rows->derived_count, count = d->report_counter_count;
     for (uint32_t k = 0; k < derived; k++) {
         uint32_t i = rows->derived_column[k];
-        values[i] = evaluate_derived(d, i, &rows->memos[i]);
+        evaluate_derived(d, i, &rows->memos[i]);
     }
+    const uint64_t *const *restrict sources = rows->sources;
+    for (uint32_t i = 0; i < count; i++)
+        values[i].u64 = *sources[i];
 }
 
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
@@ -284,9 +281,8 @@ static void close_rows(struct tally_device *d)
         report_ring_close(rows->ring);
     free(rows->plain_raw);
     free(rows->memos);
-    free(rows->plain_column);
-    free(rows->plain_slot);
     free(rows->derived_column);
+    free(rows->sources);
     free(rows);
     d->report_rows = NULL;
 }
