@@ -19,8 +19,10 @@
  * refused.
  *
  * Every failing call returns TALLY_ERROR_IO with errno saying why (as
- * atomic_file_strerror words it). Output goes through a fixed-size buffer,
- * so memory stays bounded however much is written.
+ * atomic_file_strerror words it). Output goes through fixed-size buffers,
+ * so memory stays bounded however much is written; a temporary file is
+ * written with O_DIRECT, a megabyte at a time, where its file system allows
+ * it (atomic_file.c says why).
  *
  * Internal to libtally; one thread uses a file at a time.
  */
@@ -44,6 +46,9 @@ struct atomic_file {
     char *path;      /* the destination, as given */
     char *temp_path; /* ATOMIC_FILE_NAMED: the temporary file beside it */
     char *buffer;    /* the stream's buffer */
+    char *stage;     /* temporary files: what goes out with O_DIRECT, aligned */
+    size_t staged;   /* bytes in the stage */
+    bool direct;     /* O_DIRECT is on */
     int fd;
     int error; /* errno of the first failed write, 0 if none */
     enum atomic_file_mode mode;
