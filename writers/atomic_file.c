@@ -190,6 +190,30 @@ static ssize_t cookie_write(void *cookie, const char *data, size_t size)
     return (ssize_t)done;
 }
 
+bool atomic_file_write_aligned(struct atomic_file *f, const char *data, size_t size)
+{
+    if (!f->direct || (uintptr_t)data % DIRECT_ALIGN || size % DIRECT_ALIGN)
+        return false;
+    if (fflush(f->stream) != 0 || f->staged || f->error)
+        return false; /* earlier bytes wait in the stage: they go first */
+    size_t done = 0;
+    while (done < size && f->direct && !f->error) {
+        ssize_t n = write(f->fd, data + done, size - done);
+        if (n > 0 && (size_t)n % DIRECT_ALIGN == 0) {
+            done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            if (n < 0 && errno != EINVAL)
+                f->error = errno;
+            done += n > 0 ? (size_t)n : 0;
+            end_direct(f); /* refused, or a short write: the rest buffered */
+        }
+    }
+    write_all(f, data + done, size - done);
+    return true;
+}
+
 /* A temporary file's stage, and O_DIRECT on, when its file system takes it. */
 static void try_direct(struct atomic_file *f)
 {

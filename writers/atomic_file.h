@@ -62,6 +62,13 @@ tally_status atomic_file_open(struct atomic_file *f, const char *path);
 /* Where to write. Write errors are sticky (ferror) and make commit fail. */
 FILE *atomic_file_stream(struct atomic_file *f);
 
+/* Writes size bytes at data straight to the file with O_DIRECT, without a
+ * copy, when that is on, nothing written earlier waits in a buffer, data is
+ * aligned to 4096 bytes and size a multiple of them; false, writing
+ * nothing, otherwise (the caller then writes them to the stream). Errors
+ * are the stream's (atomic_file_failed). */
+bool atomic_file_write_aligned(struct atomic_file *f, const char *data, size_t size);
+
 /* True once a write has failed (errno then says why); the file cannot be
  * committed any more. */
 bool atomic_file_failed(struct atomic_file *f);

@@ -15,7 +15,7 @@
 
 /* The text buffer has SLACK bytes past its size: the row formatter copies
  * in 16-byte pieces and the number formatters store 8 bytes at a time. */
-enum { TEXT_BUFFER_SIZE = 1024 * 1024, SLACK = 64 };
+enum { TEXT_BUFFER_SIZE = 1024 * 1024, SLACK = 64, TEXT_PAGE = 4096 };
 
 /* How a column's values are written. */
 enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
@@ -182,24 +182,52 @@ static enum column_kind kind_of(tally_storage storage)
 }
 
 /* Write errors are found here, not per row (ferror costs a lock). */
-static void flush_text(tally_report *r)
+static char *put_literal(char *p, const char *text);
+
+static void flush_text(tally_report *r, bool all)
 {
-    if (r->used)
-        fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
-    r->used = 0;
-    r->generation++; /* earlier rows' text is about to be overwritten */
+    /* Whole 4 KiB pages go straight to the file (O_DIRECT, no copy) where
+     * it can take them; the rest moves to the buffer's start. */
+    size_t pages = r->used & ~(size_t)(TEXT_PAGE - 1);
+    if (pages && atomic_file_write_aligned(&r->file, r->text, pages)) {
+        memmove(r->text, r->text + pages, r->used - pages);
+        r->used -= pages;
+    }
+    if (all || r->used > TEXT_PAGE) {
+        if (r->used)
+            fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
+        r->used = 0;
+    }
+    r->generation++; /* earlier rows' text is about to be overwritten or moved */
     r->failed = atomic_file_failed(&r->file);
 }
 
+/* The headers are formatted into the text buffer, like the rows, so that
+ * the rows' pages stay aligned in the file (flush_text); a header too large
+ * for it (counters by the thousand) goes through the stream. */
 static void write_csv_header(tally_report *r)
 {
-    FILE *out = atomic_file_stream(&r->file);
-    fputs(csv_record_header, out);
-    for (uint32_t i = 0; i < r->count; i++) {
-        putc(',', out);
-        put_csv_field(out, column(r, i)->symbol);
+    size_t bound = sizeof csv_record_header + 2;
+    for (uint32_t i = 0; i < r->count; i++)
+        bound += TEXT_CSV_MAX(strlen(column(r, i)->symbol)) + 1;
+    if (bound > TEXT_BUFFER_SIZE / 2) {
+        FILE *out = atomic_file_stream(&r->file);
+        fputs(csv_record_header, out);
+        for (uint32_t i = 0; i < r->count; i++) {
+            putc(',', out);
+            put_csv_field(out, column(r, i)->symbol);
+        }
+        putc('\n', out);
+        return;
     }
-    putc('\n', out);
+    char *p = put_literal(r->text + r->used, csv_record_header);
+    for (uint32_t i = 0; i < r->count; i++) {
+        const char *symbol = column(r, i)->symbol;
+        *p++ = ',';
+        p = text_csv_field(p, symbol, strlen(symbol));
+    }
+    *p++ = '\n';
+    r->used = (size_t)(p - r->text);
 }
 
 /* The four strings of a record, measured once. */
@@ -481,17 +509,38 @@ static inline char *csv_row(tally_report *r, char *p, const struct segment *g, u
 
 static void write_json_header(tally_report *r)
 {
-    FILE *out = atomic_file_stream(&r->file);
-    fputs("{\"counters\":[", out);
+    size_t bound = 64;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
-        fputs(i ? ",{\"symbol\":" : "{\"symbol\":", out);
-        report_put_json_string(r->file.stream, counter->symbol);
-        fputs(",\"unit\":", out);
-        report_put_json_string(r->file.stream, counter->unit_name ? counter->unit_name : "");
-        putc('}', out);
+        bound += TEXT_JSON_MAX(strlen(counter->symbol)) + 32 +
+                 TEXT_JSON_MAX(counter->unit_name ? strlen(counter->unit_name) : 0);
     }
-    fputs("],\n\"commands\":[", out);
+    if (bound > TEXT_BUFFER_SIZE / 2) {
+        FILE *out = atomic_file_stream(&r->file);
+        fputs("{\"counters\":[", out);
+        for (uint32_t i = 0; i < r->count; i++) {
+            const tally_counter_info *counter = column(r, i);
+            fputs(i ? ",{\"symbol\":" : "{\"symbol\":", out);
+            report_put_json_string(r->file.stream, counter->symbol);
+            fputs(",\"unit\":", out);
+            report_put_json_string(r->file.stream, counter->unit_name ? counter->unit_name : "");
+            putc('}', out);
+        }
+        fputs("],\n\"commands\":[", out);
+        return;
+    }
+    char *p = put_literal(r->text + r->used, "{\"counters\":[");
+    for (uint32_t i = 0; i < r->count; i++) {
+        const tally_counter_info *counter = column(r, i);
+        const char *unit = counter->unit_name ? counter->unit_name : "";
+        p = put_literal(p, i ? ",{\"symbol\":" : "{\"symbol\":");
+        p = text_json_string(p, counter->symbol, strlen(counter->symbol));
+        p = put_literal(p, ",\"unit\":");
+        p = text_json_string(p, unit, strlen(unit));
+        *p++ = '}';
+    }
+    p = put_literal(p, "],\n\"commands\":[");
+    r->used = (size_t)(p - r->text);
 }
 
 static inline char *json_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
@@ -525,12 +574,13 @@ static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t
                                           : csv_row(r, p, g, sequence, begin_ns, end_ns, values);
 }
 
-/* A row too large for the text buffer (a label of megabytes), formatted
+/* A row too large for the text buffer (a label of megabytes; the buffer
+ * keeps up to a page that flush_text has not written), formatted
  * into an allocation of its own and written at once. */
 static tally_status write_large_row(tally_report *r, const struct segment *g, uint64_t sequence,
                                     uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    flush_text(r);
+    flush_text(r, true);
     char *own = malloc(g->row_bound);
     if (!own)
         return TALLY_ERROR_OUT_OF_MEMORY;
@@ -546,10 +596,10 @@ static tally_status write_large_row(tally_report *r, const struct segment *g, ui
 static tally_status write_row(tally_report *r, const struct segment *g, uint64_t sequence,
                               uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    if (g->row_bound > TEXT_BUFFER_SIZE)
+    if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
         return write_large_row(r, g, sequence, begin_ns, end_ns, values);
-    if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
-        flush_text(r);
+    if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+        flush_text(r, false);
     char *start = r->text + r->used;
     r->used += (size_t)(any_row(r, start, g, sequence, begin_ns, end_ns, values) - start);
     return TALLY_OK;
@@ -620,7 +670,10 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
-    if (!(r->text = malloc(TEXT_BUFFER_SIZE + SLACK)) || !prepare_columns(r)) {
+    /* aligned, for atomic_file_write_aligned */
+    if (posix_memalign((void **)&r->text, TEXT_PAGE, TEXT_BUFFER_SIZE + SLACK) != 0)
+        r->text = NULL;
+    if (!r->text || !prepare_columns(r)) {
         free_report(r);
         return NULL;
     }
@@ -687,8 +740,8 @@ static void csv_rows(tally_report *r, const struct segment *g, const report_ring
 {
     for (uint32_t i = 0; i < run->count; i++) {
         const report_ring_row *row = report_ring_run_row(run, i);
-        if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
-            flush_text(r);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+            flush_text(r, false);
         char *start = r->text + r->used;
         char *end = csv_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
         r->used += (size_t)(end - start);
@@ -699,8 +752,8 @@ static void json_rows(tally_report *r, const struct segment *g, const report_rin
 {
     for (uint32_t i = 0; i < run->count; i++) {
         const report_ring_row *row = report_ring_run_row(run, i);
-        if (r->used + g->row_bound > TEXT_BUFFER_SIZE)
-            flush_text(r);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+            flush_text(r, false);
         char *start = r->text + r->used;
         char *end = json_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
         r->used += (size_t)(end - start);
@@ -720,7 +773,7 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
         g->kind = record->kind;
         g->api_name = record->api_name;
     }
-    if (g->row_bound > TEXT_BUFFER_SIZE) {
+    if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE) {
         for (uint32_t i = 0; i < run->count; i++) {
             const report_ring_row *row = report_ring_run_row(run, i);
             tally_status s =
@@ -740,7 +793,7 @@ tally_status tally_report_close(tally_report *report)
 {
     if (!report)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    flush_text(report);
+    flush_text(report, true);
     if (report->format == TALLY_REPORT_JSON)
         fputs("\n]}\n", atomic_file_stream(&report->file));
     tally_status status = atomic_file_commit(&report->file);
