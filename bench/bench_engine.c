@@ -11,7 +11,9 @@
  *     counters, and the CPU per submitted draw of a pre-recorded frame with
  *     nobody listening and with the report; median of interleaved rounds.
  *
- * Usage: tally_bench [--quick]   (--quick: about 10x fewer iterations)
+ * Usage: tally_bench [--quick] [--report]
+ *   --quick:  about 10x fewer iterations
+ *   --report: only the per-draw report's figures (3.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,6 @@
 #define RECORD_TARGET_NS 20.0
 #define THROUGHPUT_TARGET 2.0e6
 #define ROWS_TARGET 10.0e6
-#define FRAME_ROUNDS 5
 
 static uint64_t now_ns(void)
 {
@@ -371,18 +372,6 @@ static struct throughput bench_throughput(enum throughput_mode mode, uint64_t wo
 
 /* ---- output ------------------------------------------------------------ */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, int n)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_doubles);
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 static void cpu_model(char *out, size_t size)
 {
     snprintf(out, size, "unknown");
@@ -413,12 +402,14 @@ static void row(const char *metric, const char *value, const char *target, const
 
 int main(int argc, char **argv)
 {
-    bool quick = false;
+    bool quick = false, report_only = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
+        } else if (strcmp(argv[i], "--report") == 0) {
+            report_only = true;
         } else {
-            fprintf(stderr, "usage: tally_bench [--quick]\n");
+            fprintf(stderr, "usage: tally_bench [--quick] [--report]\n");
             return 2;
         }
     }
@@ -444,84 +435,81 @@ int main(int argc, char **argv)
     );
     printf("device:     %s on %s, virtual clock\n\n", info.backend, info.name);
 
-    /* 1. recording */
-    tally_context *context;
-    tally_stream *stream;
-    CHECK(tally_context_create(device, "bench", &context));
-    CHECK(tally_stream_create(context, &stream));
-    double draw_ns = bench_record(stream, RECORD_DRAW, record_total, record_reset);
-    double dispatch_ns = bench_record(stream, RECORD_DISPATCH, record_total, record_reset);
-    tally_stream_destroy(stream);
-    tally_context_destroy(context);
-    tally_device_close(device);
-
-    /* 2. throughput */
-    struct throughput plain = bench_throughput(PLAIN, frame_work, submits);
-    struct throughput timeline = bench_throughput(TIMELINE, frame_work, submits);
-    struct throughput report = bench_throughput(REPORT, frame_work, report_submits);
-
-    /* 3. the report: rounds interleave idle and reporting runs */
-    uint64_t rows = quick ? 1000000u : 5000000u;
-    double rows_per_s = bench_report_rows_per_second(rows);
-    double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
-    uint64_t frame_bytes = 0;
-    int rounds = quick ? 1 : FRAME_ROUNDS;
-    for (int r = 0; r < rounds; r++) {
-        uint64_t unused;
-        idle[r] = bench_report_frame(false, 10000, 50, &unused);
-        reporting[r] = bench_report_frame(true, 10000, 50, &frame_bytes);
-    }
-    double idle_ns = median(idle, rounds), report_ns = median(reporting, rounds);
-
-    printf("recording: %llu appends per run, stream reset every %llu, best of %d runs\n",
-           (unsigned long long)record_total, (unsigned long long)record_reset, RECORD_RUNS);
-    const struct frame_counts *fc = &plain.fc;
-    printf("throughput: frame of %llu commands (%llu draws %.0f%%, %llu dispatches %.0f%%, "
-           "%llu transfers %.0f%%) + %llu state/marker commands;\n"
-           "            submitted %u times (report: %u), not consumed; draws only counted\n",
-           (unsigned long long)fc->work, (unsigned long long)fc->draws,
-           100.0 * (double)fc->draws / (double)fc->work, (unsigned long long)fc->dispatches,
-           100.0 * (double)fc->dispatches / (double)fc->work, (unsigned long long)fc->transfers,
-           100.0 * (double)fc->transfers / (double)fc->work, (unsigned long long)fc->state, submits,
-           report_submits);
-    printf("report:     %llu rows of %s;\n"
-           "            frame of 10000 one-triangle draws submitted 50 times, %d rounds "
-           "(%.1f MB CSV a run), process CPU\n",
-           (unsigned long long)rows, bench_report_counters, rounds, (double)frame_bytes / 1e6);
-    printf("timeline:   %llu events drained%s; report: %.1f MB CSV\n\n",
-           (unsigned long long)timeline.events, timeline.lost ? " (ring full, events dropped)" : "",
-           (double)report.bytes / 1e6);
+    /* 3. the report, measured first: rounds interleave idle and reporting runs */
+    struct bench_report_figures rf = bench_report_run(quick);
 
     char v[64], tgt[32];
     bool ok = true;
-    row("metric", "value", "target", "result");
-    row("--------------------------------------------", "----------------", "------------",
-        "------");
-    snprintf(v, sizeof(v), "%.2f ns", draw_ns);
-    snprintf(tgt, sizeof(tgt), "<= %.0f ns", RECORD_TARGET_NS);
-    row("record tally_stream_draw (ns/command)", v, tgt,
-        draw_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
-    ok &= draw_ns <= RECORD_TARGET_NS;
-    snprintf(v, sizeof(v), "%.2f ns", dispatch_ns);
-    row("record tally_stream_dispatch (ns/command)", v, tgt,
-        dispatch_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
-    ok &= dispatch_ns <= RECORD_TARGET_NS;
-    snprintf(v, sizeof(v), "%.3f M/s", plain.draws_per_s / 1e6);
-    snprintf(tgt, sizeof(tgt), ">= %.0f M/s", THROUGHPUT_TARGET / 1e6);
-    row("simgpu draws/s, realistic mix", v, tgt,
-        plain.draws_per_s >= THROUGHPUT_TARGET ? "PASS" : "FAIL");
-    ok &= plain.draws_per_s >= THROUGHPUT_TARGET;
-    snprintf(v, sizeof(v), "%.3f M/s", timeline.draws_per_s / 1e6);
-    row("simgpu draws/s, timeline subscribed", v, "-", "info");
-    snprintf(v, sizeof(v), "%.3f M/s", report.draws_per_s / 1e6);
-    row("simgpu draws/s, per-command CSV report", v, "-", "info");
-    snprintf(v, sizeof(v), "%.2f M/s", rows_per_s / 1e6);
+    if (!report_only) {
+        /* 1. recording */
+        tally_context *context;
+        tally_stream *stream;
+        CHECK(tally_context_create(device, "bench", &context));
+        CHECK(tally_stream_create(context, &stream));
+        double draw_ns = bench_record(stream, RECORD_DRAW, record_total, record_reset);
+        double dispatch_ns = bench_record(stream, RECORD_DISPATCH, record_total, record_reset);
+        tally_stream_destroy(stream);
+        tally_context_destroy(context);
+
+        /* 2. throughput */
+        struct throughput plain = bench_throughput(PLAIN, frame_work, submits);
+        struct throughput timeline = bench_throughput(TIMELINE, frame_work, submits);
+        struct throughput report = bench_throughput(REPORT, frame_work, report_submits);
+
+        printf("recording: %llu appends per run, stream reset every %llu, best of %d runs\n",
+               (unsigned long long)record_total, (unsigned long long)record_reset, RECORD_RUNS);
+        const struct frame_counts *fc = &plain.fc;
+        printf("throughput: frame of %llu commands (%llu draws %.0f%%, %llu dispatches %.0f%%, "
+               "%llu transfers %.0f%%) + %llu state/marker commands;\n"
+               "            submitted %u times (report: %u), not consumed; draws only counted\n",
+               (unsigned long long)fc->work, (unsigned long long)fc->draws,
+               100.0 * (double)fc->draws / (double)fc->work, (unsigned long long)fc->dispatches,
+               100.0 * (double)fc->dispatches / (double)fc->work, (unsigned long long)fc->transfers,
+               100.0 * (double)fc->transfers / (double)fc->work, (unsigned long long)fc->state,
+               submits, report_submits);
+        printf("timeline:   %llu events drained%s; report: %.1f MB CSV\n",
+               (unsigned long long)timeline.events,
+               timeline.lost ? " (ring full, events dropped)" : "", (double)report.bytes / 1e6);
+        bench_report_describe(&rf);
+        printf("\n");
+        row("metric", "value", "target", "result");
+        row("--------------------------------------------", "----------------", "------------",
+            "------");
+        snprintf(v, sizeof(v), "%.2f ns", draw_ns);
+        snprintf(tgt, sizeof(tgt), "<= %.0f ns", RECORD_TARGET_NS);
+        row("record tally_stream_draw (ns/command)", v, tgt,
+            draw_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
+        ok &= draw_ns <= RECORD_TARGET_NS;
+        snprintf(v, sizeof(v), "%.2f ns", dispatch_ns);
+        row("record tally_stream_dispatch (ns/command)", v, tgt,
+            dispatch_ns <= RECORD_TARGET_NS ? "PASS" : "FAIL");
+        ok &= dispatch_ns <= RECORD_TARGET_NS;
+        snprintf(v, sizeof(v), "%.3f M/s", plain.draws_per_s / 1e6);
+        snprintf(tgt, sizeof(tgt), ">= %.0f M/s", THROUGHPUT_TARGET / 1e6);
+        row("simgpu draws/s, realistic mix", v, tgt,
+            plain.draws_per_s >= THROUGHPUT_TARGET ? "PASS" : "FAIL");
+        ok &= plain.draws_per_s >= THROUGHPUT_TARGET;
+        snprintf(v, sizeof(v), "%.3f M/s", timeline.draws_per_s / 1e6);
+        row("simgpu draws/s, timeline subscribed", v, "-", "info");
+        snprintf(v, sizeof(v), "%.3f M/s", report.draws_per_s / 1e6);
+        row("simgpu draws/s, per-command CSV report", v, "-", "info");
+    } else {
+        bench_report_describe(&rf);
+        printf("\n");
+        row("metric", "value", "target", "result");
+        row("--------------------------------------------", "----------------", "------------",
+            "------");
+    }
+    tally_device_close(device);
+    snprintf(v, sizeof(v), "%.2f M/s", rf.rows_per_s / 1e6);
     snprintf(tgt, sizeof(tgt), ">= %.0f M/s", ROWS_TARGET / 1e6);
-    row("CSV rows/s of CPU, 15 counters", v, tgt, rows_per_s >= ROWS_TARGET ? "PASS" : "FAIL");
-    ok &= rows_per_s >= ROWS_TARGET;
-    snprintf(v, sizeof(v), "%.1f ns", idle_ns);
+    row("CSV rows/s of CPU, 15 counters", v, tgt, rf.rows_per_s >= ROWS_TARGET ? "PASS" : "FAIL");
+    ok &= rf.rows_per_s >= ROWS_TARGET;
+    snprintf(v, sizeof(v), "%.1f ns", rf.rows_user_ns);
+    row("  of which user CPU ns per row", v, "-", "info");
+    snprintf(v, sizeof(v), "%.1f ns", rf.idle_ns);
     row("frame CPU ns per submitted draw, idle", v, "-", "info");
-    snprintf(v, sizeof(v), "%.1f ns", report_ns);
+    snprintf(v, sizeof(v), "%.1f ns", rf.report_ns);
     row("frame CPU ns per submitted draw, CSV report", v, "-", "info");
     return ok ? 0 : 1;
 }

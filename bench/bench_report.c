@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,12 +31,25 @@ static double cpu_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double user_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6;
+}
+
 static void temp_path(char *path, size_t size, const char *what)
 {
     snprintf(path, size, "/tmp/tally_bench_%s_%ld.csv", what, (long)getpid());
 }
 
-double bench_report_rows_per_second(uint64_t rows)
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+double bench_report_rows_per_second(uint64_t rows, double *user_ns, double *row_bytes)
 {
     const tally_catalogue *cat = NULL;
     if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
@@ -63,7 +78,7 @@ double bench_report_rows_per_second(uint64_t rows)
     for (uint32_t c = 0; c < count; c++)
         floating[c] = tally_catalogue_counter(cat, columns[c])->storage == TALLY_STORAGE_FLOAT64;
     uint64_t ns = 1000000;
-    double t0 = cpu_seconds();
+    double t0 = cpu_seconds(), u0 = user_seconds();
     for (uint64_t i = 0; i < rows; i++) {
         /* A frame's spread: sizes from a few to thousands, a new submission
          * every 1000 draws, ratios that change with the draw. */
@@ -84,6 +99,8 @@ double bench_report_rows_per_second(uint64_t rows)
     }
     tally_status s = tally_report_close(report);
     double seconds = cpu_seconds() - t0;
+    *user_ns = (user_seconds() - u0) * 1e9 / (double)rows;
+    *row_bytes = (double)file_size(path) / (double)rows;
     remove(path);
     return s == TALLY_OK ? (double)rows / seconds : 0;
 }
@@ -125,13 +142,47 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
     double seconds = cpu_seconds() - t0;
     *bytes = 0;
     if (report) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            *bytes = (uint64_t)ftell(f);
-            fclose(f);
-        }
+        *bytes = file_size(path);
         remove(path);
     }
     return seconds * 1e9 / ((double)draws * submits);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, compare_doubles);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+enum { FRAME_ROUNDS = 5 };
+
+struct bench_report_figures bench_report_run(bool quick)
+{
+    struct bench_report_figures f = {.rows = quick ? 1000000u : 5000000u,
+                                     .rounds = quick ? 1 : FRAME_ROUNDS};
+    f.rows_per_s = bench_report_rows_per_second(f.rows, &f.rows_user_ns, &f.row_bytes);
+    double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
+    for (int r = 0; r < f.rounds; r++) {
+        uint64_t unused;
+        idle[r] = bench_report_frame(false, 10000, 50, &unused);
+        reporting[r] = bench_report_frame(true, 10000, 50, &f.frame_bytes);
+    }
+    f.idle_ns = median(idle, f.rounds);
+    f.report_ns = median(reporting, f.rounds);
+    return f;
+}
+
+void bench_report_describe(const struct bench_report_figures *f)
+{
+    printf("report:     %llu rows of %s (%.1f bytes a row);\n"
+           "            frame of 10000 one-triangle draws submitted 50 times, %d rounds "
+           "(%.1f MB CSV a run), process CPU\n",
+           (unsigned long long)f->rows, bench_report_counters, f->row_bytes, f->rounds,
+           (double)f->frame_bytes / 1e6);
 }

@@ -8,12 +8,28 @@
 /* The 15 counters both figures report. */
 extern const char bench_report_counters[];
 
-/* Rows per second of process CPU time for tally_report_write of `rows` rows. */
-double bench_report_rows_per_second(uint64_t rows);
+/* Rows per second of process CPU time for tally_report_write of `rows` rows;
+ * *user_ns: user CPU per row; *row_bytes: bytes per row. */
+double bench_report_rows_per_second(uint64_t rows, double *user_ns, double *row_bytes);
 
 /* Process CPU ns (every thread) per submitted draw of a frame of `draws`
  * one-triangle draws recorded once and submitted `submits` times, with or
  * without a per-draw CSV report; *bytes: the report's size. */
 double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_t *bytes);
+
+/* Section 3 of tally_bench: the rows figure and the frame's, idle and
+ * reporting, over interleaved rounds (medians). */
+struct bench_report_figures {
+    uint64_t rows;
+    double rows_per_s;   /* process CPU, user and system */
+    double rows_user_ns; /* user CPU per row */
+    double row_bytes;    /* CSV bytes per row */
+    int rounds;
+    double idle_ns, report_ns; /* frame CPU ns per submitted draw */
+    uint64_t frame_bytes;
+};
+
+struct bench_report_figures bench_report_run(bool quick);
+void bench_report_describe(const struct bench_report_figures *f);
 
 #endif

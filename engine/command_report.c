@@ -19,12 +19,33 @@
 #include "report_keyed.h"
 #include "report_ring.h"
 
+enum { MEMO_INPUTS = 4 };
+
+/* A derived counter's latest inputs and value: its expression depends only
+ * on them and on the device's constants, so when the next command gives the
+ * same inputs (similar draws in a row, as a frame has) the value is the
+ * same and the evaluator does not run. */
+struct derived_memo {
+    uint32_t inputs;             /* raw slots read; 0: not memoized (too many) */
+    uint32_t slots[MEMO_INPUTS]; /* which */
+    uint64_t last[MEMO_INPUTS];  /* their values when `value` was evaluated */
+    bool valid;
+    tally_value value;
+};
+
 /* What the queue thread keeps for the rows it hands over. */
 struct command_report_rows {
     report_ring *ring;
     /* Per report counter: its raw slot when its value is that slot as it is
      * (most are), else TALLY_NOT_RAW and the evaluator runs. */
     uint32_t *plain_raw;
+    struct derived_memo *memos; /* per report counter, for the derived ones */
+    uint32_t derived_count;
+    uint32_t *derived_column; /* the derived ones' columns, derived_count */
+    /* Per report counter, where its value is once the derived ones are
+     * evaluated: its slot in the executor's delta (allocated once, before
+     * the report opens) or its memo's value. */
+    const uint64_t **sources;
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
@@ -83,12 +104,11 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
     return s;
 }
 
-/* Writer thread: one row into the report file. */
-static tally_status write_row(void *user, const tally_command_record *record,
-                              const tally_value *values, uint64_t strings_key)
+/* Writer thread: a run of rows into the report file. */
+static tally_status write_rows(void *user, const report_ring_run *run)
 {
     struct tally_device *d = user;
-    tally_status s = report_write_keyed(d->report, record, values, strings_key);
+    tally_status s = report_write_run(d->report, run);
     if (s != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR,
                   "writing the per-command report to %s failed: %s; no more records are written",
@@ -106,14 +126,27 @@ static tally_status open_rows(struct tally_device *d)
     d->report_rows = rows;
     rows->label_context = UINT32_MAX;
     rows->plain_raw = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
-    if (!rows->plain_raw)
+    rows->memos = calloc(d->report_counter_count + 1, sizeof *rows->memos);
+    rows->derived_column = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
+    rows->sources = malloc((d->report_counter_count + 1) * sizeof *rows->sources);
+    if (!rows->plain_raw || !rows->memos || !rows->derived_column || !rows->sources)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < d->report_counter_count; i++)
-        if (!tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i]))
-            rows->plain_raw[i] = TALLY_NOT_RAW;
+    for (uint32_t i = 0; i < d->report_counter_count; i++) {
+        if (tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i])) {
+            rows->sources[i] = &d->exec.delta[rows->plain_raw[i]];
+            continue;
+        }
+        rows->plain_raw[i] = TALLY_NOT_RAW;
+        rows->derived_column[rows->derived_count++] = i;
+        rows->sources[i] = &rows->memos[i].value.u64;
+        struct derived_memo *m = &rows->memos[i];
+        uint32_t n = tally_catalogue_counter_raw_inputs(d->catalogue, d->report_counters[i],
+                                                        m->slots, MEMO_INPUTS);
+        m->inputs = n <= MEMO_INPUTS ? n : 0;
+    }
     if (!d->report)
         return TALLY_OK;
-    return report_ring_open(d->report_counter_count, write_row, d, NULL, &rows->ring);
+    return report_ring_open(d->report_counter_count, write_rows, d, NULL, &rows->ring);
 }
 
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
@@ -170,20 +203,36 @@ static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
     pthread_mutex_unlock(&d->listeners_lock);
 }
 
-/* Only the selected counters, and most of them a copy of a raw slot. */
-static void evaluate_selected(struct tally_device *d)
+/* A derived counter: the memo's value when its inputs are unchanged. */
+static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct derived_memo *m)
 {
-    const struct command_report_rows *rows = d->report_rows;
     const uint64_t *delta = d->exec.delta;
-    tally_value *values = d->exec.report_values;
-    for (uint32_t i = 0; i < d->report_counter_count; i++) {
-        uint32_t raw = rows->plain_raw[i];
-        if (raw != TALLY_NOT_RAW)
-            values[i].u64 = delta[raw];
-        else
-            tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants,
-                                     &values[i]);
+    uint32_t inputs = m->valid ? m->inputs : 0;
+    bool same = inputs > 0;
+    for (uint32_t k = 0; k < inputs; k++)
+        same &= delta[m->slots[k]] == m->last[k];
+    if (same)
+        return m->value;
+    tally_catalogue_evaluate(d->catalogue, d->report_counters[i], delta, d->constants, &m->value);
+    for (uint32_t k = 0; k < m->inputs; k++)
+        m->last[k] = delta[m->slots[k]];
+    m->valid = true;
+    return m->value;
+}
+
+/* Only the selected counters, and most of them a copy of a raw slot: the
+ * derived ones into their memos, then every value from where it is. */
+static void evaluate_selected(struct tally_device *d, tally_value *values)
+{
+    struct command_report_rows *rows = d->report_rows;
+    const uint32_t derived = rows->derived_count, count = d->report_counter_count;
+    for (uint32_t k = 0; k < derived; k++) {
+        uint32_t i = rows->derived_column[k];
+        evaluate_derived(d, i, &rows->memos[i]);
     }
+    const uint64_t *const *restrict sources = rows->sources;
+    for (uint32_t i = 0; i < count; i++)
+        values[i].u64 = *sources[i];
 }
 
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
@@ -192,11 +241,13 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
 {
     struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
-    evaluate_selected(d);
-    if (d->trace)
-        trace_counters(d, begin_ns, end_ns);
-    if (!rows->ring)
-        return;
+    if (d->trace || !rows->ring) {
+        evaluate_selected(d, e->report_values);
+        if (d->trace)
+            trace_counters(d, begin_ns, end_ns);
+        if (!rows->ring)
+            return;
+    }
     const char *label = label_path(rows, ctx);
     tally_command_record record = {
         .sequence = e->command_sequence,
@@ -211,7 +262,12 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
-    report_ring_push(rows->ring, &record, rows->strings_key, e->report_values);
+    /* The values go straight into the ring's row. */
+    tally_value *values = report_ring_append(rows->ring, &record, rows->strings_key);
+    if (values && d->trace)
+        memcpy(values, e->report_values, d->report_counter_count * sizeof(tally_value));
+    else if (values)
+        evaluate_selected(d, values);
 }
 
 /* Every row handed to the writer thread written, and the thread ended; a
@@ -224,6 +280,9 @@ static void close_rows(struct tally_device *d)
     if (rows->ring)
         report_ring_close(rows->ring);
     free(rows->plain_raw);
+    free(rows->memos);
+    free(rows->derived_column);
+    free(rows->sources);
     free(rows);
     d->report_rows = NULL;
 }

@@ -62,8 +62,14 @@ static uint64_t advance_by_cycles(struct tally_device *d, uint64_t cycles)
     struct tally_executor *e = &d->exec;
     uint64_t mhz = d->info.core_clock_hz / 1000000u;
     unsigned __int128 scaled = (unsigned __int128)cycles * 1000u + e->ns_remainder;
-    uint64_t ns = (uint64_t)(scaled / mhz);
-    e->ns_remainder = (uint64_t)(scaled % mhz);
+    uint64_t ns;
+    if ((uint64_t)(scaled >> 64) == 0) { /* almost always: a 64-bit division, not a call */
+        ns = (uint64_t)scaled / mhz;
+        e->ns_remainder = (uint64_t)scaled % mhz;
+    } else {
+        ns = (uint64_t)(scaled / mhz);
+        e->ns_remainder = (uint64_t)(scaled % mhz);
+    }
     e->cycles += cycles;
     e->gpu_ns += ns;
     return ns;

@@ -415,6 +415,193 @@ static void command_counters_count_draws_dispatches_and_transfers(void **state)
     tally_results_release(results);
 }
 
+/* Reads the named counters of one scope around what record() records. */
+static void measure_named(struct fixture *fx, const char *const *names, uint32_t n,
+                          void (*record)(tally_stream *), uint64_t *out)
+{
+    const tally_catalogue *cat = tally_device_catalogue(fx->engine.device);
+    uint32_t counters[8];
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(tally_catalogue_find(cat, names[i], &counters[i]), TALLY_OK);
+    tally_results *results = NULL;
+    assert_int_equal(tally_results_create(fx->engine.device, counters, n, 1, &results), TALLY_OK);
+    assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, 0), TALLY_OK);
+    record(fx->engine.stream);
+    assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, 0), TALLY_OK);
+    engine_fixture_submit(&fx->engine);
+    tally_value values[8];
+    assert_int_equal(tally_results_get(results, 0, values, n, NULL), TALLY_OK);
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = values[i].u64;
+    tally_results_release(results);
+}
+
+static void record_waves(tally_stream *stream)
+{
+    tally_draw draw = {.api_name = "draw",
+                       .count = 100,
+                       .instance_count = 3,
+                       .topology = TALLY_TOPOLOGY_POINT_LIST};
+    tally_dispatch dispatch = {
+        .api_name = "dispatch", .groups = {10, 1, 1}, .local_size = {16, 2, 1}};
+    assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+    assert_int_equal(tally_stream_dispatch(stream, &dispatch), TALLY_OK);
+}
+
+static void record_copy(tally_stream *stream)
+{
+    tally_transfer copy = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1000};
+    assert_int_equal(tally_stream_transfer(stream, &copy), TALLY_OK);
+}
+
+/* The model divides by the profile's rates and sizes; most profiles make
+ * them powers of two (which it shifts by), these do not. Hand-computed. */
+static void rates_that_are_not_powers_of_two_divide_rounding_up(void **state)
+{
+    struct fixture *fx = *state;
+    reopen_with_profile(fx, "[cores]\nwave_size = 48\n"
+                            "[throughput]\nl2_requests_per_clock = 3\ndram_bytes_per_clock = 100\n"
+                            "[memory]\nl2_line_bytes = 96\n");
+    static const char *const waves[] = {"VsWaves", "CsWaves"};
+    uint64_t w[2];
+    measure_named(fx, waves, 2, record_waves, w);
+    assert_int_equal(w[0], 3 * 3);  /* 3 instances of ceil(100 / 48) */
+    assert_int_equal(w[1], 10 * 1); /* 10 groups of ceil(32 / 48) */
+
+    static const char *const copy[] = {"L2CacheRequests", "DramWriteBytes", "MemoryBusyCycles",
+                                       "GpuBusyCycles"};
+    uint64_t c[4];
+    measure_named(fx, copy, 4, record_copy, c);
+    /* ceil(1000 / 96) = 11 lines read and 11 written */
+    assert_int_equal(c[0], 22);
+    assert_int_equal(c[1], 11 * 96);
+    /* DRAM: 250 permille of the 11 read lines miss (2), every write goes
+     * through: 13 lines of 96 bytes; max(ceil(22 / 3), ceil(1248 / 100)) +
+     * 200 latency; then 64 cycles of command overhead */
+    assert_int_equal(c[2], 13 + 200);
+    assert_int_equal(c[3], 64 + 13 + 200);
+}
+
+/* The counters the repeated-draw test compares. */
+static const char *const repeat_counters[] = {
+    "IaVertices",       "VsInvocations", "ClipperPrimitives",     "CulledPrimitives",
+    "RasterizedPixels", "FsInvocations", "ShaderAluInstructions", "GpuBusyCycles"};
+enum { REPEAT_COUNTERS = sizeof repeat_counters / sizeof repeat_counters[0], REPEAT_STEPS = 60 };
+
+struct repeat_step {
+    uint32_t count, instances;
+    bool cull;
+    int program; /* 0: none, 1 or 2: programs of 10 or 20 ALU instructions a vertex */
+};
+
+static struct repeat_step repeat_step(uint32_t i)
+{
+    /* runs of repeats; 20 distinct draws in a row (12 to 31); render state
+     * and program changes under an unchanged draw */
+    uint32_t count = i >= 12 && i < 32 ? 3 * (i + 1) : i < 40 ? 300 : 600;
+    return (struct repeat_step){count, i % 7 == 6 ? 2 : 1, i % 10 >= 5, i < 45 ? 1 : 2};
+}
+
+static tally_program *repeat_program(tally_device *device, int which)
+{
+    tally_program_desc desc = {.name = "p"};
+    desc.stages[TALLY_STAGE_VERTEX] =
+        (tally_stage_profile){.present = true, .mix = {.alu = 10u * (uint32_t)which}};
+    desc.stages[TALLY_STAGE_FRAGMENT] =
+        (tally_stage_profile){.present = true, .mix = {.alu = 5u * (uint32_t)which}};
+    tally_program *program = NULL;
+    assert_int_equal(tally_program_create(device, &desc, &program), TALLY_OK);
+    return program;
+}
+
+static void record_repeat_step(tally_stream *stream, struct repeat_step step)
+{
+    tally_render_state render = {.width = 256,
+                                 .height = 256,
+                                 .layers = 1,
+                                 .samples = 1,
+                                 .color_bytes_per_pixel = 4,
+                                 .flags = step.cull ? TALLY_RENDER_CULL : 0};
+    assert_int_equal(tally_stream_set_render_state(stream, &render), TALLY_OK);
+    tally_draw draw = {.api_name = "draw",
+                       .count = step.count,
+                       .instance_count = step.instances,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+}
+
+static uint32_t find_counters(tally_device *device, uint32_t *counters)
+{
+    const tally_catalogue *cat = tally_device_catalogue(device);
+    for (uint32_t i = 0; i < REPEAT_COUNTERS; i++)
+        assert_int_equal(tally_catalogue_find(cat, repeat_counters[i], &counters[i]), TALLY_OK);
+    return REPEAT_COUNTERS;
+}
+
+/* simgpu remembers the last draw and gives a repeat of it the same counts
+ * without the model: every draw of a sequence of repeats, changes and
+ * distinct draws counts as the same draw does on a fresh device, also when
+ * the program was released and another made (perhaps at the same address). */
+static void repeated_draws_count_as_the_same_draw_on_a_fresh_device(void **state)
+{
+    struct fixture *fx = *state;
+    tally_device *device = fx->engine.device;
+    uint32_t counters[REPEAT_COUNTERS];
+    find_counters(device, counters);
+    tally_results *results = NULL;
+    assert_int_equal(
+        tally_results_create(device, counters, REPEAT_COUNTERS, REPEAT_STEPS, &results), TALLY_OK);
+    tally_program *program = NULL;
+    int bound = 0;
+    for (uint32_t i = 0; i < REPEAT_STEPS; i++) {
+        struct repeat_step step = repeat_step(i);
+        if (step.program != bound) {
+            /* the old one unbound and released once its draws ran */
+            assert_int_equal(tally_stream_bind_program(fx->engine.stream, NULL), TALLY_OK);
+            engine_fixture_submit(&fx->engine);
+            if (program)
+                tally_program_release(program);
+            program = repeat_program(device, step.program);
+            bound = step.program;
+        }
+        assert_int_equal(tally_stream_bind_program(fx->engine.stream, program), TALLY_OK);
+        assert_int_equal(tally_stream_marker_begin(fx->engine.stream, results, i), TALLY_OK);
+        record_repeat_step(fx->engine.stream, step);
+        assert_int_equal(tally_stream_marker_end(fx->engine.stream, results, i), TALLY_OK);
+    }
+    engine_fixture_submit(&fx->engine);
+    tally_program_release(program);
+
+    for (uint32_t i = 0; i < REPEAT_STEPS; i++) {
+        struct engine_fixture fresh;
+        assert_int_equal(engine_fixture_open(&fresh), 0);
+        tally_results *alone = NULL;
+        assert_int_equal(tally_results_create(fresh.device, counters, REPEAT_COUNTERS, 1, &alone),
+                         TALLY_OK);
+        struct repeat_step step = repeat_step(i);
+        tally_program *p = repeat_program(fresh.device, step.program);
+        assert_int_equal(tally_stream_bind_program(fresh.stream, p), TALLY_OK);
+        assert_int_equal(tally_stream_marker_begin(fresh.stream, alone, 0), TALLY_OK);
+        record_repeat_step(fresh.stream, step);
+        assert_int_equal(tally_stream_marker_end(fresh.stream, alone, 0), TALLY_OK);
+        engine_fixture_submit(&fresh);
+        tally_value want[REPEAT_COUNTERS], got[REPEAT_COUNTERS];
+        assert_int_equal(tally_results_get(alone, 0, want, REPEAT_COUNTERS, NULL), TALLY_OK);
+        assert_int_equal(tally_results_get(results, i, got, REPEAT_COUNTERS, NULL), TALLY_OK);
+        for (uint32_t c = 0; c < REPEAT_COUNTERS; c++) {
+            if (got[c].u64 != want[c].u64) {
+                print_error("draw %u, %s: %llu, alone %llu\n", i, repeat_counters[c],
+                            (unsigned long long)got[c].u64, (unsigned long long)want[c].u64);
+                fail();
+            }
+        }
+        tally_results_release(alone);
+        tally_program_release(p);
+        engine_fixture_close(&fresh);
+    }
+    tally_results_release(results);
+}
+
 static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state)
 {
     struct fixture *fx = *state;
@@ -485,6 +672,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(a_dispatch_without_local_size_uses_the_bound_programs,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(command_counters_count_draws_dispatches_and_transfers,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(rates_that_are_not_powers_of_two_divide_rounding_up, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(repeated_draws_count_as_the_same_draw_on_a_fresh_device,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(scope_gpu_time_is_the_sum_of_its_commands_gpu_times, setup,
                                         teardown),

@@ -930,6 +930,122 @@ static void integers_are_written_in_full(void **state)
     free(text);
 }
 
+/* A row's begin_ns is most often the previous row's end_ns, and its
+ * duration often the previous row's: the writer reuses their text then.
+ * Ends of every length, durations that repeat and change, and a begin that
+ * is not the previous end, against printf. */
+static void times_that_continue_the_previous_row_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    uint32_t column = counter("GpuTime");
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "times.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    enum { N = 400 };
+    uint64_t begins[N], ends[N];
+    uint64_t t = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        begins[i] = i % 11 == 5 ? t + 3 : t; /* now and then a gap */
+        /* every other step repeats; the others grow the time by a quarter,
+         * through every digit count up to 20 */
+        bool grows = i % 2 == 0 && begins[i] < UINT64_MAX / 2;
+        ends[i] = begins[i] + (grows ? begins[i] / 4 + 1 + i : 7);
+        t = ends[i];
+        tally_command_record record = {.sequence = i + 1,
+                                       .api_name = "b",
+                                       .kind = "a",
+                                       .context = 1,
+                                       .context_api = "c",
+                                       .label = "",
+                                       .begin_ns = begins[i],
+                                       .end_ns = ends[i]};
+        tally_value value = {.u64 = i};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    bool long_ones = false;
+    for (uint64_t i = 0; i < N; i++) {
+        char expected[256];
+        snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,,%llu,%llu,%llu,%llu\n",
+                 (unsigned long long)(i + 1), (unsigned long long)begins[i],
+                 (unsigned long long)ends[i], (unsigned long long)(ends[i] - begins[i]),
+                 (unsigned long long)i);
+        long_ones |= ends[i] >= 10000000000000000u;
+        assert_memory_equal(line, expected, strlen(expected));
+        line += strlen(expected);
+    }
+    assert_true(long_ones); /* the times did reach 17 digits and more */
+    assert_string_equal(line, "");
+    free(text);
+}
+
+/* Rows whose values repeat the previous row's (the same draw again) take
+ * that row's text: checked against printf over runs of repeats of every
+ * length, across the writer's buffer being written out, and after rows too
+ * large for its buffer (a label of over a megabyte). */
+static void rows_that_repeat_the_previous_values_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    uint32_t columns[3];
+    three_columns(columns);
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "repeats.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, 3, &report),
+                     TALLY_OK);
+    enum { N = 60000, BIG = 1100000 };
+    char *big = malloc(BIG + 1);
+    assert_non_null(big);
+    memset(big, 'x', BIG);
+    big[BIG] = '\0';
+    uint64_t run = 0, key = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        if (run == 0) { /* a new run of equal values, 1 to 9 rows long, and one of
+                         * 30000 that outlasts several fills of the buffer */
+            run = i >= 20000 && i < 20010 ? 30000 : 1 + i * 7 % 9;
+            key = i;
+        }
+        run--;
+        tally_command_record record = sample_record(i);
+        if (i % 20000 == 19999 && i != 39999)
+            record.label = big;
+        tally_value values[3] = {{.u64 = key * 977}, {.f64 = (double)key / 7.0}, {.u64 = key % 3}};
+        assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(text);
+    const char *line = second_line(text);
+    run = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        if (run == 0) {
+            run = i >= 20000 && i < 20010 ? 30000 : 1 + i * 7 % 9;
+            key = i;
+        }
+        run--;
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        /* the last three columns */
+        const char *at = end;
+        for (int commas = 0; commas < 3; at--)
+            commas += at[-1] == ',';
+        char expected[128];
+        snprintf(expected, sizeof expected, ",%llu,%.17g,%llu", (unsigned long long)(key * 977),
+                 (double)key / 7.0, (unsigned long long)(key % 3));
+        if ((size_t)(end - at) != strlen(expected) || memcmp(at, expected, strlen(expected))) {
+            print_error("row %llu: %.*s, expected %s\n", (unsigned long long)i, (int)(end - at), at,
+                        expected);
+            fail();
+        }
+        line = end + 1;
+    }
+    assert_string_equal(line, "");
+    free(text);
+    free(big);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -984,6 +1100,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(floats_are_written_as_printf_17g_writes_them, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(rows_that_repeat_the_previous_values_are_written_in_full,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir,
                                         remove_dir),
     };

@@ -19,8 +19,10 @@
  * refused.
  *
  * Every failing call returns TALLY_ERROR_IO with errno saying why (as
- * atomic_file_strerror words it). Output goes through a fixed-size buffer,
- * so memory stays bounded however much is written.
+ * atomic_file_strerror words it). Output goes through fixed-size buffers,
+ * so memory stays bounded however much is written; a temporary file is
+ * written with O_DIRECT, a megabyte at a time, where its file system allows
+ * it (atomic_file.c says why).
  *
  * Internal to libtally; one thread uses a file at a time.
  */
@@ -44,6 +46,9 @@ struct atomic_file {
     char *path;      /* the destination, as given */
     char *temp_path; /* ATOMIC_FILE_NAMED: the temporary file beside it */
     char *buffer;    /* the stream's buffer */
+    char *stage;     /* temporary files: what goes out with O_DIRECT, aligned */
+    size_t staged;   /* bytes in the stage */
+    bool direct;     /* O_DIRECT is on */
     int fd;
     int error; /* errno of the first failed write, 0 if none */
     enum atomic_file_mode mode;
@@ -56,6 +61,13 @@ tally_status atomic_file_open(struct atomic_file *f, const char *path);
 
 /* Where to write. Write errors are sticky (ferror) and make commit fail. */
 FILE *atomic_file_stream(struct atomic_file *f);
+
+/* Writes size bytes at data straight to the file with O_DIRECT, without a
+ * copy, when that is on, nothing written earlier waits in a buffer, data is
+ * aligned to 4096 bytes and size a multiple of them; false, writing
+ * nothing, otherwise (the caller then writes them to the stream). Errors
+ * are the stream's (atomic_file_failed). */
+bool atomic_file_write_aligned(struct atomic_file *f, const char *data, size_t size);
 
 /* True once a write has failed (errno then says why); the file cannot be
  * committed any more. */

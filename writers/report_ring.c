@@ -7,25 +7,29 @@
 
 enum { DEFAULT_BLOCKS = 8, DEFAULT_BLOCK_BYTES = 256 * 1024, MIN_BLOCK_BYTES = 4096 };
 
-/* A row as a block holds it; `values` follow it. */
-struct row {
-    uint64_t sequence, frame, submission, stream, begin_ns, end_ns;
+/*
+ * What the rows of one run share, stored once at the block's end below the
+ * previous run's: the two strings, each with its NUL, then this header at
+ * the entry's highest bytes, so the writer can walk the entries down from
+ * the block's end.
+ */
+struct run_head {
+    uint64_t frame, submission, stream, strings_key;
     const char *kind, *api_name;
     uint32_t context;
-    uint32_t strings_at; /* offset of "context_api\0label\0" in the block's bytes */
-    uint64_t strings_key;
+    uint32_t first_row;  /* the run's first row in the block */
+    uint32_t bytes;      /* the whole entry, a multiple of 16 */
+    uint32_t api_length; /* the label starts after context_api's NUL */
 };
 
 /*
- * Rows grow from the start of the bytes, the strings they share from the
- * end; the block is full when the two would meet.
+ * Rows grow from the start of the bytes, the runs they share from the end;
+ * the block is full when the two would meet.
  */
 struct block {
     struct block *next;
-    uint32_t rows;
-    uint32_t strings_at; /* start of the lowest strings */
-    uint64_t strings_key;
-    bool has_strings;
+    uint32_t rows, runs;
+    uint32_t runs_at; /* start of the lowest run entry */
     _Alignas(16) unsigned char bytes[];
 };
 
@@ -40,6 +44,7 @@ struct report_ring {
     bool stopping;
     /* The producer's: */
     struct block *current;
+    struct run_head last; /* the current block's latest run, when it has one */
     /* Fixed: */
     uint32_t value_count, row_bytes, block_bytes, blocks;
     report_ring_sink sink;
@@ -48,31 +53,43 @@ struct report_ring {
     tally_status status; /* the writer's; read after the join */
 };
 
-static struct row *row_at(const report_ring *ring, struct block *b, uint32_t i)
+static report_ring_row *row_at(const report_ring *ring, struct block *b, uint32_t i)
 {
-    return (struct row *)(b->bytes + (size_t)i * ring->row_bytes);
+    return (report_ring_row *)(b->bytes + (size_t)i * ring->row_bytes);
 }
 
+static const struct run_head *head_below(const struct block *b, uint32_t end)
+{
+    return (const struct run_head *)(b->bytes + end - sizeof(struct run_head));
+}
+
+/* Each run of the block to the sink, in push order. */
 static void sink_block(report_ring *ring, struct block *b)
 {
-    for (uint32_t i = 0; i < b->rows && ring->status == TALLY_OK; i++) {
-        const struct row *row = row_at(ring, b, i);
-        const char *context_api = (const char *)b->bytes + row->strings_at;
+    uint32_t end = ring->block_bytes;
+    for (uint32_t r = 0; r < b->runs && ring->status == TALLY_OK; r++) {
+        const struct run_head *h = head_below(b, end);
+        uint32_t start = end - h->bytes;
+        uint32_t last = r + 1 < b->runs ? head_below(b, start)->first_row : b->rows;
+        const char *context_api = (const char *)b->bytes + start;
+        const report_ring_row *first = row_at(ring, b, h->first_row);
         tally_command_record record = {
-            .sequence = row->sequence,
-            .api_name = row->api_name,
-            .kind = row->kind,
-            .context = row->context,
+            .sequence = first->sequence,
+            .api_name = h->api_name,
+            .kind = h->kind,
+            .context = h->context,
             .context_api = context_api,
-            .frame = row->frame,
-            .submission = row->submission,
-            .stream = row->stream,
-            .label = context_api + strlen(context_api) + 1,
-            .begin_ns = row->begin_ns,
-            .end_ns = row->end_ns,
+            .frame = h->frame,
+            .submission = h->submission,
+            .stream = h->stream,
+            .label = context_api + h->api_length + 1,
+            .begin_ns = first->begin_ns,
+            .end_ns = first->end_ns,
         };
-        ring->status =
-            ring->sink(ring->user, &record, (const tally_value *)(row + 1), row->strings_key);
+        report_ring_run run = {&record, h->strings_key, (const unsigned char *)first,
+                               last - h->first_row, ring->row_bytes};
+        ring->status = ring->sink(ring->user, &run);
+        end = start;
     }
 }
 
@@ -109,8 +126,7 @@ tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void 
         return TALLY_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     report_ring_limits l = limits ? *limits : (report_ring_limits){0};
-    uint32_t row_bytes =
-        (uint32_t)((sizeof(struct row) + value_count * sizeof(tally_value) + 15) & ~(size_t)15);
+    uint32_t row_bytes = (uint32_t)(sizeof(report_ring_row) + value_count * sizeof(tally_value));
     uint32_t block_bytes = l.block_bytes ? l.block_bytes : DEFAULT_BLOCK_BYTES;
     if (block_bytes < MIN_BLOCK_BYTES || block_bytes < 4 * row_bytes)
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -159,8 +175,8 @@ static struct block *take_block(report_ring *ring)
     if (b) {
         b->next = NULL;
         b->rows = 0;
-        b->strings_at = ring->block_bytes;
-        b->has_strings = false;
+        b->runs = 0;
+        b->runs_at = ring->block_bytes;
     }
     return b;
 }
@@ -177,68 +193,94 @@ static void hand_over(report_ring *ring, struct block *b)
     pthread_mutex_unlock(&ring->lock);
 }
 
-/* Bytes the strings take in a block: both with their NULs, cut short if
- * they would not fit beside one row (a label of megabytes). */
-static uint32_t strings_bytes(const report_ring *ring, size_t *api, size_t *label)
+/* Bytes a run entry takes in a block: the strings with their NULs, cut
+ * short if they would not fit beside one row (a label of megabytes), and
+ * the header. */
+static uint32_t run_bytes(const report_ring *ring, size_t *api, size_t *label)
 {
-    size_t room = ring->block_bytes - ring->row_bytes - 16;
+    size_t room = ring->block_bytes - ring->row_bytes - sizeof(struct run_head) - 16;
     if (*api > room / 2)
         *api = room / 2;
     if (*api + 1 + *label + 1 > room)
         *label = room - *api - 2;
-    return (uint32_t)((*api + 1 + *label + 1 + 15) & ~(size_t)15);
+    return (uint32_t)((*api + 1 + *label + 1 + sizeof(struct run_head) + 15) & ~(size_t)15);
 }
 
-static void put_strings(report_ring *ring, struct block *b, const tally_command_record *record,
-                        uint64_t key)
+static bool same_run(const struct run_head *h, const tally_command_record *record, uint64_t key)
 {
-    size_t api = strlen(record->context_api), label = strlen(record->label);
-    b->strings_at -= strings_bytes(ring, &api, &label);
-    char *at = (char *)b->bytes + b->strings_at;
+    return h->strings_key == key && h->frame == record->frame &&
+           h->submission == record->submission && h->stream == record->stream &&
+           h->context == record->context && h->kind == record->kind &&
+           h->api_name == record->api_name;
+}
+
+static void put_run(report_ring *ring, struct block *b, const tally_command_record *record,
+                    uint64_t key, size_t api, size_t label, uint32_t bytes)
+{
+    b->runs_at -= bytes;
+    char *at = (char *)b->bytes + b->runs_at;
     memcpy(at, record->context_api, api);
     at[api] = '\0';
     memcpy(at + api + 1, record->label, label);
     at[api + 1 + label] = '\0';
-    b->strings_key = key;
-    b->has_strings = true;
+    ring->last = (struct run_head){
+        .frame = record->frame,
+        .submission = record->submission,
+        .stream = record->stream,
+        .strings_key = key,
+        .kind = record->kind,
+        .api_name = record->api_name,
+        .context = record->context,
+        .first_row = b->rows,
+        .bytes = bytes,
+        .api_length = (uint32_t)api,
+    };
+    memcpy(b->bytes + b->runs_at + bytes - sizeof(struct run_head), &ring->last,
+           sizeof(struct run_head));
+    b->runs++;
 }
 
-void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
-                      const tally_value *values)
+tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
+                                uint64_t strings_key)
 {
     struct block *b = ring->current;
-    bool new_strings = !b || !b->has_strings || b->strings_key != strings_key;
-    uint32_t need = ring->row_bytes;
-    if (new_strings) {
-        size_t api = strlen(record->context_api), label = strlen(record->label);
-        need += strings_bytes(ring, &api, &label);
+    bool new_run = !b || !b->runs || !same_run(&ring->last, record, strings_key);
+    size_t api = 0, label = 0;
+    uint32_t entry = 0;
+    if (new_run) {
+        api = strlen(record->context_api);
+        label = strlen(record->label);
+        entry = run_bytes(ring, &api, &label);
     }
-    if (b && (size_t)b->rows * ring->row_bytes + need > b->strings_at) {
+    if (b && (size_t)(b->rows + 1) * ring->row_bytes + entry > b->runs_at) {
         hand_over(ring, b);
         b = NULL;
     }
     if (!b) {
         if (!(b = ring->current = take_block(ring)))
-            return; /* out of memory before any block existed: the row is lost */
-        new_strings = true;
+            return NULL; /* out of memory before any block existed: the row is lost */
+        if (!new_run) {
+            new_run = true;
+            api = strlen(record->context_api);
+            label = strlen(record->label);
+            entry = run_bytes(ring, &api, &label);
+        }
     }
-    if (new_strings)
-        put_strings(ring, b, record, strings_key);
-    struct row *row = row_at(ring, b, b->rows++);
-    *row = (struct row){
-        .sequence = record->sequence,
-        .frame = record->frame,
-        .submission = record->submission,
-        .stream = record->stream,
-        .begin_ns = record->begin_ns,
-        .end_ns = record->end_ns,
-        .kind = record->kind,
-        .api_name = record->api_name,
-        .context = record->context,
-        .strings_at = b->strings_at,
-        .strings_key = strings_key,
-    };
-    memcpy(row + 1, values, ring->value_count * sizeof(tally_value));
+    if (new_run)
+        put_run(ring, b, record, strings_key, api, label, entry);
+    report_ring_row *row = row_at(ring, b, b->rows++);
+    row->sequence = record->sequence;
+    row->begin_ns = record->begin_ns;
+    row->end_ns = record->end_ns;
+    return row->values;
+}
+
+void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
+                      const tally_value *values)
+{
+    tally_value *slot = report_ring_append(ring, record, strings_key);
+    if (slot)
+        memcpy(slot, values, ring->value_count * sizeof(tally_value));
 }
 
 void report_ring_get_stats(report_ring *ring, report_ring_stats *stats)

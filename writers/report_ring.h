@@ -20,10 +20,33 @@
 
 typedef struct report_ring report_ring;
 
-/* Called on the writer thread, in push order. A status other than TALLY_OK
- * is remembered (close returns the first) and the ring stops calling it. */
-typedef tally_status (*report_ring_sink)(void *user, const tally_command_record *record,
-                                         const tally_value *values, uint64_t strings_key);
+/* A row as the ring holds it: the fields that change from one command to
+ * the next, then the row's value_count values. */
+typedef struct report_ring_row {
+    uint64_t sequence, begin_ns, end_ns;
+    tally_value values[];
+} report_ring_row;
+
+/* Consecutive rows that share every other field of their records (kind,
+ * api_name, context, context_api, frame, submission, stream, label) and
+ * their strings key. */
+typedef struct report_ring_run {
+    const tally_command_record *record; /* the shared fields; sequence, begin_ns
+                                           and end_ns are the first row's */
+    uint64_t strings_key;
+    const unsigned char *rows; /* the first row; the others follow stride bytes apart */
+    uint32_t count, stride;
+} report_ring_run;
+
+static inline const report_ring_row *report_ring_run_row(const report_ring_run *run, uint32_t i)
+{
+    return (const report_ring_row *)(run->rows + (size_t)i * run->stride);
+}
+
+/* Called on the writer thread with the rows in push order, a run at a
+ * time. A status other than TALLY_OK is remembered (close returns the
+ * first) and the ring stops calling it. */
+typedef tally_status (*report_ring_sink)(void *user, const report_ring_run *run);
 
 typedef struct report_ring_limits {
     uint32_t blocks;      /* 0: 8 */
@@ -37,9 +60,17 @@ tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void 
 /* Queue thread: appends a row. The record's kind and api_name must be static
  * storage (they are kept as pointers); its context_api and label are copied,
  * once per block and whenever strings_key differs from the previous row's:
- * the producer changes the key whenever either string may have changed. */
+ * the producer changes the key whenever either string may have changed.
+ * Only sequence, begin_ns, end_ns and the values are stored per row; the
+ * other fields once per run of rows that share them. */
 void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,
                       const tally_value *values);
+
+/* report_ring_push without the values: returns where the row's
+ * value_count values go, for the producer to fill before its next call
+ * (NULL if the row was lost for want of memory). */
+tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
+                                uint64_t strings_key);
 
 typedef struct report_ring_stats {
     uint64_t rows;        /* handed to the sink */

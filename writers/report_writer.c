@@ -13,7 +13,9 @@
 #include "text_format.h"
 #include "tally/report.h"
 
-enum { TEXT_BUFFER_SIZE = 1024 * 1024 };
+/* The text buffer has SLACK bytes past its size: the row formatter copies
+ * in 16-byte pieces and the number formatters store 8 bytes at a time. */
+enum { TEXT_BUFFER_SIZE = 1024 * 1024, SLACK = 64, TEXT_PAGE = 4096 };
 
 /* How a column's values are written. */
 enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
@@ -31,22 +33,49 @@ struct segment {
     size_t lengths[4]; /* kind, api_name, context_api, label */
     char *strings;     /* the four, each with its NUL */
     size_t strings_capacity;
-    char *text;
+    char *text; /* capacity rounded up to 16, for copies in 16-byte pieces */
     size_t text_length, text_capacity;
+    size_t row_bound; /* most bytes a row with this segment takes, slack included */
 };
 
-/* A column's latest float and its text: ratios often repeat from one
- * command to the next. */
+/* A column's latest float and where its text is in the text buffer:
+ * ratios often repeat from one command to the next, and a repeat is copied
+ * from the earlier row instead of formatted again. */
 struct float_memo {
     uint64_t bits;
-    uint8_t length; /* 0: none yet */
-    char text[TEXT_NUMBER_MAX];
+    uint64_t generation; /* the buffer's fill it was written in; 0: none */
+    uint32_t at, length;
+};
+
+/* A CSV column's latest value (its bits) and its text, when it is a float
+ * or an unsigned value below 10^8: counts and ratios often repeat from one
+ * command to the next, and a repeat is copied. */
+struct column_text {
+    uint64_t value;
+    uint32_t length; /* 0: formatted by put_value each time */
+    char text[32];   /* the text, and what the stores of whole registers wrote past it */
+};
+
+/* A command's end time and its text: the next command most often begins
+ * when this one ended, and its begin_ns is then copied from here. */
+struct time_text {
+    uint64_t value;
+    uint32_t length; /* 0: none kept */
+    char text[24];   /* the digits, and what the 8-byte stores wrote past them */
 };
 
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
     struct float_memo *floats; /* per column */
+    struct column_text *texts; /* per column */
+    struct time_text end_text; /* CSV: the latest row's end_ns */
+    /* CSV: the latest row's values and where their text is in the text
+     * buffer: a row that repeats them (the same draw again) copies it. */
+    tally_value *last_values;
+    uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
+    size_t last_at, last_length;
+    struct column_text duration_text; /* CSV: the latest row's duration_ns */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
@@ -54,9 +83,11 @@ struct tally_report {
     /* Rows are formatted here and reach the file TEXT_BUFFER_SIZE at a time. */
     char *text;
     size_t used;
-    size_t keys_size; /* JSON: the counters' "symbol": keys, summed */
-    uint8_t *kinds;   /* enum column_kind, per column */
-    char **keys;      /* JSON: each column's "symbol": key */
+    uint64_t generation; /* counts the buffer's fills, from 1 */
+    bool own_row;        /* a row is being formatted outside the buffer */
+    size_t keys_size;    /* JSON: the counters' "symbol": keys, summed */
+    uint8_t *kinds;      /* enum column_kind, per column */
+    char **keys;         /* JSON: each column's "symbol": key */
     uint32_t count;
     uint32_t counters[]; /* catalogue indices of the value columns */
 };
@@ -94,36 +125,49 @@ static void put_csv_field(FILE *out, const char *s)
     putc('"', out);
 }
 
-static char *put_float(char *p, struct float_memo *memo, double v)
+/* Up to 32 bytes from an earlier row: the source ends before dst. */
+static char *copy_earlier(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        memcpy(dst + i, src + i, 8);
+    return dst + n;
+}
+
+static char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (memo->length && memo->bits == bits) {
-        memcpy(p, memo->text, memo->length);
-        return p + memo->length;
-    }
+    if (memo->generation == r->generation && memo->bits == bits)
+        return copy_earlier(p, r->text + memo->at, memo->length);
     char *end = text_f64(p, v);
-    memo->bits = bits;
-    memo->length = (uint8_t)(end - p);
-    memcpy(memo->text, p, memo->length);
+    *memo = (struct float_memo){.bits = bits,
+                                .generation = r->own_row ? 0 : r->generation,
+                                .at = (uint32_t)(p - r->text),
+                                .length = (uint32_t)(end - p)};
     return end;
 }
 
-/* A value by its column's kind. JSON has no NaN or infinity, so a non-finite
- * float is written there as 0; CSV gets "nan", "inf", "-inf". */
-static char *put_value(tally_report *r, char *p, uint32_t i, tally_value v, bool json)
+/* A value of a column that is not unsigned. JSON has no NaN or infinity,
+ * so a non-finite float is written there as 0; CSV gets "nan", "inf",
+ * "-inf". */
+static __attribute__((noinline)) char *put_other(tally_report *r, char *p, uint32_t i,
+                                                 tally_value v, bool json)
 {
-    switch (r->kinds[i]) {
-    case COLUMN_SIGNED: return text_i64(p, v.i64);
-    case COLUMN_FLOAT:
-        if (json && !isfinite(v.f64)) {
-            *p = '0';
-            return p + 1;
-        }
-        return put_float(p, &r->floats[i], v.f64);
-    case COLUMN_UNSIGNED:
-    default: return text_u64(p, v.u64);
+    if (r->kinds[i] == COLUMN_SIGNED)
+        return text_i64(p, v.i64);
+    if (json && !isfinite(v.f64)) {
+        *p = '0';
+        return p + 1;
     }
+    return put_float(r, p, &r->floats[i], v.f64);
+}
+
+/* A value by its column's kind: most are unsigned, formatted inline. */
+static inline char *put_value(tally_report *r, char *p, uint32_t i, tally_value v, bool json)
+{
+    if (r->kinds[i] == COLUMN_UNSIGNED)
+        return text_u64(p, v.u64);
+    return put_other(r, p, i, v, json);
 }
 
 static enum column_kind kind_of(tally_storage storage)
@@ -137,29 +181,53 @@ static enum column_kind kind_of(tally_storage storage)
     }
 }
 
-static uint64_t duration(const tally_command_record *record)
-{
-    return record->end_ns >= record->begin_ns ? record->end_ns - record->begin_ns : 0;
-}
-
 /* Write errors are found here, not per row (ferror costs a lock). */
-static void flush_text(tally_report *r)
+static char *put_literal(char *p, const char *text);
+
+static void flush_text(tally_report *r, bool all)
 {
-    if (r->used)
-        fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
-    r->used = 0;
+    /* Whole 4 KiB pages go straight to the file (O_DIRECT, no copy) where
+     * it can take them; the rest moves to the buffer's start. */
+    size_t pages = r->used & ~(size_t)(TEXT_PAGE - 1);
+    if (pages && atomic_file_write_aligned(&r->file, r->text, pages)) {
+        memmove(r->text, r->text + pages, r->used - pages);
+        r->used -= pages;
+    }
+    if (all || r->used > TEXT_PAGE) {
+        if (r->used)
+            fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
+        r->used = 0;
+    }
+    r->generation++; /* earlier rows' text is about to be overwritten or moved */
     r->failed = atomic_file_failed(&r->file);
 }
 
+/* The headers are formatted into the text buffer, like the rows, so that
+ * the rows' pages stay aligned in the file (flush_text); a header too large
+ * for it (counters by the thousand) goes through the stream. */
 static void write_csv_header(tally_report *r)
 {
-    FILE *out = atomic_file_stream(&r->file);
-    fputs(csv_record_header, out);
-    for (uint32_t i = 0; i < r->count; i++) {
-        putc(',', out);
-        put_csv_field(out, column(r, i)->symbol);
+    size_t bound = sizeof csv_record_header + 2;
+    for (uint32_t i = 0; i < r->count; i++)
+        bound += TEXT_CSV_MAX(strlen(column(r, i)->symbol)) + 1;
+    if (bound > TEXT_BUFFER_SIZE / 2) {
+        FILE *out = atomic_file_stream(&r->file);
+        fputs(csv_record_header, out);
+        for (uint32_t i = 0; i < r->count; i++) {
+            putc(',', out);
+            put_csv_field(out, column(r, i)->symbol);
+        }
+        putc('\n', out);
+        return;
     }
-    putc('\n', out);
+    char *p = put_literal(r->text + r->used, csv_record_header);
+    for (uint32_t i = 0; i < r->count; i++) {
+        const char *symbol = column(r, i)->symbol;
+        *p++ = ',';
+        p = text_csv_field(p, symbol, strlen(symbol));
+    }
+    *p++ = '\n';
+    r->used = (size_t)(p - r->text);
 }
 
 /* The four strings of a record, measured once. */
@@ -173,45 +241,22 @@ static struct record_strings measure(const tally_command_record *record)
                                    strlen(record->context_api), strlen(record->label)};
 }
 
-/* Where a row of at most `bound` bytes is formatted: the text buffer, after
- * writing what it holds if the row might not fit, or for a row larger than
- * the buffer (a label of megabytes), an allocation of its own. */
-static char *row_space(tally_report *r, size_t bound, char **own)
-{
-    *own = NULL;
-    if (r->used + bound > TEXT_BUFFER_SIZE)
-        flush_text(r);
-    if (bound <= TEXT_BUFFER_SIZE)
-        return r->text + r->used;
-    return *own = malloc(bound);
-}
-
-static void row_done(tally_report *r, char *start, char *end, char *own)
-{
-    if (!own) {
-        r->used += (size_t)(end - start);
-        return;
-    }
-    fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
-    free(own);
-    r->failed = atomic_file_failed(&r->file);
-}
-
 /* Twelve record numbers and their separators, at most. */
 #define RECORD_NUMBERS_MAX (12 * (TEXT_NUMBER_MAX + 1))
 
-static bool segment_matches(const struct segment *g, const tally_command_record *record,
-                            const struct record_strings *n)
+/* Whether the record's numbers and strings are the segment's. strncmp of
+ * each stored string's length and its NUL: equal exactly when the record's
+ * string is the same, without measuring it first, and it stops at the
+ * record's NUL. */
+static bool segment_matches(const struct segment *g, const tally_command_record *record)
 {
     if (!g->valid || g->context != record->context || g->frame != record->frame ||
-        g->submission != record->submission || g->stream != record->stream ||
-        g->lengths[0] != n->kind || g->lengths[1] != n->api_name ||
-        g->lengths[2] != n->context_api || g->lengths[3] != n->label)
+        g->submission != record->submission || g->stream != record->stream)
         return false;
     const char *at = g->strings;
     const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
     for (int i = 0; i < 4; i++) {
-        if (memcmp(at, strings[i], g->lengths[i]) != 0)
+        if (strncmp(at, strings[i], g->lengths[i] + 1) != 0)
             return false;
         at += g->lengths[i] + 1;
     }
@@ -244,18 +289,19 @@ static bool same_numbers(const struct segment *g, const tally_command_record *re
 }
 
 /* The segment of this record, formatted when it differs from the last. */
-static const struct segment *segment_for(tally_report *r, const tally_command_record *record,
-                                         const struct record_strings *n)
+static const struct segment *segment_for(tally_report *r, const tally_command_record *record)
 {
     struct segment *g = &r->segment;
-    if (!g->keyed && segment_matches(g, record, n))
+    if (!g->keyed && segment_matches(g, record))
         return g;
+    struct record_strings measured = measure(record);
+    const struct record_strings *n = &measured;
     g->valid = false;
     g->keyed = false;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
     if (!grow(&g->strings, &g->strings_capacity, total) ||
-        !grow(&g->text, &g->text_capacity, bound))
+        !grow(&g->text, &g->text_capacity, (bound + 15) & ~(size_t)15))
         return NULL;
     const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
     size_t lengths[4] = {n->kind, n->api_name, n->context_api, n->label};
@@ -304,6 +350,8 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
         p = put_literal(p, ",\"begin_ns\":");
     }
     g->text_length = (size_t)(p - g->text);
+    g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
+                   (size_t)r->count * (TEXT_NUMBER_MAX + 1);
     g->context = record->context;
     g->frame = record->frame;
     g->submission = record->submission;
@@ -312,68 +360,201 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
     return g;
 }
 
-static tally_status write_csv_record(tally_report *r, const tally_command_record *record,
-                                     const tally_value *values, const struct segment *g)
+/* The segment's text, in 16-byte pieces (its buffer is rounded up to 16
+ * and the row's bound leaves room for the last piece). */
+static inline char *put_segment(char *p, const struct segment *g)
 {
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    size_t bound =
-        RECORD_NUMBERS_MAX + g->text_length + (size_t)r->count * (TEXT_NUMBER_MAX + 1) + 1;
-    char *own, *start = row_space(r, bound, &own), *p = start;
-    if (!p)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    p = text_u64(p, record->sequence);
-    memcpy(p, g->text, g->text_length);
-    p += g->text_length;
-    p = text_u64(p, record->begin_ns);
-    *p++ = ',';
-    p = text_u64(p, record->end_ns);
-    *p++ = ',';
-    p = text_u64(p, duration(record));
-    for (uint32_t i = 0; i < r->count; i++) {
+    for (size_t i = 0; i < g->text_length; i += 16)
+        memcpy(p + i, g->text + i, 16);
+    return p + g->text_length;
+}
+
+/*
+ * A CSV row's value columns. A value equal to its column's previous one
+ * (counts and ratios that repeat from draw to draw) is copied from the
+ * column's memo; an unsigned value below 10^8 (most are) is formatted
+ * inline, its digits independent of where the row has got to, so the
+ * processor works on the next columns' while storing this one's; a float
+ * by text_f64; others by put_value. Locals and restrict: the compiler would
+ * otherwise assume that each byte stored through p may change the memo,
+ * and reload it.
+ */
+static inline char *csv_columns(tally_report *r, char *restrict p,
+                                const tally_value *restrict values)
+{
+    struct column_text *restrict memo = r->texts;
+    const uint8_t *restrict kinds = r->kinds;
+    const uint32_t count = r->count;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t v = values[i].u64;
+        struct column_text *m = &memo[i];
         *p++ = ',';
-        p = put_value(r, p, i, values[i], false);
+        if (v == m->value && m->length) {
+            memcpy(p, m->text, 32);
+            p += m->length;
+            continue;
+        }
+        m->value = v;
+        if (kinds[i] == COLUMN_UNSIGNED && v < 100000000u) {
+            uint64_t text;
+            m->length = text_below_1e8((uint32_t)v, &text);
+            memcpy(p, &text, 8); /* from the register, not read back from the memo */
+            memcpy(m->text, &text, 8);
+            p += m->length;
+        } else if (kinds[i] == COLUMN_FLOAT) {
+            char *end = text_f64(p, values[i].f64);
+            m->length = (uint32_t)(end - p);
+            memcpy(m->text, p, 32);
+            p = end;
+        } else {
+            m->length = 0;
+            p = put_value(r, p, i, values[i], false);
+        }
     }
+    return p;
+}
+
+/* The value columns, or the previous row's text of them when this row's
+ * values are the same (its text is in the buffer until the buffer is
+ * written out). */
+static inline char *csv_values(tally_report *r, char *restrict p,
+                               const tally_value *restrict values)
+{
+    size_t bytes = (size_t)r->count * sizeof *values;
+    if (!bytes)
+        return p; /* no value columns (and values may be NULL) */
+    if (r->last_generation == r->generation && memcmp(values, r->last_values, bytes) == 0) {
+        memcpy(p, r->text + r->last_at, r->last_length);
+        return p + r->last_length;
+    }
+    char *start = p;
+    p = csv_columns(r, p, values);
+    if (!r->own_row) {
+        memcpy(r->last_values, values, bytes);
+        r->last_generation = r->generation;
+        r->last_at = (size_t)(start - r->text);
+        r->last_length = (size_t)(p - start);
+    }
+    return p;
+}
+
+/* An unsigned number through a one-entry memo of its text (see csv_values). */
+static inline char *put_memo_u64(char *p, struct column_text *m, uint64_t v)
+{
+    if (v == m->value && m->length) {
+        memcpy(p, m->text, 8);
+        return p + m->length;
+    }
+    m->value = v;
+    if (v >= 100000000u) {
+        m->length = 0;
+        return text_u64(p, v);
+    }
+    uint64_t text;
+    m->length = text_below_1e8((uint32_t)v, &text);
+    memcpy(p, &text, 8);
+    memcpy(m->text, &text, 8);
+    return p + m->length;
+}
+
+/* end_ns, kept for the next row's begin_ns when it has at most 16 digits
+ * (stored from registers into both places). */
+static inline char *put_end(char *p, struct time_text *t, uint64_t v)
+{
+    uint64_t high, low;
+    unsigned length;
+    if (v < 100000000u) {
+        length = text_below_1e8((uint32_t)v, &high);
+        memcpy(p, &high, 8);
+        memcpy(t->text, &high, 8);
+    } else if (v < 10000000000000000u) {
+        length = text_below_1e8((uint32_t)(v / 100000000u), &high);
+        low = text_digits8((uint32_t)(v % 100000000u)) + TEXT_ASCII_ZEROS;
+        memcpy(p, &high, 8);
+        memcpy(p + length, &low, 8);
+        memcpy(t->text, &high, 8);
+        memcpy(t->text + length, &low, 8);
+        length += 8;
+    } else {
+        t->length = 0;
+        return text_u64(p, v);
+    }
+    t->value = v;
+    t->length = length;
+    return p + length;
+}
+
+static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
+{
+    if (v != t->value || !t->length)
+        return text_u64(p, v);
+    memcpy(p, t->text, 16);
+    return p + t->length;
+}
+
+static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    p = text_u64(p, sequence);
+    p = put_segment(p, g);
+    p = put_begin(p, &r->end_text, begin_ns);
+    *p++ = ',';
+    p = put_end(p, &r->end_text, end_ns);
+    *p++ = ',';
+    p = put_memo_u64(p, &r->duration_text, end_ns >= begin_ns ? end_ns - begin_ns : 0);
+    p = csv_values(r, p, values);
     *p++ = '\n';
-    row_done(r, start, p, own);
-    return TALLY_OK;
+    return p;
 }
 
 static void write_json_header(tally_report *r)
 {
-    FILE *out = atomic_file_stream(&r->file);
-    fputs("{\"counters\":[", out);
+    size_t bound = 64;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
-        fputs(i ? ",{\"symbol\":" : "{\"symbol\":", out);
-        report_put_json_string(r->file.stream, counter->symbol);
-        fputs(",\"unit\":", out);
-        report_put_json_string(r->file.stream, counter->unit_name ? counter->unit_name : "");
-        putc('}', out);
+        bound += TEXT_JSON_MAX(strlen(counter->symbol)) + 32 +
+                 TEXT_JSON_MAX(counter->unit_name ? strlen(counter->unit_name) : 0);
     }
-    fputs("],\n\"commands\":[", out);
+    if (bound > TEXT_BUFFER_SIZE / 2) {
+        FILE *out = atomic_file_stream(&r->file);
+        fputs("{\"counters\":[", out);
+        for (uint32_t i = 0; i < r->count; i++) {
+            const tally_counter_info *counter = column(r, i);
+            fputs(i ? ",{\"symbol\":" : "{\"symbol\":", out);
+            report_put_json_string(r->file.stream, counter->symbol);
+            fputs(",\"unit\":", out);
+            report_put_json_string(r->file.stream, counter->unit_name ? counter->unit_name : "");
+            putc('}', out);
+        }
+        fputs("],\n\"commands\":[", out);
+        return;
+    }
+    char *p = put_literal(r->text + r->used, "{\"counters\":[");
+    for (uint32_t i = 0; i < r->count; i++) {
+        const tally_counter_info *counter = column(r, i);
+        const char *unit = counter->unit_name ? counter->unit_name : "";
+        p = put_literal(p, i ? ",{\"symbol\":" : "{\"symbol\":");
+        p = text_json_string(p, counter->symbol, strlen(counter->symbol));
+        p = put_literal(p, ",\"unit\":");
+        p = text_json_string(p, unit, strlen(unit));
+        *p++ = '}';
+    }
+    p = put_literal(p, "],\n\"commands\":[");
+    r->used = (size_t)(p - r->text);
 }
 
-static tally_status write_json_record(tally_report *r, const tally_command_record *record,
-                                      const tally_value *values, const struct segment *g)
+static inline char *json_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    size_t bound = 128 + RECORD_NUMBERS_MAX + g->text_length + r->keys_size +
-                   (size_t)r->count * (TEXT_NUMBER_MAX + 1);
-    char *own, *start = row_space(r, bound, &own), *p = start;
-    if (!p)
-        return TALLY_ERROR_OUT_OF_MEMORY;
     p = put_literal(p, r->wrote_record ? ",\n{\"sequence\":" : "\n{\"sequence\":");
     r->wrote_record = true;
-    p = text_u64(p, record->sequence);
-    memcpy(p, g->text, g->text_length);
-    p += g->text_length;
-    p = text_u64(p, record->begin_ns);
+    p = text_u64(p, sequence);
+    p = put_segment(p, g);
+    p = text_u64(p, begin_ns);
     p = put_literal(p, ",\"end_ns\":");
-    p = text_u64(p, record->end_ns);
+    p = text_u64(p, end_ns);
     p = put_literal(p, ",\"duration_ns\":");
-    p = text_u64(p, duration(record));
+    p = text_u64(p, end_ns >= begin_ns ? end_ns - begin_ns : 0);
     p = put_literal(p, ",\"values\":{");
     for (uint32_t i = 0; i < r->count; i++) {
         if (i)
@@ -383,7 +564,44 @@ static tally_status write_json_record(tally_report *r, const tally_command_recor
     }
     *p++ = '}';
     *p++ = '}';
-    row_done(r, start, p, own);
+    return p;
+}
+
+static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                     uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    return r->format == TALLY_REPORT_JSON ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
+                                          : csv_row(r, p, g, sequence, begin_ns, end_ns, values);
+}
+
+/* A row too large for the text buffer (a label of megabytes; the buffer
+ * keeps up to a page that flush_text has not written), formatted
+ * into an allocation of its own and written at once. */
+static tally_status write_large_row(tally_report *r, const struct segment *g, uint64_t sequence,
+                                    uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    flush_text(r, true);
+    char *own = malloc(g->row_bound);
+    if (!own)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    r->own_row = true; /* the float memos cannot point into it */
+    char *end = any_row(r, own, g, sequence, begin_ns, end_ns, values);
+    r->own_row = false;
+    fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
+    free(own);
+    r->failed = atomic_file_failed(&r->file);
+    return TALLY_OK;
+}
+
+static tally_status write_row(tally_report *r, const struct segment *g, uint64_t sequence,
+                              uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+{
+    if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+        return write_large_row(r, g, sequence, begin_ns, end_ns, values);
+    if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+        flush_text(r, false);
+    char *start = r->text + r->used;
+    r->used += (size_t)(any_row(r, start, g, sequence, begin_ns, end_ns, values) - start);
     return TALLY_OK;
 }
 
@@ -406,6 +624,8 @@ static void free_report(tally_report *r)
     free(r->keys);
     free(r->kinds);
     free(r->floats);
+    free(r->texts);
+    free(r->last_values);
     free(r->segment.strings);
     free(r->segment.text);
     free(r->text);
@@ -418,11 +638,14 @@ static bool prepare_columns(tally_report *r)
     r->kinds = calloc(r->count + 1, sizeof *r->kinds);
     r->keys = calloc(r->count + 1, sizeof *r->keys);
     r->floats = calloc(r->count + 1, sizeof *r->floats);
-    if (!r->kinds || !r->keys || !r->floats)
+    r->texts = calloc(r->count + 1, sizeof *r->texts);
+    r->last_values = calloc(r->count + 1, sizeof *r->last_values);
+    if (!r->kinds || !r->keys || !r->floats || !r->texts || !r->last_values)
         return false;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
         r->kinds[i] = (uint8_t)kind_of(counter->storage);
+        r->texts[i].value = UINT64_MAX; /* with length 0: formatted by put_value */
         size_t n = strlen(counter->symbol);
         if (!(r->keys[i] = malloc(TEXT_JSON_MAX(n) + 2)))
             return false;
@@ -445,7 +668,12 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     r->count = count;
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
-    if (!(r->text = malloc(TEXT_BUFFER_SIZE)) || !prepare_columns(r)) {
+    r->generation = 1;
+    r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
+    /* aligned, for atomic_file_write_aligned */
+    if (posix_memalign((void **)&r->text, TEXT_PAGE, TEXT_BUFFER_SIZE + SLACK) != 0)
+        r->text = NULL;
+    if (!r->text || !prepare_columns(r)) {
         free_report(r);
         return NULL;
     }
@@ -491,50 +719,81 @@ static bool has_strings(const tally_command_record *record)
     return record->api_name && record->kind && record->context_api && record->label;
 }
 
-static tally_status write_record(tally_report *r, const tally_command_record *record,
-                                 const tally_value *values, const struct segment *g)
-{
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
-    tally_status status = r->format == TALLY_REPORT_JSON ? write_json_record(r, record, values, g)
-                                                         : write_csv_record(r, record, values, g);
-    if (status != TALLY_OK)
-        return status;
-    return r->failed ? TALLY_ERROR_IO : TALLY_OK;
-}
-
 tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                 const tally_value *values)
 {
     if (!report || !record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct record_strings n = measure(record);
-    return write_record(report, record, values, segment_for(report, record, &n));
+    const struct segment *g = segment_for(report, record);
+    if (!g)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    tally_status s =
+        write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
+    if (s != TALLY_OK)
+        return s;
+    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
-tally_status report_write_keyed(tally_report *report, const tally_command_record *record,
-                                const tally_value *values, uint64_t strings_key)
+/* The run's rows in a loop of their own per format: the segment, the
+ * bound and the format are the same for all of them. */
+static void csv_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
 {
+    for (uint32_t i = 0; i < run->count; i++) {
+        const report_ring_row *row = report_ring_run_row(run, i);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+            flush_text(r, false);
+        char *start = r->text + r->used;
+        char *end = csv_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        r->used += (size_t)(end - start);
+    }
+}
+
+static void json_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
+{
+    for (uint32_t i = 0; i < run->count; i++) {
+        const report_ring_row *row = report_ring_run_row(run, i);
+        if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
+            flush_text(r, false);
+        char *start = r->text + r->used;
+        char *end = json_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        r->used += (size_t)(end - start);
+    }
+}
+
+tally_status report_write_run(tally_report *report, const report_ring_run *run)
+{
+    const tally_command_record *record = run->record;
     struct segment *g = &report->segment;
-    if (g->keyed && g->key == strings_key && g->kind == record->kind &&
-        g->api_name == record->api_name && same_numbers(g, record))
-        return write_record(report, record, values, g);
-    struct record_strings n = measure(record);
-    const struct segment *made = segment_for(report, record, &n);
-    if (made) {
+    if (!g->keyed || g->key != run->strings_key || g->kind != record->kind ||
+        g->api_name != record->api_name || !same_numbers(g, record)) {
+        if (!segment_for(report, record))
+            return TALLY_ERROR_OUT_OF_MEMORY;
         g->keyed = true;
-        g->key = strings_key;
+        g->key = run->strings_key;
         g->kind = record->kind;
         g->api_name = record->api_name;
     }
-    return write_record(report, record, values, made);
+    if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE) {
+        for (uint32_t i = 0; i < run->count; i++) {
+            const report_ring_row *row = report_ring_run_row(run, i);
+            tally_status s =
+                write_large_row(report, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+            if (s != TALLY_OK)
+                return s;
+        }
+    } else if (report->format == TALLY_REPORT_JSON) {
+        json_rows(report, g, run);
+    } else {
+        csv_rows(report, g, run);
+    }
+    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
 tally_status tally_report_close(tally_report *report)
 {
     if (!report)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    flush_text(report);
+    flush_text(report, true);
     if (report->format == TALLY_REPORT_JSON)
         fputs("\n]}\n", atomic_file_stream(&report->file));
     tally_status status = atomic_file_commit(&report->file);

@@ -7,17 +7,6 @@
 
 #include "report_text.h"
 
-const char text_digit_pairs[201] = "00010203040506070809"
-                                   "10111213141516171819"
-                                   "20212223242526272829"
-                                   "30313233343536373839"
-                                   "40414243444546474849"
-                                   "50515253545556575859"
-                                   "60616263646566676869"
-                                   "70717273747576777879"
-                                   "80818283848586878889"
-                                   "90919293949596979899";
-
 char *text_i64(char *p, int64_t v)
 {
     if (v >= 0)
@@ -141,41 +130,51 @@ static bool decimal(double v, uint64_t *digits, int *exponent)
     return false;
 }
 
+static void store16(char *p, u128 v)
+{
+    memcpy(p, &v, 16);
+}
+
 /* "%.17g" of digits x 10^(exponent - 16): fixed notation for exponents from
- * -4 to 16, else scientific; trailing zeros and a bare point dropped. */
+ * -4 to 16, else scientific; trailing zeros and a bare point dropped.
+ *
+ * The 16 digits after the first are built in a 128-bit register and every
+ * piece is stored from registers, the later stores overwriting what the
+ * earlier wrote past their piece: formatting into a scratch array and
+ * copying pieces of it would read bytes just stored, which stalls. Writes
+ * up to 34 bytes from p. */
 static char *put_general(char *p, uint64_t digits, int exponent)
 {
-    char all[DIGITS];
-    all[0] = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
-    text_put_eight(all + 1, (uint32_t)(digits / 100000000u % 100000000u));
-    text_put_eight(all + 9, (uint32_t)(digits % 100000000u));
-    int used = DIGITS;
-    while (used > 1 && all[used - 1] == '0')
-        used--;
+    uint64_t high = text_digits8((uint32_t)(digits / 100000000u % 100000000u));
+    uint64_t low = text_digits8((uint32_t)(digits % 100000000u));
+    char first = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
+    /* trailing zero digits are the high zero bytes of the last group that has any */
+    int used = low    ? DIGITS - __builtin_clzll(low) / 8
+               : high ? DIGITS - 8 - __builtin_clzll(high) / 8
+                      : 1;
+    u128 rest = (u128)(low + TEXT_ASCII_ZEROS) << 64 | (high + TEXT_ASCII_ZEROS);
     if (exponent >= -4 && exponent < DIGITS) {
         if (exponent < 0) {
-            *p++ = '0';
-            *p++ = '.';
-            for (int i = -1; i > exponent; i--)
-                *p++ = '0';
-            memcpy(p, all, (size_t)used);
+            memcpy(p, "0.000000", 8);
+            p += 1 - exponent; /* "0." and -exponent - 1 zeros */
+            *p = first;
+            store16(p + 1, rest);
             return p + used;
         }
-        int whole = exponent + 1;
-        memcpy(p, all, (size_t)whole);
-        p += whole;
-        if (used > whole) {
-            *p++ = '.';
-            memcpy(p, all + whole, (size_t)(used - whole));
-            p += used - whole;
-        }
-        return p;
+        int whole = exponent + 1; /* digits before the point, 1 to 17 */
+        *p = first;
+        store16(p + 1, rest);
+        if (used <= whole)
+            return p + whole;
+        p[whole] = '.';
+        store16(p + whole + 1, rest >> (8 * (whole - 1)));
+        return p + used + 1;
     }
-    *p++ = all[0];
+    *p++ = first;
     if (used > 1) {
-        *p++ = '.';
-        memcpy(p, all + 1, (size_t)(used - 1));
-        p += used - 1;
+        *p = '.';
+        store16(p + 1, rest);
+        p += used;
     }
     *p++ = 'e';
     *p++ = exponent < 0 ? '-' : '+';

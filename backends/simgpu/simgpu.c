@@ -22,6 +22,7 @@ static tally_status create(const tally_device_options *options, void **state, ch
         free(g);
         return s;
     }
+    simgpu_divisors_init(g);
     snprintf(g->name, sizeof(g->name), "simgpu %u cores @ %u MHz",
              (unsigned)g->profile.shader_cores, (unsigned)g->profile.core_clock_mhz);
     *state = g;

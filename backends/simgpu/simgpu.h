@@ -5,8 +5,47 @@
 #include "backend.h"
 #include "simgpu_catalogue.h"
 
+/* A divisor of the model, fixed with the profile: most are powers of two,
+ * and a shift is much cheaper than a 64-bit division (which a draw would
+ * otherwise pay about fifteen times). The quotients are the same. */
+struct simgpu_divisor {
+    uint64_t value;
+    int shift; /* log2(value) when value is a power of two, else -1 */
+};
+
+/* The profile's rates and sizes that the model divides by. */
+struct simgpu_divisors {
+    struct simgpu_divisor wave, line, shader_rate, texel_rate, l2_requests, dram_bytes, raster, rop,
+        ia_vertices, setup_primitives;
+};
+
+/*
+ * The last draw's counts and what they were computed from: a draw that
+ * repeats it (the same mesh drawn again with the same state, as frames do)
+ * takes its counts without running the model. The key is everything the
+ * model reads of a draw without index data: its counts, topology and flags,
+ * the render state and the bound program's description (a copy: a program
+ * freed and another made at the same address must not match). When many
+ * draws in a row differ, the memo rests for a while, so that a stream of
+ * distinct draws pays little for it.
+ */
+struct simgpu_draw_memo {
+    bool valid;
+    const tally_program_desc *program;
+    tally_program_desc program_copy;
+    tally_render_state render;
+    uint32_t count, instance_count, flags;
+    uint8_t topology, patch_control_points, index_size;
+    uint64_t cycles;
+    uint64_t raw[SIMGPU_RAW_COUNT];
+    uint32_t misses;  /* in a row */
+    uint32_t resting; /* draws left without looking */
+};
+
 struct simgpu {
     struct simgpu_profile profile;
+    struct simgpu_draw_memo memo;
+    struct simgpu_divisors div; /* from the profile, by simgpu_divisors_init */
     char name[64];
     uint32_t *cache_ring; /* vertex cache model scratch */
 };
@@ -26,6 +65,7 @@ uint64_t simgpu_vertex_cache_misses(const void *indices, uint32_t index_size, ui
                                     uint32_t entries, uint32_t *ring);
 
 /* model.c */
+void simgpu_divisors_init(struct simgpu *g);
 uint64_t simgpu_execute(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw);
 
