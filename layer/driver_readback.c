@@ -9,7 +9,10 @@
  * submission's reset cannot overtake this one's copy. An empty submission
  * then signals the layer's fence; the engine's queue thread waits for it
  * (tally_measurement_reader) and reads each command's measurement by key.
- * The application's thread never waits on the GPU for any of this.
+ * The application's thread never waits on the GPU for any of this. The
+ * buffer, the two command buffers and the fence are host_readback.h's; what
+ * is this file's is which queries are reset and copied where, and how the
+ * reader turns them into measurements.
  */
 #include "driver_measure.h"
 
@@ -36,7 +39,7 @@ struct layer_measure_readback {
     double period;          /* ns per timestamp tick */
     _Atomic uint64_t seqno; /* the latest engine submission that reads it */
     tally_measurement_reader reader;
-    struct layer_measure_readback *next_in_flight;
+    struct layer_measure_readback *next_in_flight; /* in layer_measuring.in_flight */
 };
 
 static void reader_wait(void *user);
