@@ -44,7 +44,7 @@ typedef struct layer_measuring {
     layer_measure_family *families;
     object_map pool_families; /* VkCommandPool -> queue family index + 1 */
     pthread_mutex_t lock;     /* guards the readbacks below */
-    struct layer_measure_readback *free_readbacks;
+    struct layer_host_readback *free_readbacks;
     struct layer_measure_readback *in_flight; /* handed to the engine, not yet released */
 } layer_measuring;
 

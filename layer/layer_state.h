@@ -64,7 +64,7 @@ typedef struct layer_device {
     object_map queues;          /* VkQueue -> its family index + 1 */
     /* Indirect parameters are copied back through these (indirect_readback.c). */
     pthread_mutex_t readback_lock;
-    struct layer_readback *free_readbacks;
+    struct layer_host_readback *free_readbacks; /* host_readback.h */
     /* Shader stages the application enabled beyond vertex, fragment and
      * compute: the stages that may have written indirect parameters. */
     bool geometry_shader, tessellation_shader;
