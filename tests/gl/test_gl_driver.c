@@ -22,21 +22,6 @@
 
 #include "layer_harness.h"
 
-static const char *const statistics[][2] = {
-    {"ia_vertices", "IaVertices"},
-    {"ia_primitives", "IaPrimitives"},
-    {"vs_invocations", "VsInvocations"},
-    {"gs_invocations", "GsInvocations"},
-    {"gs_primitives", "GsPrimitives"},
-    {"clipper_invocations", "ClipperInvocations"},
-    {"clipper_primitives", "ClipperPrimitives"},
-    {"fs_invocations", "FsInvocations"},
-    {"tcs_patches", "TessControlPatches"},
-    {"tes_invocations", "TessEvalInvocations"},
-    {"cs_invocations", "CsInvocations"},
-};
-enum { STATISTICS = sizeof(statistics) / sizeof(statistics[0]) };
-
 #define COUNTERS                                                                                   \
     "TALLY_COUNTERS=GpuTime,DrawCalls,Dispatches,IaVertices,IaPrimitives,VsInvocations,"           \
     "GsInvocations,GsPrimitives,ClipperInvocations,ClipperPrimitives,FsInvocations,"               \
@@ -123,21 +108,21 @@ static void every_statistic_of_every_command_equals_llvmpipes(void **state)
     runs *r = *state;
     for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
         json_object *truth = json_object_array_get_idx(r->truth, i);
-        for (int s = 0; s < STATISTICS; s++) {
-            unsigned long long want = line_value(truth, statistics[s][0]);
-            unsigned long long got = reported(r, &r->plain, i, statistics[s][1]);
+        for (int s = 0; s < PIPELINE_STATISTICS; s++) {
+            unsigned long long want = line_value(truth, pipeline_statistics[s][0]);
+            unsigned long long got = reported(r, &r->plain, i, pipeline_statistics[s][1]);
             if (got != want)
                 print_error("command %zu (%s) %s: %llu, llvmpipe %llu\n", i,
-                            command_text(first_row(r, &r->plain, i), "api_name"), statistics[s][1],
-                            got, want);
+                            command_text(first_row(r, &r->plain, i), "api_name"),
+                            pipeline_statistics[s][1], got, want);
             assert_int_equal(got, want);
         }
     }
     /* The workload reaches every statistic: none of the checks is 0 = 0 only. */
-    for (int s = 0; s < STATISTICS; s++) {
+    for (int s = 0; s < PIPELINE_STATISTICS; s++) {
         unsigned long long total = 0;
         for (size_t i = 0; i < json_object_array_length(r->truth); i++)
-            total += line_value(json_object_array_get_idx(r->truth, i), statistics[s][0]);
+            total += line_value(json_object_array_get_idx(r->truth, i), pipeline_statistics[s][0]);
         assert_true(total > 0);
     }
 }
@@ -179,9 +164,9 @@ static void a_statistic_the_program_measures_itself_is_left_and_said(void **stat
      * query: that statistic is not measured, every other one is. */
     assert_int_equal(reported(r, &r->own, 0, "IaVertices"), 0);
     json_object *first = json_object_array_get_idx(r->truth, 0);
-    for (int s = 1; s < STATISTICS; s++)
-        assert_int_equal(reported(r, &r->own, 0, statistics[s][1]),
-                         line_value(first, statistics[s][0]));
+    for (int s = 1; s < PIPELINE_STATISTICS; s++)
+        assert_int_equal(reported(r, &r->own, 0, pipeline_statistics[s][1]),
+                         line_value(first, pipeline_statistics[s][0]));
     for (size_t i = 1; i < json_object_array_length(r->truth); i++)
         assert_int_equal(reported(r, &r->own, i, "IaVertices"),
                          line_value(json_object_array_get_idx(r->truth, i), "ia_vertices"));
@@ -211,13 +196,13 @@ static void a_context_without_queries_is_offered_no_measured_counter(void **stat
     assert_int_equal(gles.exit_code, 0);
     assert_true(offers(&gles, "DrawCalls"));
     assert_true(offers(&gles, "CsInvocations")); /* exact from the local size */
-    for (int s = 0; s < STATISTICS - 1; s++)
-        assert_false(offers(&gles, statistics[s][1]));
+    for (int s = 0; s < PIPELINE_STATISTICS - 1; s++)
+        assert_false(offers(&gles, pipeline_statistics[s][1]));
     assert_false(offers(&gles, "GpuTime"));
     /* A context of GL 4.5 offers them all. */
     assert_true(offers(&r->plain, "GpuTime"));
-    for (int s = 0; s < STATISTICS; s++)
-        assert_true(offers(&r->plain, statistics[s][1]));
+    for (int s = 0; s < PIPELINE_STATISTICS; s++)
+        assert_true(offers(&r->plain, pipeline_statistics[s][1]));
     run_result_free(&gles);
 }
 

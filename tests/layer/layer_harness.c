@@ -119,6 +119,20 @@ static size_t records_of(json_object *line)
                : 1;
 }
 
+const char *const pipeline_statistics[PIPELINE_STATISTICS][2] = {
+    {"ia_vertices", "IaVertices"},
+    {"ia_primitives", "IaPrimitives"},
+    {"vs_invocations", "VsInvocations"},
+    {"gs_invocations", "GsInvocations"},
+    {"gs_primitives", "GsPrimitives"},
+    {"clipper_invocations", "ClipperInvocations"},
+    {"clipper_primitives", "ClipperPrimitives"},
+    {"fs_invocations", "FsInvocations"},
+    {"tcs_patches", "TessControlPatches"},
+    {"tes_invocations", "TessEvalInvocations"},
+    {"cs_invocations", "CsInvocations"},
+};
+
 unsigned long long line_value(json_object *line, const char *field)
 {
     json_object *v = NULL;

@@ -42,6 +42,11 @@ char *validation_messages_added(const char *without, const char *with);
 
 /* The program's stdout lines parsed as JSON objects (an array). */
 json_object *output_lines(const run_result *r);
+/* The eleven pipeline statistics: each one's field in a test program's JSON
+ * lines and its counter symbol in a report. */
+enum { PIPELINE_STATISTICS = 11 };
+extern const char *const pipeline_statistics[PIPELINE_STATISTICS][2];
+
 /* A line's unsigned field, or ~0 when it has none. */
 unsigned long long line_value(json_object *line, const char *field);
 

@@ -20,21 +20,6 @@
 
 #include "layer_harness.h"
 
-static const char *const statistics[][2] = {
-    {"ia_vertices", "IaVertices"},
-    {"ia_primitives", "IaPrimitives"},
-    {"vs_invocations", "VsInvocations"},
-    {"gs_invocations", "GsInvocations"},
-    {"gs_primitives", "GsPrimitives"},
-    {"clipper_invocations", "ClipperInvocations"},
-    {"clipper_primitives", "ClipperPrimitives"},
-    {"fs_invocations", "FsInvocations"},
-    {"tcs_patches", "TessControlPatches"},
-    {"tes_invocations", "TessEvalInvocations"},
-    {"cs_invocations", "CsInvocations"},
-};
-enum { STATISTICS = sizeof(statistics) / sizeof(statistics[0]) };
-
 typedef struct runs {
     run_result alone, measured;
     json_object *truth;  /* the program's lines without the layer */
@@ -95,10 +80,12 @@ static void every_statistic_of_every_command_equals_the_drivers(void **state)
     size_t indexed = 0;
     for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
         json_object *truth = json_object_array_get_idx(r->truth, i);
-        for (int s = 0; s < STATISTICS; s++) {
-            if (reported(r, i, statistics[s][1]) != line_value(truth, statistics[s][0]))
-                print_error("line %zu %s\n", i, statistics[s][1]);
-            assert_int_equal(reported(r, i, statistics[s][1]), line_value(truth, statistics[s][0]));
+        for (int s = 0; s < PIPELINE_STATISTICS; s++) {
+            if (reported(r, i, pipeline_statistics[s][1]) !=
+                line_value(truth, pipeline_statistics[s][0]))
+                print_error("line %zu %s\n", i, pipeline_statistics[s][1]);
+            assert_int_equal(reported(r, i, pipeline_statistics[s][1]),
+                             line_value(truth, pipeline_statistics[s][0]));
         }
         indexed += line_value(truth, "indexed") == 1;
     }
@@ -111,9 +98,10 @@ static void the_programs_own_queries_read_the_drivers_values(void **state)
 {
     runs *r = *state;
     for (size_t i = 0; i < json_object_array_length(r->truth); i++)
-        for (int s = 0; s < STATISTICS; s++)
-            assert_int_equal(line_value(json_object_array_get_idx(r->lines, i), statistics[s][0]),
-                             line_value(json_object_array_get_idx(r->truth, i), statistics[s][0]));
+        for (int s = 0; s < PIPELINE_STATISTICS; s++)
+            assert_int_equal(
+                line_value(json_object_array_get_idx(r->lines, i), pipeline_statistics[s][0]),
+                line_value(json_object_array_get_idx(r->truth, i), pipeline_statistics[s][0]));
 }
 
 static void every_command_takes_gpu_time(void **state)
