@@ -379,7 +379,8 @@ static void tally_run_passes_the_granularity_on(void **state)
     (void)state;
     const char *argv[] = {TALLY_CLI, "run", "--backend", "driver",   "--granularity", "render-pass",
                           "-q",      "--",  VK_WORKLOAD, SHADER_DIR, "none",          NULL};
-    const char *env[] = {COUNTERS, NULL};
+    /* tally run preloads the (sanitized) shims after what is already preloaded. */
+    const char *env[] = {COUNTERS, "LD_PRELOAD=" TALLY_SANITIZER_PRELOAD, NULL};
     run_result r = run_under_layer(argv, ACTIVATE_NONE, env);
     assert_int_equal(r.exit_code, 0);
     json_object *report = report_commands(&r);
