@@ -48,7 +48,8 @@ typedef struct layer_measuring {
      * begin/end may come inside any render pass instance, where only a
      * group begun in the same subpass can end, so no group spans one. */
     atomic_bool serves_queries;
-    atomic_bool said_simultaneous; /* the warning about simultaneous use */
+    atomic_bool said_simultaneous; /* the warning about simultaneous secondaries */
+    atomic_bool said_unsplit;      /* the warning about a repeat it could not split */
     double timestamp_period;
     uint32_t family_count;
     layer_measure_family *families;
@@ -76,6 +77,8 @@ typedef struct layer_measured_cb {
     /* The recording is inside a render pass instance (a secondary that
      * continues one is, from its start). */
     bool inside;
+    /* Begun with SIMULTANEOUS_USE: a submission may hold it twice. */
+    bool simultaneous;
     /* Secondaries it executes: their queries go with its submissions. */
     struct layer_command_buffer **secondaries;
     uint32_t secondary_count, secondary_capacity;

@@ -25,9 +25,10 @@
  * the layer's command buffer that runs before the application's batches at
  * each submission, so the application's command buffers only write them.
  * A command buffer of simultaneous use may run twice before that reset
- * comes again (twice in one submission, twice in one primary, on two
- * queues at once), and its queries, fixed when it is recorded, would be
- * written twice: such command buffers are not measured.
+ * comes again. A primary repeated in one submission is submitted in parts
+ * that each run it once (submission.c). A secondary may run twice in one
+ * execution of a primary, with no place for a reset in between: secondaries
+ * of simultaneous use are not measured.
  */
 #include "driver_measure.h"
 
@@ -94,14 +95,16 @@ void layer_measure_begin_recording(layer_command_buffer *cb, const VkCommandBuff
         return;
     layer_measure_reset(cb);
     layer_measuring *m = cb->device->measuring;
-    if (begin->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT) {
+    bool simultaneous = begin->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    if (simultaneous && cb->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY) {
         if (!atomic_exchange(&m->said_simultaneous, true))
             tally_log(TALLY_LOG_WARN,
-                      "Vulkan layer: command buffers begun with SIMULTANEOUS_USE are not measured "
-                      "(they may run twice before the layer can reset their queries); their "
-                      "commands count, with no GpuTime or statistics");
+                      "Vulkan layer: secondary command buffers begun with SIMULTANEOUS_USE are "
+                      "not measured (one primary may execute them twice, with no reset of their "
+                      "queries in between); their commands count, with no GpuTime or statistics");
         return; /* serial 0: no queries */
     }
+    mc->simultaneous = simultaneous; /* submission.c splits a submission that repeats it */
     /* A secondary that continues a render pass instance records inside it. */
     mc->inside = cb->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY && begin->pInheritanceInfo &&
                  (begin->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);

@@ -28,7 +28,9 @@
  * instances, so that per-render-pass and per-command-buffer measurement differ.
  *   simultaneous    a secondary of simultaneous use executed twice by a primary
  *                   of simultaneous use, which is submitted twice in one
- *                   vkQueueSubmit: four draws of 8 vertices, one line
+ *                   vkQueueSubmit: four draws of 8 vertices; then a primary of
+ *                   simultaneous use with one draw of 8 vertices, submitted
+ *                   twice in one batch and once in the next: seven draws, one line
  * Every line says its "submission" (0, 1, 2).
  */
 #include <stdbool.h>
@@ -865,7 +867,8 @@ static void destroy(app *a)
 /* A secondary of simultaneous use executed twice by a primary of
  * simultaneous use, submitted twice in one vkQueueSubmit: valid Vulkan, and
  * the same recording runs four times before anything could reset a query
- * it holds. */
+ * it holds. Then a primary of simultaneous use that draws, three times in
+ * one submission. */
 static void run_simultaneous(app *a)
 {
     VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
@@ -899,9 +902,30 @@ static void run_simultaneous(app *a)
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 2, .pCommandBuffers = both};
     CHECK(vkQueueSubmit(a->queue, 1, &submit, VK_NULL_HANDLE));
     CHECK(vkQueueWaitIdle(a->queue));
-    printf("{\"api\":\"simultaneous\",\"records\":4,\"submission\":0}\n");
-    VkCommandBuffer all[] = {cb, secondary};
-    vkFreeCommandBuffers(a->device, a->pool, 2, all);
+    /* A primary of simultaneous use drawing itself, twice in one batch and
+     * once more in the next batch of the same submission. */
+    VkCommandBuffer direct = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    CHECK(vkBeginCommandBuffer(direct, &begin));
+    begin_pass(a, direct, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(direct, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    vkCmdDraw(direct, 8, 1, 0, 0);
+    vkCmdEndRenderPass(direct);
+    CHECK(vkEndCommandBuffer(direct));
+    VkCommandBuffer direct_twice[2] = {direct, direct};
+    VkSubmitInfo repeats[2] = {
+        {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+         .commandBufferCount = 2,
+         .pCommandBuffers = direct_twice},
+        {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+         .commandBufferCount = 1,
+         .pCommandBuffers = &direct},
+    };
+    CHECK(vkQueueSubmit(a->queue, 2, repeats, VK_NULL_HANDLE));
+    CHECK(vkQueueWaitIdle(a->queue));
+    printf("{\"api\":\"simultaneous\",\"records\":7,\"submission\":0}\n");
+    VkCommandBuffer all[] = {cb, secondary, direct};
+    vkFreeCommandBuffers(a->device, a->pool, 3, all);
 }
 
 int main(int argc, char **argv)
