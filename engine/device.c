@@ -17,6 +17,7 @@ void tally_device_options_from_env(tally_device_options *o)
         .report_path = secure_getenv("TALLY_OUTPUT"),
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
+        .granularity = tally_granularity_parse(secure_getenv("TALLY_GRANULARITY")),
     };
     if (o->report_path && !*o->report_path)
         o->report_path = NULL;
@@ -63,6 +64,9 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
         .core_clock_hz = d->backend->core_clock_hz(d->backend_state),
         .timestamp_frequency_hz = d->backend->timestamp_frequency_hz(d->backend_state),
         .measures = d->backend->measures ? d->backend->measures(d->backend_state) : 0,
+        .granularity = o->granularity <= TALLY_GRANULARITY_COMMAND_BUFFER
+                           ? o->granularity
+                           : TALLY_GRANULARITY_COMMAND,
     };
     return TALLY_OK;
 }

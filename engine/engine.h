@@ -32,7 +32,9 @@ enum tally_command_type {
     TALLY_CMD_EXECUTE,
     TALLY_CMD_DRAW_RUN, /* consecutive packed draws, appended through a stream's lane */
     TALLY_CMD_INDIRECT,
-    TALLY_CMD_MEASURE, /* the next API command's work is measured under u.measure_key */
+    TALLY_CMD_MEASURE,       /* the next API command's work is measured under u.measure_key */
+    TALLY_CMD_MEASURE_GROUP, /* so are the API commands up to TALLY_CMD_MEASURE_END */
+    TALLY_CMD_MEASURE_END,
 };
 
 struct tally_recording;
@@ -207,6 +209,9 @@ struct tally_executor {
     const tally_measurement_reader *measurement_reader;
     tally_measurement measurement;
     bool has_measurement;
+    /* Inside a measured group (tally_stream_measure_group): what its first
+     * command's measurement held, which the others' work is part of. */
+    uint32_t group_valid;
     bool anchored;
     uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
@@ -405,7 +410,8 @@ static inline bool tally_work_accumulated(struct tally_device *device)
 TALLY_HIDDEN void tally_measured_begin_submission(struct tally_device *device,
                                                   struct tally_pending *pending);
 TALLY_HIDDEN void tally_measured_end_submission(struct tally_device *device);
-TALLY_HIDDEN void tally_measured_select(struct tally_device *device, uint64_t key);
+/* A TALLY_CMD_MEASURE, _MEASURE_GROUP or _MEASURE_END command. */
+TALLY_HIDDEN void tally_measured_select(struct tally_device *device, uint32_t type, uint64_t key);
 /* Counts one unit of work into the executor's delta and moves the clock by
  * its measured time; returns the time it began. */
 TALLY_HIDDEN uint64_t tally_measured_work(struct tally_device *device,
@@ -426,6 +432,7 @@ TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
  * (NULL: the default set) as catalogue indices, one per column; *out is the
  * caller's to free. */
 TALLY_HIDDEN tally_clock_mode tally_clock_mode_parse(const char *text);
+TALLY_HIDDEN tally_granularity tally_granularity_parse(const char *text);
 TALLY_HIDDEN tally_status tally_counter_list_parse(const tally_catalogue *catalogue,
                                                    const char *list, uint32_t **out,
                                                    uint32_t *count);

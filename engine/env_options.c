@@ -1,12 +1,14 @@
 /*
  * The text of the device's options from the environment. TALLY_CLOCK:
- * "realtime" or "virtual". TALLY_COUNTERS: which counters the per-command
+ * "realtime" or "virtual". TALLY_GRANULARITY: "command", "render-pass" or
+ * "command-buffer". TALLY_COUNTERS: which counters the per-command
  * report carries, from a list
  * of symbols separated by commas or blanks. "all" stands for every counter
  * in catalogue order, wherever it appears; each counter gets one column, at
  * its first mention, however often it is named. Unknown names, repeats and a
  * list that names nothing are said once in the log.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,6 +24,25 @@ tally_clock_mode tally_clock_mode_parse(const char *text)
         tally_log(TALLY_LOG_WARN,
                   "TALLY_CLOCK: \"%s\" is neither realtime nor virtual; using realtime", text);
     return TALLY_CLOCK_REALTIME;
+}
+
+/* Unset or empty is "command" (each draw and dispatch, as without the
+ * option); anything unknown is said once per process and read as that. */
+tally_granularity tally_granularity_parse(const char *text)
+{
+    static const char *const names[] = {"command", "render-pass", "command-buffer"};
+    static atomic_bool said;
+    if (!text || !*text)
+        return TALLY_GRANULARITY_COMMAND;
+    for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(text, names[i]) == 0)
+            return (tally_granularity)i;
+    if (!atomic_exchange(&said, true))
+        tally_log(TALLY_LOG_WARN,
+                  "TALLY_GRANULARITY: \"%s\" is none of command, render-pass, command-buffer; "
+                  "using command",
+                  text);
+    return TALLY_GRANULARITY_COMMAND;
 }
 
 static const char default_counters[] =

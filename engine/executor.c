@@ -358,7 +358,9 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
         if (tally_work_observed(d))
             run_indirect(d, c, ctx, stream_id);
         break;
-    case TALLY_CMD_MEASURE: tally_measured_select(d, c->u.measure_key); break;
+    case TALLY_CMD_MEASURE:
+    case TALLY_CMD_MEASURE_GROUP:
+    case TALLY_CMD_MEASURE_END: tally_measured_select(d, c->type, c->u.measure_key); break;
     case TALLY_CMD_BIND_PROGRAM:
         d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
         break;

@@ -13,6 +13,11 @@
  * the submission and sum to no more than its GPU span even where the GPU
  * overlapped two commands. A unit without a measured time takes none. In
  * virtual clock mode only the measured durations count.
+ *
+ * A measured group (a coarser granularity: one query around a render pass,
+ * say) is carried by its first unit of work; the others take a measurement
+ * that says their statistics were measured (in the group's) and are 0, so
+ * a backend adds no estimate of its own for them, and no time.
  */
 #include "engine.h"
 
@@ -25,6 +30,7 @@ void tally_measured_begin_submission(struct tally_device *d, struct tally_pendin
         reader->wait(reader->user);
     e->measurement_reader = reader;
     e->has_measurement = false;
+    e->group_valid = 0;
     e->anchored = false;
 }
 
@@ -32,13 +38,20 @@ void tally_measured_end_submission(struct tally_device *d)
 {
     d->exec.measurement_reader = NULL;
     d->exec.has_measurement = false;
+    d->exec.group_valid = 0;
 }
 
-void tally_measured_select(struct tally_device *d, uint64_t key)
+void tally_measured_select(struct tally_device *d, uint32_t type, uint64_t key)
 {
     struct tally_executor *e = &d->exec;
     const tally_measurement_reader *reader = e->measurement_reader;
+    e->group_valid = 0;
+    e->has_measurement = false;
+    if (type == TALLY_CMD_MEASURE_END)
+        return;
     e->has_measurement = reader && reader->read(reader->user, key, &e->measurement);
+    if (type == TALLY_CMD_MEASURE_GROUP && e->has_measurement)
+        e->group_valid = e->measurement.valid & TALLY_MEASURE_STATISTICS;
 }
 
 /* A GPU timestamp of the submission on the engine's clock. */
@@ -58,7 +71,10 @@ uint64_t tally_measured_work(struct tally_device *d, const struct tally_work *wo
 {
     struct tally_executor *e = &d->exec;
     const tally_measurement *m = e->has_measurement ? &e->measurement : NULL;
-    e->has_measurement = false; /* the API command's first unit carries it */
+    tally_measurement in_group = {.valid = e->group_valid};
+    if (!m && e->group_valid)
+        m = &in_group;
+    e->has_measurement = false; /* the API command's (or group's) first unit carries it */
     d->backend->execute_measured(d->backend_state, work, exec, m, e->delta);
     uint64_t begin = e->gpu_ns, end = begin;
     if (m && (m->valid & TALLY_MEASURE_TIME) && m->end_ns >= m->begin_ns) {

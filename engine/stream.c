@@ -377,6 +377,24 @@ tally_status tally_stream_measure(tally_stream *stream, uint64_t key)
     return TALLY_OK;
 }
 
+tally_status tally_stream_measure_group(tally_stream *stream, uint64_t key)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_command *c = append(stream, TALLY_CMD_MEASURE_GROUP);
+    if (!c)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    c->u.measure_key = key;
+    return TALLY_OK;
+}
+
+tally_status tally_stream_measure_end(tally_stream *stream)
+{
+    if (!stream)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return append(stream, TALLY_CMD_MEASURE_END) ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
+}
+
 tally_status tally_stream_frame_boundary(tally_stream *stream)
 {
     if (!stream)

@@ -226,6 +226,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkEndCommandBuffer(VkCommandBuffer commandBu
 {
     layer_command_buffer *cb;
     layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
+    if (cb && cb->measured)
+        layer_measure_split(cb); /* no query may stay active past the end */
     if (cb && cb->stream)
         tally_stream_end_recording(cb->stream);
     return device->dispatch.EndCommandBuffer(commandBuffer);
@@ -247,6 +249,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
 {
     layer_command_buffer *cb;
     layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
+    if (cb && cb->measured)
+        layer_measure_split(cb); /* no query of the layer's active across secondaries */
     device->dispatch.CmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers);
     if (!cb || !cb->stream)
         return;

@@ -135,6 +135,7 @@ void layer_measuring_open(layer_device *device)
     if (!m)
         return;
     m->measures = info.measures;
+    m->granularity = info.granularity;
     VkPhysicalDeviceProperties properties;
     layer_instance *instance = device->instance;
     instance->dispatch.GetPhysicalDeviceProperties(device->physical_device, &properties);

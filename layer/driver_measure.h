@@ -8,6 +8,7 @@
  *                        pipelineStatisticsQuery feature; the per-device state
  *   driver_queries.c     the layer's query pools per command buffer, and the
  *                        timestamps and statistics query around each command
+ *                        or, at a coarser granularity, each group of them
  *   driver_readback.c    per submission: resetting those queries before the
  *                        application's batches, copying them after, and the
  *                        engine's measurement reader
@@ -18,6 +19,8 @@
 #define TALLY_LAYER_DRIVER_MEASURE_H
 
 #include "layer_state.h"
+
+#include <stdatomic.h>
 
 /* Commands per block of the layer's query pools. */
 #define LAYER_MEASURE_BLOCK 256u
@@ -39,6 +42,14 @@ typedef struct layer_measure_family {
 /* Attached to a VkDevice whose engine measures (layer_device.measuring). */
 typedef struct layer_measuring {
     uint32_t measures; /* the engine's tally_measure_bits */
+    tally_granularity granularity;
+    /* The application has made a query pool the layer serves (pipeline
+     * statistics, or performance where the layer provides them): its
+     * begin/end may come inside any render pass instance, where only a
+     * group begun in the same subpass can end, so no group spans one. */
+    atomic_bool serves_queries;
+    atomic_bool said_simultaneous; /* the warning about simultaneous secondaries */
+    atomic_bool said_unsplit;      /* the warning about a repeat it could not split */
     double timestamp_period;
     uint32_t family_count;
     layer_measure_family *families;
@@ -57,6 +68,17 @@ typedef struct layer_measured_cb {
     layer_measure_block *blocks;
     uint32_t views; /* of the open measurement */
     bool open;      /* a measurement was begun and not yet ended */
+    /* The open measurement's key went into the stream: a command carries it. */
+    bool carried;
+    uint64_t key;
+    /* The open measurement was begun outside any render pass instance (it
+     * may span one; it must end outside). */
+    bool outside;
+    /* The recording is inside a render pass instance (a secondary that
+     * continues one is, from its start). */
+    bool inside;
+    /* Begun with SIMULTANEOUS_USE: a submission may hold it twice. */
+    bool simultaneous;
     /* Secondaries it executes: their queries go with its submissions. */
     struct layer_command_buffer **secondaries;
     uint32_t secondary_count, secondary_capacity;
@@ -82,6 +104,18 @@ void layer_measure_executes(layer_command_buffer *primary, layer_command_buffer 
 /* Around the driver's draw or dispatch (the generated wrappers call these). */
 void layer_measure_before(layer_command_buffer *cb);
 void layer_measure_after(layer_command_buffer *cb);
+/* Group boundaries at a coarser granularity, each called before the
+ * command goes down: a render pass instance's begin (`spannable`: one
+ * subpass, inline contents, no multiview, no suspending or resuming, so a
+ * group begun outside may run through it), its next subpass and its end;
+ * and what no group may straddle (vkCmdExecuteCommands, the begin and end
+ * of a query the layer serves, the end of the recording). */
+void layer_measure_pass_begin(layer_command_buffer *cb, bool spannable);
+void layer_measure_pass_next(layer_command_buffer *cb);
+void layer_measure_pass_end(layer_command_buffer *cb);
+void layer_measure_split(layer_command_buffer *cb);
+/* The application made a query pool the layer serves. */
+void layer_measure_serving_queries(layer_device *device);
 /* The key of a command's measurement, and back. */
 static inline uint64_t layer_measure_key(uint32_t serial, uint32_t block, uint32_t index,
                                          uint32_t views)

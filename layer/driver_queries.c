@@ -1,16 +1,34 @@
 /*
- * The layer's queries around each draw and dispatch of a measuring device:
- * per command buffer, blocks of two query pools (timestamps, pipeline
- * statistics) that the command buffer keeps across recordings. Before the
- * driver's command: a bottom-of-pipe timestamp (written once everything
- * before has completed) and the start of a statistics query; after it, the
- * query's end and a second bottom-of-pipe timestamp. The command's key goes
- * into the stream, so the engine finds its results (driver_readback.c).
+ * The layer's queries around the draws and dispatches of a measuring
+ * device: per command buffer, blocks of two query pools (timestamps,
+ * pipeline statistics) that the command buffer keeps across recordings.
+ * Before the driver's command: a bottom-of-pipe timestamp (written once
+ * everything before has completed) and the start of a statistics query;
+ * after it, the query's end and a second bottom-of-pipe timestamp. The
+ * command's key goes into the stream, so the engine finds its results
+ * (driver_readback.c).
+ *
+ * At a coarser granularity (TALLY_GRANULARITY) one such measurement, a
+ * group, brackets several commands: it begins before the first draw or
+ * dispatch that finds none open, which carries its key
+ * (tally_stream_measure_group), and ends where Vulkan or exactness needs
+ * it to: a query begun inside a render pass instance must end in the same
+ * subpass, none may be active across vkCmdExecuteCommands, and the
+ * application's queries that the layer serves must see whole groups.
+ * "render-pass" also ends a group outside render passes at the next
+ * instance's begin; "command-buffer" begins one before an instance that it
+ * can run through (one subpass, inline, no multiview, no suspension, no
+ * served queries on the device) and lets it run on.
  *
  * Inside a multiview render pass instance each query takes as many
  * consecutive queries as the subpass has views. The queries are reset by
  * the layer's command buffer that runs before the application's batches at
  * each submission, so the application's command buffers only write them.
+ * A command buffer of simultaneous use may run twice before that reset
+ * comes again. A primary repeated in one submission is submitted in parts
+ * that each run it once (submission.c). A secondary may run twice in one
+ * execution of a primary, with no place for a reset in between: secondaries
+ * of simultaneous use are not measured.
  */
 #include "driver_measure.h"
 
@@ -72,11 +90,24 @@ static bool create_block(layer_device *device, const layer_measure_family *famil
 
 void layer_measure_begin_recording(layer_command_buffer *cb, const VkCommandBufferBeginInfo *begin)
 {
-    (void)begin;
     layer_measured_cb *mc = measured_of(cb);
     if (!mc)
         return;
     layer_measure_reset(cb);
+    layer_measuring *m = cb->device->measuring;
+    bool simultaneous = begin->flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    if (simultaneous && cb->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY) {
+        if (!atomic_exchange(&m->said_simultaneous, true))
+            tally_log(TALLY_LOG_WARN,
+                      "Vulkan layer: secondary command buffers begun with SIMULTANEOUS_USE are "
+                      "not measured (one primary may execute them twice, with no reset of their "
+                      "queries in between); their commands count, with no GpuTime or statistics");
+        return; /* serial 0: no queries */
+    }
+    mc->simultaneous = simultaneous; /* submission.c splits a submission that repeats it */
+    /* A secondary that continues a render pass instance records inside it. */
+    mc->inside = cb->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY && begin->pInheritanceInfo &&
+                 (begin->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
     mc->serial = atomic_fetch_add(&next_serial, 1);
     if (mc->serial == 0) /* 0 never names a recording */
         mc->serial = atomic_fetch_add(&next_serial, 1);
@@ -91,6 +122,8 @@ void layer_measure_reset(layer_command_buffer *cb)
         mc->blocks[i].used = 0;
     mc->block = 0;
     mc->open = false;
+    mc->carried = false;
+    mc->inside = false;
     mc->secondary_count = 0;
     mc->serial = 0;
 }
@@ -163,40 +196,136 @@ static layer_measure_block *reserve(layer_command_buffer *cb, layer_measured_cb 
     return &mc->blocks[mc->block_count++];
 }
 
-void layer_measure_before(layer_command_buffer *cb)
+/* Begins a measurement of `views` views: the begin timestamps and the
+ * statistics query. */
+static bool open_group(layer_command_buffer *cb, layer_measured_cb *mc, uint32_t views)
 {
-    layer_measured_cb *mc = measured_of(cb);
-    if (!mc || !mc->serial || !cb->stream)
-        return;
-    uint32_t views = views_now(cb);
-    views = views ? views : 1;
     layer_measure_block *b = reserve(cb, mc, views);
     if (!b || (!b->timestamps && !b->statistics))
-        return;
+        return false;
     const struct layer_device_dispatch *d = &cb->device->dispatch;
     if (b->timestamps)
         d->CmdWriteTimestamp(cb->handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->timestamps,
                              2 * b->used);
     if (b->statistics)
         d->CmdBeginQuery(cb->handle, b->statistics, b->used, 0);
-    tally_stream_measure(cb->stream, layer_measure_key(mc->serial, mc->block, b->used, views));
+    mc->key = layer_measure_key(mc->serial, mc->block, b->used, views);
     mc->views = views;
     mc->open = true;
+    mc->carried = false;
+    mc->outside = !mc->inside;
+    return true;
 }
 
-void layer_measure_after(layer_command_buffer *cb)
+static void close_group(layer_command_buffer *cb, layer_measured_cb *mc)
 {
-    layer_measured_cb *mc = cb->measured;
-    if (!mc || !mc->open)
+    if (!mc->open)
         return;
     layer_measure_block *b = &mc->blocks[mc->block];
     const struct layer_device_dispatch *d = &cb->device->dispatch;
     if (b->statistics)
         d->CmdEndQuery(cb->handle, b->statistics, b->used);
-    /* The end timestamps follow the begin ones: 2 x views per command. */
+    /* The end timestamps follow the begin ones: 2 x views per measurement. */
     if (b->timestamps)
         d->CmdWriteTimestamp(cb->handle, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->timestamps,
                              2 * b->used + mc->views);
     b->used += mc->views;
     mc->open = false;
+    if (mc->carried && cb->device->measuring->granularity != TALLY_GRANULARITY_COMMAND)
+        tally_stream_measure_end(cb->stream);
+}
+
+void layer_measure_before(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = measured_of(cb);
+    if (!mc || !mc->serial || !cb->stream)
+        return;
+    if (!mc->open) {
+        uint32_t views = views_now(cb);
+        if (!open_group(cb, mc, views ? views : 1))
+            return;
+    }
+    if (mc->carried)
+        return;
+    if (cb->device->measuring->granularity == TALLY_GRANULARITY_COMMAND)
+        tally_stream_measure(cb->stream, mc->key);
+    else
+        tally_stream_measure_group(cb->stream, mc->key);
+    mc->carried = true;
+}
+
+void layer_measure_after(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = cb->measured;
+    if (mc && mc->open && cb->device->measuring->granularity == TALLY_GRANULARITY_COMMAND)
+        close_group(cb, mc);
+}
+
+/* The command buffer's measured state when it groups commands; NULL at
+ * "command" granularity (each command's measurement ends with it). */
+static layer_measured_cb *grouping(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = cb->measured;
+    if (!mc || !mc->serial || cb->device->measuring->granularity == TALLY_GRANULARITY_COMMAND)
+        return NULL;
+    return mc;
+}
+
+void layer_measure_pass_begin(layer_command_buffer *cb, bool spannable)
+{
+    layer_measured_cb *mc = grouping(cb);
+    if (!mc)
+        return;
+    layer_measuring *m = cb->device->measuring;
+    bool span = spannable && m->granularity == TALLY_GRANULARITY_COMMAND_BUFFER &&
+                !atomic_load(&m->serves_queries) && cb->stream;
+    if (!span)
+        close_group(cb, mc);
+    else if (!mc->open)
+        open_group(cb, mc, 1); /* outside, to run through the instance */
+    mc->inside = true;
+}
+
+/* A group begun in this subpass ends in it; one begun outside runs on. */
+void layer_measure_pass_next(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = grouping(cb);
+    if (mc && mc->open && !mc->outside)
+        close_group(cb, mc);
+}
+
+void layer_measure_pass_end(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = grouping(cb);
+    if (!mc)
+        return;
+    if (mc->open && !mc->outside)
+        close_group(cb, mc);
+    mc->inside = false;
+}
+
+void layer_measure_split(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = grouping(cb);
+    if (!mc || !mc->open)
+        return;
+    if (mc->inside && mc->outside) {
+        /* Begun outside the instance, it cannot end inside. Spanning waits
+         * for no served query on the device, so only a pool made after this
+         * instance began can get here: its query takes the group whole. */
+        static atomic_bool said;
+        if (!atomic_exchange(&said, true))
+            tally_log(TALLY_LOG_WARN,
+                      "Vulkan layer: a query the layer serves began inside a render "
+                      "pass instance a measurement runs through; it reads whole "
+                      "measurements");
+        return;
+    }
+    close_group(cb, mc);
+}
+
+void layer_measure_serving_queries(layer_device *device)
+{
+    if (device->measuring)
+        atomic_store(&device->measuring->serves_queries, true);
 }

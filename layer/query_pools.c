@@ -66,11 +66,16 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateQueryPool(VkDevice handle,
                                                       VkQueryPool *pQueryPool)
 {
     layer_device *device = layer_device_of(handle);
+    /* The layer serves these: their begin and end bound its measurements. */
     if (pCreateInfo->queryType == VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR &&
-        device->performance_query_emulated)
+        device->performance_query_emulated) {
+        layer_measure_serving_queries(device);
         return create_performance_pool(device, pCreateInfo, pQueryPool);
-    if (pCreateInfo->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS && device->measuring)
+    }
+    if (pCreateInfo->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS && device->measuring) {
+        layer_measure_serving_queries(device);
         return layer_statistics_pool_create(device, pCreateInfo, pQueryPool);
+    }
     return device->dispatch.CreateQueryPool(handle, pCreateInfo, pAllocator, pQueryPool);
 }
 
@@ -116,6 +121,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
         device->dispatch.CmdBeginQuery(commandBuffer, queryPool, query, flags);
         return;
     }
+    if (cb && cb->measured)
+        layer_measure_split(cb); /* the query sees whole measurements */
     if (cb && cb->stream)
         tally_stream_marker_begin(cb->stream, pool->results, query);
 }
@@ -130,6 +137,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQ
         device->dispatch.CmdEndQuery(commandBuffer, queryPool, query);
         return;
     }
+    if (cb && cb->measured)
+        layer_measure_split(cb);
     if (cb && cb->stream)
         tally_stream_marker_end(cb->stream, pool->results, query);
 }

@@ -6,6 +6,7 @@
  * continuing a render pass instance through its inheritance info. Records
  * are made when objects are created, so recording a draw looks nothing up.
  */
+#include "driver_measure.h"
 #include "layer_state.h"
 
 #include <stdlib.h>
@@ -271,12 +272,25 @@ static void begin_render_pass(layer_command_buffer *cb, const VkRenderPassBeginI
     enter_subpass(cb);
 }
 
+/* Whether a measurement begun before the instance may run through it
+ * (driver_measure.h): one subpass without multiview, drawn inline. */
+static bool render_pass_spannable(layer_command_buffer *cb, const VkRenderPassBeginInfo *begin,
+                                  VkSubpassContents contents)
+{
+    const layer_render_pass *pass =
+        object_map_get(&cb->device->render_passes, (uint64_t)begin->renderPass);
+    return pass && pass->subpass_count == 1 && !pass->subpasses[0].view_count &&
+           contents == VK_SUBPASS_CONTENTS_INLINE;
+}
+
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass(VkCommandBuffer commandBuffer,
                                                      const VkRenderPassBeginInfo *pRenderPassBegin,
                                                      VkSubpassContents contents)
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    if (cb && cb->measured)
+        layer_measure_pass_begin(cb, render_pass_spannable(cb, pRenderPassBegin, contents));
     device->dispatch.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
     if (cb)
         begin_render_pass(cb, pRenderPassBegin);
@@ -288,6 +302,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass2(VkCommandBuffer commandBuf
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    if (cb && cb->measured)
+        layer_measure_pass_begin(
+            cb, render_pass_spannable(cb, pRenderPassBegin, pSubpassBeginInfo->contents));
     device->dispatch.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
     if (cb)
         begin_render_pass(cb, pRenderPassBegin);
@@ -298,6 +315,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdNextSubpass(VkCommandBuffer commandBuffer,
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    if (cb && cb->measured)
+        layer_measure_pass_next(cb);
     device->dispatch.CmdNextSubpass(commandBuffer, contents);
     if (cb) {
         cb->render.subpass++;
@@ -311,6 +330,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdNextSubpass2(VkCommandBuffer commandBuffer,
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    if (cb && cb->measured)
+        layer_measure_pass_next(cb);
     device->dispatch.CmdNextSubpass2(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo);
     if (cb) {
         cb->render.subpass++;
@@ -336,6 +357,9 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRendering(VkCommandBuffer commandBuffe
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
+    /* Any flag (secondaries, suspending, resuming) keeps measurements out of it. */
+    if (cb && cb->measured)
+        layer_measure_pass_begin(cb, !pRenderingInfo->flags && !pRenderingInfo->viewMask);
     device->dispatch.CmdBeginRendering(commandBuffer, pRenderingInfo);
     if (!cb)
         return;
@@ -470,31 +494,40 @@ void layer_render_states_destroy_all(layer_device *device)
 
 /* --- the end of a render pass instance --------------------------------------------- */
 
-/* After the instance, commands record outside any subpass: no views. */
-static void end_render_pass(VkCommandBuffer commandBuffer)
+/* A measurement begun in its last subpass ends before it does (the command
+ * goes down after this); after it, commands record outside any subpass: no views. */
+static layer_command_buffer *end_render_pass(VkCommandBuffer commandBuffer)
 {
     layer_command_buffer *cb = layer_command_buffer_of(commandBuffer);
     if (cb) {
+        if (cb->measured)
+            layer_measure_pass_end(cb);
         cb->render.render_pass = VK_NULL_HANDLE;
         cb->render.view_count = 0;
     }
+    return cb;
+}
+
+static layer_device *device_of(layer_command_buffer *cb, VkCommandBuffer commandBuffer)
+{
+    return cb ? cb->device : layer_device_of(commandBuffer);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass(VkCommandBuffer commandBuffer)
 {
-    layer_device_of(commandBuffer)->dispatch.CmdEndRenderPass(commandBuffer);
-    end_render_pass(commandBuffer);
+    layer_command_buffer *cb = end_render_pass(commandBuffer);
+    device_of(cb, commandBuffer)->dispatch.CmdEndRenderPass(commandBuffer);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass2(VkCommandBuffer commandBuffer,
                                                     const VkSubpassEndInfo *pSubpassEndInfo)
 {
-    layer_device_of(commandBuffer)->dispatch.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
-    end_render_pass(commandBuffer);
+    layer_command_buffer *cb = end_render_pass(commandBuffer);
+    device_of(cb, commandBuffer)->dispatch.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRendering(VkCommandBuffer commandBuffer)
 {
-    layer_device_of(commandBuffer)->dispatch.CmdEndRendering(commandBuffer);
-    end_render_pass(commandBuffer);
+    layer_command_buffer *cb = end_render_pass(commandBuffer);
+    device_of(cb, commandBuffer)->dispatch.CmdEndRendering(commandBuffer);
 }

@@ -43,6 +43,10 @@ typedef struct batches {
     uint32_t (*command_buffer_count)(const void *batch);
     VkCommandBuffer (*command_buffer_at)(const void *batch, uint32_t i);
     uint32_t (*pass_index)(const void *batch);
+    /* Writes the batch's first `at` command buffers, with its waits, into
+     * *first, and the rest, with its signals, into *second; false if its
+     * pNext chain holds what cannot be split that way. */
+    bool (*split)(const void *batch, uint32_t at, void *first, void *second);
     /* Submits the batches to the driver, with the layer's own command
      * buffers around them (see layer_extra); false if those batches could
      * not be built, and nothing was submitted. */
@@ -196,6 +200,116 @@ static uint32_t submit_info2_pass_index(const void *batch)
     return pass_index_of(((const VkSubmitInfo2 *)batch)->pNext);
 }
 
+/* Only a performance query's pass index, which both halves carry, may ride
+ * along a batch the layer splits. */
+static bool splittable_chain(const void *pNext)
+{
+    for (const VkBaseInStructure *s = pNext; s; s = s->pNext)
+        if (s->sType != VK_STRUCTURE_TYPE_PERFORMANCE_QUERY_SUBMIT_INFO_KHR)
+            return false;
+    return true;
+}
+
+static bool submit_info_split(const void *batch, uint32_t at, void *first, void *second)
+{
+    const VkSubmitInfo *whole = batch;
+    if (!splittable_chain(whole->pNext))
+        return false;
+    VkSubmitInfo *head = first, *tail = second;
+    *head = *whole;
+    head->commandBufferCount = at;
+    head->signalSemaphoreCount = 0;
+    head->pSignalSemaphores = NULL;
+    *tail = *whole;
+    tail->waitSemaphoreCount = 0;
+    tail->pWaitSemaphores = NULL;
+    tail->pWaitDstStageMask = NULL;
+    tail->commandBufferCount = whole->commandBufferCount - at;
+    tail->pCommandBuffers = whole->pCommandBuffers + at;
+    return true;
+}
+
+static bool submit_info2_split(const void *batch, uint32_t at, void *first, void *second)
+{
+    const VkSubmitInfo2 *whole = batch;
+    if (!splittable_chain(whole->pNext))
+        return false;
+    VkSubmitInfo2 *head = first, *tail = second;
+    *head = *whole;
+    head->commandBufferInfoCount = at;
+    head->signalSemaphoreInfoCount = 0;
+    head->pSignalSemaphoreInfos = NULL;
+    *tail = *whole;
+    tail->waitSemaphoreInfoCount = 0;
+    tail->pWaitSemaphoreInfos = NULL;
+    tail->commandBufferInfoCount = whole->commandBufferInfoCount - at;
+    tail->pCommandBufferInfos = whole->pCommandBufferInfos + at;
+    return true;
+}
+
+/* Where a measured command buffer of simultaneous use comes again in the
+ * submission (its queries would be written twice with no reset between). */
+static bool find_repeat(layer_device *device, const batches *b, uint32_t *at_batch, uint32_t *at_cb)
+{
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *batch = batch_at(b, i);
+        for (uint32_t j = 0; j < b->command_buffer_count(batch); j++) {
+            VkCommandBuffer handle = b->command_buffer_at(batch, j);
+            layer_command_buffer *cb = layer_command_buffer_find(device, handle);
+            if (!cb || !cb->measured || !cb->measured->serial || !cb->measured->simultaneous)
+                continue;
+            for (uint32_t pi = 0; pi <= i; pi++) {
+                const void *earlier = batch_at(b, pi);
+                uint32_t end = pi == i ? j : b->command_buffer_count(earlier);
+                for (uint32_t pj = 0; pj < end; pj++)
+                    if (b->command_buffer_at(earlier, pj) == handle) {
+                        *at_batch = i;
+                        *at_cb = j;
+                        return true;
+                    }
+            }
+        }
+    }
+    return false;
+}
+
+static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const char *api_name);
+
+/* The submission in two: up to the repeat (with no fence), then from it,
+ * each with the reset and copy of its own queries. false if the repeat's
+ * batch cannot be split, and nothing was submitted. */
+static bool submit_in_two(VkQueue queue, const batches *b, uint32_t at_batch, uint32_t at_cb,
+                          VkFence fence, const char *api_name, VkResult *result)
+{
+    char *storage = malloc((b->count + 1) * b->batch_size);
+    if (!storage)
+        return false;
+    char *first = storage, *second = storage + (at_batch + 1) * b->batch_size;
+    memcpy(first, b->batch, at_batch * b->batch_size);
+    uint32_t first_count = at_batch, second_count = b->count - at_batch;
+    if (at_cb == 0) {
+        memcpy(second, batch_at(b, at_batch), second_count * b->batch_size);
+    } else {
+        if (!b->split(batch_at(b, at_batch), at_cb, first + at_batch * b->batch_size, second)) {
+            free(storage);
+            return false;
+        }
+        first_count++;
+        memcpy(second + b->batch_size, batch_at(b, at_batch + 1),
+               (second_count - 1) * b->batch_size);
+    }
+    batches head = *b, tail = *b;
+    head.batch = first;
+    head.count = first_count;
+    tail.batch = second;
+    tail.count = second_count;
+    *result = submit(queue, &head, VK_NULL_HANDLE, api_name);
+    if (*result == VK_SUCCESS)
+        *result = submit(queue, &tail, fence, api_name);
+    free(storage);
+    return true;
+}
+
 static void submit_batches(layer_device *device, const char *api_name, const batches *b,
                            layer_readback *readback, layer_measure_readback *measured)
 {
@@ -272,6 +386,17 @@ static bool submit_info2_submit(layer_device *device, VkQueue queue, const batch
 static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const char *api_name)
 {
     layer_device *device = layer_device_of(queue);
+    uint32_t at_batch, at_cb;
+    if (device->measuring && find_repeat(device, b, &at_batch, &at_cb)) {
+        VkResult result;
+        if (submit_in_two(queue, b, at_batch, at_cb, fence, api_name, &result))
+            return result;
+        if (!atomic_exchange(&device->measuring->said_unsplit, true))
+            tally_log(TALLY_LOG_WARN,
+                      "Vulkan layer: a submission repeats a command buffer of simultaneous use "
+                      "in a batch whose pNext chain the layer cannot split; its measurements "
+                      "there are not reliable");
+    }
     layer_readback *readback = device->engine ? prepare_readback(device, queue, b) : NULL;
     layer_measure_readback *measured = device->measuring ? prepare_measure(device, queue, b) : NULL;
     layer_extra extra = {0};
@@ -304,6 +429,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkQueueSubmit(VkQueue queue, uint32_t submit
                  submit_info_command_buffer_count,
                  submit_info_command_buffer,
                  submit_info_pass_index,
+                 submit_info_split,
                  submit_info_submit};
     return submit(queue, &b, fence, "vkQueueSubmit");
 }
@@ -317,6 +443,7 @@ static VkResult submit2(VkQueue queue, uint32_t submitCount, const VkSubmitInfo2
                  submit_info2_command_buffer_count,
                  submit_info2_command_buffer,
                  submit_info2_pass_index,
+                 submit_info2_split,
                  submit_info2_submit};
     return submit(queue, &b, fence, api_name);
 }

@@ -30,7 +30,7 @@ enum { SHIM_GL, SHIM_EGL, SHIM_CL, SHIM_COUNT };
 
 struct run_options {
     const char *output, *trace, *counters, *sample, *sample_set, *sample_output;
-    const char *backend, *profile, *clock;
+    const char *backend, *profile, *clock, *granularity;
     bool implicit_layer;
     bool skip_vulkan;
     bool skip_shim[SHIM_COUNT];
@@ -54,6 +54,10 @@ static void usage(FILE *out)
           "      --backend NAME        backend (default simgpu)\n"
           "      --profile FILE        device profile replacing simgpu's parameters\n"
           "      --clock MODE          realtime (default) or virtual\n"
+          "      --granularity LEVEL   what one GPU measurement brackets (driver backend):\n"
+          "                            command (default: each draw and dispatch),\n"
+          "                            render-pass (each subpass, each run of dispatches)\n"
+          "                            or command-buffer (as few as Vulkan allows)\n"
           "      --implicit            activate the layer through its implicit manifest\n"
           "      --no-vulkan, --no-gl, --no-egl, --no-cl, --no-md\n"
           "                            leave that front door out\n"
@@ -189,7 +193,8 @@ static int prepare_environment(const struct run_options *o, const char *prefix)
 {
     if (set_path_var("TALLY_OUTPUT", o->output) || set_path_var("TALLY_TRACE", o->trace) ||
         set_var("TALLY_COUNTERS", o->counters) || set_var("TALLY_BACKEND", o->backend) ||
-        set_path_var("TALLY_PROFILE", o->profile) || set_var("TALLY_CLOCK", o->clock))
+        set_path_var("TALLY_PROFILE", o->profile) || set_var("TALLY_CLOCK", o->clock) ||
+        set_var("TALLY_GRANULARITY", o->granularity))
         return -1;
     if (o->sample) {
         const char *samples = o->sample_output ? o->sample_output : "tally-samples.csv";
@@ -300,6 +305,7 @@ enum {
     OPT_NO_EGL,
     OPT_NO_CL,
     OPT_NO_MD,
+    OPT_GRANULARITY,
     OPT_HELP
 };
 
@@ -313,6 +319,7 @@ static const struct option long_options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"clock", required_argument, NULL, OPT_CLOCK},
+    {"granularity", required_argument, NULL, OPT_GRANULARITY},
     {"implicit", no_argument, NULL, OPT_IMPLICIT},
     {"no-vulkan", no_argument, NULL, OPT_NO_VULKAN},
     {"no-gl", no_argument, NULL, OPT_NO_GL},
@@ -337,6 +344,17 @@ static int parse_option(int opt, struct run_options *o)
     case OPT_SAMPLE_OUTPUT: o->sample_output = optarg; break;
     case OPT_BACKEND: o->backend = optarg; break;
     case OPT_PROFILE: o->profile = optarg; break;
+    case OPT_GRANULARITY:
+        if (strcmp(optarg, "command") != 0 && strcmp(optarg, "render-pass") != 0 &&
+            strcmp(optarg, "command-buffer") != 0) {
+            fprintf(stderr,
+                    "tally run: --granularity takes command, render-pass or command-buffer, "
+                    "not \"%s\"\n",
+                    optarg);
+            return 2;
+        }
+        o->granularity = optarg;
+        break;
     case OPT_CLOCK:
         if (strcmp(optarg, "realtime") != 0 && strcmp(optarg, "virtual") != 0) {
             fprintf(stderr, "tally run: --clock takes realtime or virtual, not \"%s\"\n", optarg);

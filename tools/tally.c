@@ -18,7 +18,7 @@ static void usage(FILE *out)
           "        print a per-command counter table\n"
           "\n"
           "environment: TALLY_BACKEND, TALLY_PROFILE, TALLY_OUTPUT, TALLY_TRACE,\n"
-          "TALLY_COUNTERS, TALLY_LOG (see README.md)\n",
+          "TALLY_COUNTERS, TALLY_GRANULARITY, TALLY_LOG (see README.md)\n",
           out);
 }
 

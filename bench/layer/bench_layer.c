@@ -103,7 +103,7 @@ static int child_submit(uint32_t draws)
 
 typedef struct config {
     const char *name;
-    const char *env[6];
+    const char *env[7];
 } config;
 
 static char tally_layers[4096], passthrough_layers[4096];
@@ -175,8 +175,9 @@ static double median5(double *r)
     return r[2];
 }
 
-/* The recording cost of tally's two backends beside no layer, in
- * interleaved rounds (each configuration once per round), medians. */
+/* The recording cost of tally's two backends (the driver backend at each
+ * TALLY_GRANULARITY) beside no layer, in interleaved rounds (each
+ * configuration once per round), medians. */
 static int backends_table(const char *self)
 {
     static char icd[1024];
@@ -185,6 +186,8 @@ static int backends_table(const char *self)
              files ? files : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
     const char *layer = "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters";
     const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
+    const char *render_pass = "TALLY_GRANULARITY=render-pass";
+    const char *command_buffer = "TALLY_GRANULARITY=command-buffer";
     const config configs[] = {
         {"no layer", {icd, NULL}},
         {"pass-through layer",
@@ -195,6 +198,15 @@ static int backends_table(const char *self)
         {"tally driver, idle", {icd, tally_layers, layer, "TALLY_BACKEND=driver", NULL}},
         {"tally driver, per-draw report",
          {icd, tally_layers, layer, "TALLY_BACKEND=driver", report, NULL}},
+        /* TALLY_GRANULARITY: one measurement around the render pass of draws. */
+        {"tally driver per render pass, idle",
+         {icd, tally_layers, layer, "TALLY_BACKEND=driver", render_pass, NULL}},
+        {"tally driver per render pass, per-draw report",
+         {icd, tally_layers, layer, "TALLY_BACKEND=driver", render_pass, report}},
+        {"tally driver per command buffer, idle",
+         {icd, tally_layers, layer, "TALLY_BACKEND=driver", command_buffer, NULL}},
+        {"tally driver per command buffer, per-draw report",
+         {icd, tally_layers, layer, "TALLY_BACKEND=driver", command_buffer, report}},
     };
     enum { CONFIGS = sizeof(configs) / sizeof(configs[0]), MAX_ROUNDS = 63 };
     /* BENCH_ROUNDS (default 7, odd) where the driver's own figures vary more. */

@@ -31,6 +31,15 @@ typedef enum tally_clock_mode {
     TALLY_CLOCK_VIRTUAL = 1,
 } tally_clock_mode;
 
+/* How finely a backend that measures the real GPU brackets the work with
+ * the GPU's own queries (TALLY_GRANULARITY; docs/driver.md). Simulated
+ * backends add no queries: for them it changes nothing. */
+typedef enum tally_granularity {
+    TALLY_GRANULARITY_COMMAND = 0,        /* each draw and dispatch ("command") */
+    TALLY_GRANULARITY_RENDER_PASS = 1,    /* each subpass, each run of dispatches ("render-pass") */
+    TALLY_GRANULARITY_COMMAND_BUFFER = 2, /* as few as the API allows ("command-buffer") */
+} tally_granularity;
+
 typedef struct tally_device_options {
     const char *backend;      /* NULL: "simgpu" */
     const char *profile_path; /* NULL: the backend's embedded default profile */
@@ -43,12 +52,14 @@ typedef struct tally_device_options {
      * catalogue offers only counters these give. 0: everything the backend
      * knows. Ignored by simulated backends. */
     uint32_t measurable;
+    tally_granularity granularity; /* for a backend that measures the real GPU */
 } tally_device_options;
 
 /*
  * Options from the environment (read with secure_getenv): TALLY_BACKEND,
  * TALLY_PROFILE, TALLY_CLOCK ("realtime" or "virtual"), TALLY_OUTPUT,
- * TALLY_TRACE, TALLY_COUNTERS. The strings point into the environment.
+ * TALLY_TRACE, TALLY_COUNTERS, TALLY_GRANULARITY ("command", "render-pass"
+ * or "command-buffer"). The strings point into the environment.
  */
 TALLY_API void tally_device_options_from_env(tally_device_options *options);
 
@@ -86,6 +97,8 @@ typedef struct tally_device_info {
      * draw and dispatch (tally_measure_bits); 0: nothing (a simulated GPU),
      * and the front ends add no queries. */
     uint32_t measures;
+    /* How finely front ends group those measurements (the options'). */
+    tally_granularity granularity;
 } tally_device_info;
 
 TALLY_API void tally_device_get_info(const tally_device *device, tally_device_info *info);

@@ -263,6 +263,15 @@ typedef struct tally_measurement_reader {
 
 /* The next API command's work is measured under `key`. */
 TALLY_API tally_status tally_stream_measure(tally_stream *stream, uint64_t key);
+/* A coarser granularity: the API commands from the next one up to
+ * tally_stream_measure_end were measured together under `key` (one query
+ * around a render pass, say). The first carries the measurement; the
+ * others count as what they are (DrawCalls, Dispatches, workgroups) with
+ * no measured work of their own: no time, statistics 0, where the group's
+ * measurement holds them. A group ends at tally_stream_measure_end, at the
+ * next tally_stream_measure or _group, or with its submission. */
+TALLY_API tally_status tally_stream_measure_group(tally_stream *stream, uint64_t key);
+TALLY_API tally_status tally_stream_measure_end(tally_stream *stream);
 
 TALLY_API tally_status tally_stream_create(tally_context *context, tally_stream **out);
 /* The stream's pending submissions still execute. */

@@ -17,7 +17,21 @@
  * the primary command buffer.
  * Tests run it under the layer and compare these lines with tally's report.
  *
- * Usage: vk_workload SHADER_DIR
+ * Usage: vk_workload SHADER_DIR [MODE]
+ *   per-command     (the default) one query and one line per command, as above
+ *   per-submission  one query around each submission's commands (inside the
+ *                   secondary for the secondary's), one line each ("api" is
+ *                   "submission", "records" its commands' draws and dispatches)
+ *   none            no statistics query at all: the same lines without
+ *                   statistics (what a program that measures nothing does)
+ * In the last two the first submission's draws go into two render pass
+ * instances, so that per-render-pass and per-command-buffer measurement differ.
+ *   simultaneous    a secondary of simultaneous use executed twice by a primary
+ *                   of simultaneous use, which is submitted twice in one
+ *                   vkQueueSubmit: four draws of 8 vertices; then a primary of
+ *                   simultaneous use with one draw of 8 vertices, submitted
+ *                   twice in one batch and once in the next: seven draws, one line
+ * Every line says its "submission" (0, 1, 2).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,7 +71,11 @@ static const char *const TOPOLOGY_NAMES[] = {
 };
 enum { TOPOLOGY_COUNT = 11, PATCH_CONTROL_POINTS = 3 };
 
+typedef enum mode { PER_COMMAND, PER_SUBMISSION, NO_QUERIES, SIMULTANEOUS } mode;
+
 typedef struct app {
+    mode mode;
+    uint32_t open_query; /* the submission's line, outside PER_COMMAND */
     VkInstance instance;
     VkPhysicalDevice physical;
     VkDevice device;
@@ -478,7 +496,8 @@ static void create_pipelines(app *a, const char *shader_dir)
         .queryCount = MAX_QUERIES,
         .pipelineStatistics = STATISTICS,
     };
-    CHECK(vkCreateQueryPool(a->device, &query_info, NULL, &a->queries));
+    if (a->mode != NO_QUERIES)
+        CHECK(vkCreateQueryPool(a->device, &query_info, NULL, &a->queries));
     VkQueryPoolCreateInfo timestamp_info = {
         .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
         .queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -511,10 +530,38 @@ static void label_begin(app *a, VkCommandBuffer cb, const char *name)
     a->begin_label(cb, &label);
 }
 
-/* Starts measuring the next command; returns its query index. */
+/* A submission's line, and its query in PER_SUBMISSION mode: around all of
+ * its commands (outside PER_COMMAND mode). */
+static void submission_begin(app *a, VkCommandBuffer cb)
+{
+    if (a->mode == PER_COMMAND)
+        return;
+    uint32_t q = a->open_query = a->query_count++;
+    a->query_api[q] = "submission";
+    a->query_label[q][0] = '\0';
+    a->query_indexed[q] = false;
+    a->query_index_size[q] = 0;
+    a->query_records[q] = 0;
+    a->query_submission[q] = a->submission;
+    if (a->mode == PER_SUBMISSION)
+        vkCmdBeginQuery(cb, a->queries, q, 0);
+}
+
+static void submission_end(app *a, VkCommandBuffer cb)
+{
+    if (a->mode == PER_SUBMISSION)
+        vkCmdEndQuery(cb, a->queries, a->open_query);
+}
+
+/* Starts measuring the next command; returns its query index (its
+ * submission's outside PER_COMMAND mode). */
 static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const char *label,
                               bool indexed)
 {
+    if (a->mode != PER_COMMAND) {
+        a->query_records[a->open_query]++;
+        return a->open_query;
+    }
     uint32_t q = a->query_count++;
     a->query_api[q] = api;
     snprintf(a->query_label[q], sizeof(a->query_label[q]), "%s", label);
@@ -524,6 +571,18 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_submission[q] = a->submission;
     vkCmdBeginQuery(cb, a->queries, q, 0);
     return q;
+}
+
+static void measure_end(app *a, VkCommandBuffer cb, uint32_t q)
+{
+    if (a->mode == PER_COMMAND)
+        vkCmdEndQuery(cb, a->queries, q);
+}
+
+/* The command makes `records` draws. */
+static void measure_records(app *a, uint32_t q, uint32_t records)
+{
+    a->query_records[q] += records - 1;
 }
 
 static VkCommandBuffer allocate(app *a, VkCommandBufferLevel level)
@@ -557,19 +616,19 @@ static void begin_pass(app *a, VkCommandBuffer cb, VkSubpassContents contents)
 static void record_indirect_draws(app *a, VkCommandBuffer cb)
 {
     uint32_t q = measure_begin(a, cb, "vkCmdDrawIndirect", "", false);
-    a->query_records[q] = 2;
+    measure_records(a, q, 2);
     vkCmdDrawIndirect(cb, a->indirect, INDIRECT_DRAWS, 2, INDIRECT_STRIDE);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     q = measure_begin(a, cb, "vkCmdDrawIndexedIndirect", "", true);
     vkCmdDrawIndexedIndirect(cb, a->indirect, INDIRECT_INDEXED, 1, 0);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     q = measure_begin(a, cb, "vkCmdDrawIndirectCount", "", false);
     vkCmdDrawIndirectCount(cb, a->indirect, INDIRECT_DRAWS, a->indirect, INDIRECT_COUNT, 2,
                            INDIRECT_STRIDE);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     q = measure_begin(a, cb, "vkCmdDrawIndirect", "", false);
     vkCmdDrawIndirect(cb, a->indirect, INDIRECT_GPU, 1, 0);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
 }
 
 /* Every topology, non-indexed and (for lists and strips) indexed, a
@@ -580,7 +639,9 @@ static VkCommandBuffer record_topologies(app *a)
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
     span_begin(a, cb, 0);
-    vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
+    if (a->queries)
+        vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
+    submission_begin(a, cb);
     vkCmdUpdateBuffer(cb, a->indirect, INDIRECT_GPU, sizeof(GPU_WRITTEN_DRAW), &GPU_WRITTEN_DRAW);
     VkMemoryBarrier written = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -599,16 +660,20 @@ static VkCommandBuffer record_topologies(app *a)
          * vertices of an incomplete primitive count or not, and lavapipe and
          * tally differ there. */
         vkCmdDraw(cb, 12, 2, 1, 0);
-        vkCmdEndQuery(cb, a->queries, q);
+        measure_end(a, cb, q);
         a->end_label(cb);
     }
     a->end_label(cb);
+    if (a->mode != PER_COMMAND) { /* a second render pass instance */
+        vkCmdEndRenderPass(cb);
+        begin_pass(a, cb, VK_SUBPASS_CONTENTS_INLINE);
+    }
     vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[t]);
         uint32_t q = measure_begin(a, cb, "vkCmdDrawIndexed", "", true);
         vkCmdDrawIndexed(cb, 12, 3, 0, 0, 0);
-        vkCmdEndQuery(cb, a->queries, q);
+        measure_end(a, cb, q);
     }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS,
                       a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST]);
@@ -617,17 +682,19 @@ static VkCommandBuffer record_topologies(app *a)
     for (uint32_t i = 0; i < 2; i++) {
         uint32_t q = measure_begin(a, cb, "vkCmdDrawMultiEXT", "", false);
         a->draw_multi(cb, 1, &draws[i], 1, 0, sizeof(draws[0]));
-        vkCmdEndQuery(cb, a->queries, q);
+        measure_end(a, cb, q);
     }
     /* 16-bit indices read half the bytes. */
     vkCmdBindIndexBuffer(cb, a->buffer, SHORT_INDICES, VK_INDEX_TYPE_UINT16);
     uint32_t q = measure_begin(a, cb, "vkCmdDrawIndexed", "", true);
-    a->query_index_size[q] = 2;
+    if (a->mode == PER_COMMAND)
+        a->query_index_size[q] = 2;
     vkCmdDrawIndexed(cb, 12, 3, 0, 0, 0);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
     record_indirect_draws(a, cb);
     vkCmdEndRenderPass(cb);
+    submission_end(a, cb);
     span_end(a, cb, 0);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
@@ -649,19 +716,21 @@ static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_
         .pInheritanceInfo = &inheritance,
     };
     CHECK(vkBeginCommandBuffer(secondary, &secondary_begin));
+    submission_begin(a, secondary);
     vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
                       a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
     uint32_t q = measure_begin(a, secondary, "vkCmdDraw", "secondary", false);
     label_begin(a, secondary, "secondary");
     vkCmdDraw(secondary, 8, 1, 0, 0);
     a->end_label(secondary);
-    vkCmdEndQuery(secondary, a->queries, q);
+    measure_end(a, secondary, q);
     /* A secondary's indirect parameters are read back with its primary's submission. */
     q = measure_begin(a, secondary, "vkCmdDrawIndirect", "secondary", false);
     label_begin(a, secondary, "secondary");
     vkCmdDrawIndirect(secondary, a->indirect, INDIRECT_DRAWS + INDIRECT_STRIDE, 1, 0);
     a->end_label(secondary);
-    vkCmdEndQuery(secondary, a->queries, q);
+    measure_end(a, secondary, q);
+    submission_end(a, secondary);
     CHECK(vkEndCommandBuffer(secondary));
 
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
@@ -683,20 +752,22 @@ static VkCommandBuffer record_compute(app *a)
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cb, &begin));
     span_begin(a, cb, 2);
+    submission_begin(a, cb);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_layout, 0, 1, &a->set, 0,
                             NULL);
     label_begin(a, cb, "compute");
     uint32_t q = measure_begin(a, cb, "vkCmdDispatch", "compute", false);
     vkCmdDispatch(cb, 4, 3, 2);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     q = measure_begin(a, cb, "vkCmdDispatchBase", "compute", false);
     vkCmdDispatchBase(cb, 1, 0, 0, 5, 1, 1);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     q = measure_begin(a, cb, "vkCmdDispatchIndirect", "compute", false);
     vkCmdDispatchIndirect(cb, a->indirect, INDIRECT_DISPATCH);
-    vkCmdEndQuery(cb, a->queries, q);
+    measure_end(a, cb, q);
     a->end_label(cb);
+    submission_end(a, cb);
     span_end(a, cb, 2);
     CHECK(vkEndCommandBuffer(cb));
     return cb;
@@ -731,8 +802,9 @@ static void print_results(app *a)
     /* Statistics come in bit order: IA vertices and primitives, VS, GS invocations and
      * primitives, clipping invocations and primitives, FS, TCS patches, TES, CS. */
     uint64_t values[MAX_QUERIES][STATISTIC_COUNT];
-    CHECK(vkGetQueryPoolResults(a->device, a->queries, 0, a->query_count, sizeof(values), values,
-                                sizeof(values[0]), VK_QUERY_RESULT_64_BIT));
+    if (a->queries)
+        CHECK(vkGetQueryPoolResults(a->device, a->queries, 0, a->query_count, sizeof(values),
+                                    values, sizeof(values[0]), VK_QUERY_RESULT_64_BIT));
     uint64_t ticks[2 * SUBMISSIONS];
     CHECK(vkGetQueryPoolResults(a->device, a->timestamps, 0, 2 * SUBMISSIONS, sizeof(ticks), ticks,
                                 sizeof(ticks[0]), VK_QUERY_RESULT_64_BIT));
@@ -740,24 +812,31 @@ static void print_results(app *a)
         const uint64_t *v = values[q];
         uint32_t s = a->query_submission[q];
         double span_ns = (double)(ticks[2 * s + 1] - ticks[2 * s]) * a->timestamp_period;
+        if (!a->queries) {
+            printf("{\"api\":\"%s\",\"label\":\"\",\"indexed\":0,\"records\":%u,"
+                   "\"submission\":%u,\"span_ns\":%.0f}\n",
+                   a->query_api[q], a->query_records[q], s, span_ns);
+            continue;
+        }
         printf("{\"api\":\"%s\",\"label\":\"%s\",\"indexed\":%d,\"ia_vertices\":%llu,"
                "\"ia_primitives\":%llu,\"vs_invocations\":%llu,\"cs_invocations\":%llu,"
                "\"index_size\":%u,\"records\":%u,\"gs_invocations\":%llu,"
                "\"gs_primitives\":%llu,\"clipper_invocations\":%llu,"
                "\"clipper_primitives\":%llu,\"fs_invocations\":%llu,\"tcs_patches\":%llu,"
-               "\"tes_invocations\":%llu,\"span_ns\":%.0f}\n",
+               "\"tes_invocations\":%llu,\"submission\":%u,\"span_ns\":%.0f}\n",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
                (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
                (unsigned long long)v[10], a->query_index_size[q], a->query_records[q],
                (unsigned long long)v[3], (unsigned long long)v[4], (unsigned long long)v[5],
                (unsigned long long)v[6], (unsigned long long)v[7], (unsigned long long)v[8],
-               (unsigned long long)v[9], span_ns);
+               (unsigned long long)v[9], s, span_ns);
     }
 }
 
 static void destroy(app *a)
 {
-    vkDestroyQueryPool(a->device, a->queries, NULL);
+    if (a->queries)
+        vkDestroyQueryPool(a->device, a->queries, NULL);
     vkDestroyQueryPool(a->device, a->timestamps, NULL);
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++)
         vkDestroyPipeline(a->device, a->topology_pipelines[t], NULL);
@@ -785,18 +864,95 @@ static void destroy(app *a)
     vkDestroyInstance(a->instance, NULL);
 }
 
+/* A secondary of simultaneous use executed twice by a primary of
+ * simultaneous use, submitted twice in one vkQueueSubmit: valid Vulkan, and
+ * the same recording runs four times before anything could reset a query
+ * it holds. Then a primary of simultaneous use that draws, three times in
+ * one submission. */
+static void run_simultaneous(app *a)
+{
+    VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
+    VkCommandBufferInheritanceInfo inheritance = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+        .renderPass = a->render_pass,
+        .framebuffer = a->framebuffer,
+    };
+    VkCommandBufferBeginInfo secondary_begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT |
+                 VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+        .pInheritanceInfo = &inheritance,
+    };
+    CHECK(vkBeginCommandBuffer(secondary, &secondary_begin));
+    vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    vkCmdDraw(secondary, 8, 1, 0, 0);
+    CHECK(vkEndCommandBuffer(secondary));
+    VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+    CHECK(vkBeginCommandBuffer(cb, &begin));
+    begin_pass(a, cb, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+    VkCommandBuffer twice[2] = {secondary, secondary};
+    vkCmdExecuteCommands(cb, 2, twice);
+    vkCmdEndRenderPass(cb);
+    CHECK(vkEndCommandBuffer(cb));
+    VkCommandBuffer both[2] = {cb, cb};
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 2, .pCommandBuffers = both};
+    CHECK(vkQueueSubmit(a->queue, 1, &submit, VK_NULL_HANDLE));
+    CHECK(vkQueueWaitIdle(a->queue));
+    /* A primary of simultaneous use drawing itself, twice in one batch and
+     * once more in the next batch of the same submission. */
+    VkCommandBuffer direct = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+    CHECK(vkBeginCommandBuffer(direct, &begin));
+    begin_pass(a, direct, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(direct, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    vkCmdDraw(direct, 8, 1, 0, 0);
+    vkCmdEndRenderPass(direct);
+    CHECK(vkEndCommandBuffer(direct));
+    VkCommandBuffer direct_twice[2] = {direct, direct};
+    VkSubmitInfo repeats[2] = {
+        {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+         .commandBufferCount = 2,
+         .pCommandBuffers = direct_twice},
+        {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+         .commandBufferCount = 1,
+         .pCommandBuffers = &direct},
+    };
+    CHECK(vkQueueSubmit(a->queue, 2, repeats, VK_NULL_HANDLE));
+    CHECK(vkQueueWaitIdle(a->queue));
+    printf("{\"api\":\"simultaneous\",\"records\":7,\"submission\":0}\n");
+    VkCommandBuffer all[] = {cb, secondary, direct};
+    vkFreeCommandBuffers(a->device, a->pool, 3, all);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s SHADER_DIR\n", argv[0]);
+    static const char *const modes[] = {"per-command", "per-submission", "none", "simultaneous"};
+    app a = {0};
+    if (argc > 2) {
+        a.mode = SIMULTANEOUS + 1;
+        for (int m = 0; m <= SIMULTANEOUS; m++)
+            if (strcmp(argv[2], modes[m]) == 0)
+                a.mode = (mode)m;
+    }
+    if (argc < 2 || a.mode > SIMULTANEOUS) {
+        fprintf(stderr, "usage: %s SHADER_DIR [per-command|per-submission|none|simultaneous]\n",
+                argv[0]);
         return 2;
     }
-    app a = {0};
     create_device(&a);
     create_target(&a);
     create_buffer(&a);
     write_indirect_parameters(&a);
     create_pipelines(&a, argv[1]);
+    if (a.mode == SIMULTANEOUS) {
+        run_simultaneous(&a);
+        destroy(&a);
+        return 0;
+    }
     VkCommandBuffer topologies = record_topologies(&a);
     submit_and_wait(&a, topologies, false);
     VkCommandBuffer secondary;
