@@ -142,7 +142,7 @@ static char *copy_earlier(char *dst, const char *src, size_t n)
     return dst + n;
 }
 
-static char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
+static inline char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
@@ -262,14 +262,13 @@ static bool segment_matches(const struct segment *g, const tally_command_record 
     if (!g->valid || g->context != record->context || g->frame != record->frame ||
         g->submission != record->submission || g->stream != record->stream)
         return false;
-    const char *at = g->strings;
-    const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
-    for (int i = 0; i < 4; i++) {
-        if (strncmp(at, strings[i], g->lengths[i] + 1) != 0)
-            return false;
-        at += g->lengths[i] + 1;
-    }
-    return true;
+    const char *kind = g->strings, *api_name = kind + g->lengths[0] + 1;
+    const char *context_api = api_name + g->lengths[1] + 1;
+    const char *label = context_api + g->lengths[2] + 1;
+    return strncmp(kind, record->kind, g->lengths[0] + 1) == 0 &&
+           strncmp(api_name, record->api_name, g->lengths[1] + 1) == 0 &&
+           strncmp(context_api, record->context_api, g->lengths[2] + 1) == 0 &&
+           strncmp(label, record->label, g->lengths[3] + 1) == 0;
 }
 
 static bool grow(char **buffer, size_t *capacity, size_t needed)
@@ -412,7 +411,8 @@ static inline char *csv_values(tally_report *r, char *restrict p,
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
-    if (r->last_generation == r->generation && memcmp(values, r->last_values, bytes) == 0) {
+    if (r->last_generation == r->generation && values[0].u64 == r->last_values[0].u64 &&
+        memcmp(values, r->last_values, bytes) == 0) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
