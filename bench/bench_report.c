@@ -1,7 +1,11 @@
 /*
  * tally_bench's report figures:
- *  - CSV rows per second of CPU for 15 counters: tally_report_write (format
- *    and write, one thread) of rows whose values vary like a frame's;
+ *  - CSV rows per second of CPU for 15 counters, rows whose values vary like
+ *    a frame's (made before the clock starts): through tally_report_write
+ *    (format and write, one thread, which also checks each row's strings),
+ *    and through the engine's own path (the queue thread's hand-off through
+ *    the report ring, formatting and writing on its writer thread, both
+ *    threads' CPU);
  *  - a pre-recorded frame (10,000 draws of one triangle, recorded once,
  *    submitted 50 times, as engines replay frames): process CPU time, every
  *    thread, per submitted draw, with nobody listening and with a per-draw
@@ -18,6 +22,9 @@
 #include <unistd.h>
 
 #include <tally/tally.h>
+
+#include "report_keyed.h"
+#include "report_ring.h"
 
 const char bench_report_counters[] =
     "GpuTime,IaVertices,IaPrimitives,VsInvocations,ClipperPrimitives,RasterizedPixels,"
@@ -49,59 +56,121 @@ static uint64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-double bench_report_rows_per_second(uint64_t rows, double *user_ns, double *row_bytes)
+/* The 15 columns' catalogue indices. */
+static uint32_t report_columns(const tally_catalogue *cat, uint32_t columns[32])
 {
-    const tally_catalogue *cat = NULL;
-    if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
-        return 0;
-    uint32_t columns[32], count = 0;
+    uint32_t count = 0;
     char list[sizeof bench_report_counters];
     memcpy(list, bench_report_counters, sizeof list);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && count < 32;
          tok = strtok_r(NULL, ",", &save))
         if (tally_catalogue_find(cat, tok, &columns[count]) == TALLY_OK)
             count++;
+    return count;
+}
+
+/*
+ * The rows' varying values, made before the clock starts and cycled
+ * through, so that the figure is the report's and not the making of values:
+ * a frame's spread of sizes from 3 to 6002, each count a multiple of the
+ * size, the ratios (the float columns) changing with the draw. TABLE rows is
+ * a power of two.
+ */
+enum { TABLE = 4096 };
+
+struct value_table {
+    tally_value values[TABLE][32];
+    uint64_t duration[TABLE];
+};
+
+static void make_values(const tally_catalogue *cat, const uint32_t *columns, uint32_t count,
+                        struct value_table *t)
+{
+    for (uint64_t i = 0; i < TABLE; i++) {
+        uint64_t size = 3 + (i * 2654435761u >> 7) % 6000;
+        t->duration[i] = 200 + size / 4;
+        for (uint32_t c = 0; c < count; c++) {
+            if (tally_catalogue_counter(cat, columns[c])->storage == TALLY_STORAGE_FLOAT64)
+                t->values[i][c].f64 = 100.0 * (double)(size % 97) / 97.0;
+            else
+                t->values[i][c].u64 = size * (c + 1);
+        }
+    }
+}
+
+/* The record of row i (from 0): a new submission every 1000 rows, each row
+ * beginning where the previous ended. */
+static void next_record(tally_command_record *record, const struct value_table *t, uint64_t i,
+                        uint64_t *ns)
+{
+    record->sequence = i + 1;
+    record->submission = 1 + i / 1000;
+    record->begin_ns = *ns;
+    *ns += t->duration[i % TABLE];
+    record->end_ns = *ns;
+}
+
+static const tally_command_record bench_record = {.api_name = "vkCmdDrawIndexed",
+                                                  .kind = "draw",
+                                                  .context = 1,
+                                                  .context_api = "vulkan",
+                                                  .submission = 1,
+                                                  .stream = 1,
+                                                  .label = "frame/opaque"};
+
+/* The engine's writer thread's sink (engine/command_report.c's write_rows). */
+static tally_status write_run(void *user, const report_ring_run *run)
+{
+    return report_write_run(user, run);
+}
+
+double bench_report_rows_per_second(uint64_t rows, bool engine_path, double *user_ns,
+                                    double *row_bytes)
+{
+    const tally_catalogue *cat = NULL;
+    if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
+        return 0;
+    uint32_t columns[32];
+    uint32_t count = report_columns(cat, columns);
+    struct value_table *table = malloc(sizeof *table);
+    if (!table)
+        return 0;
+    make_values(cat, columns, count, table);
     char path[128];
     temp_path(path, sizeof path, "rows");
     tally_report *report = NULL;
-    if (tally_report_open(path, TALLY_REPORT_CSV, cat, columns, count, &report) != TALLY_OK)
+    report_ring *ring = NULL;
+    if (tally_report_open(path, TALLY_REPORT_CSV, cat, columns, count, &report) != TALLY_OK ||
+        (engine_path && report_ring_open(count, write_run, report, NULL, &ring) != TALLY_OK)) {
+        free(table);
         return 0;
-    tally_value values[32];
-    tally_command_record record = {.api_name = "vkCmdDrawIndexed",
-                                   .kind = "draw",
-                                   .context = 1,
-                                   .context_api = "vulkan",
-                                   .submission = 1,
-                                   .stream = 1,
-                                   .label = "frame/opaque"};
-    bool floating[32];
-    for (uint32_t c = 0; c < count; c++)
-        floating[c] = tally_catalogue_counter(cat, columns[c])->storage == TALLY_STORAGE_FLOAT64;
-    uint64_t ns = 1000000;
-    double t0 = cpu_seconds(), u0 = user_seconds();
-    for (uint64_t i = 0; i < rows; i++) {
-        /* A frame's spread: sizes from a few to thousands, a new submission
-         * every 1000 draws, ratios that change with the draw. */
-        uint64_t size = 3 + (i * 2654435761u >> 7) % 6000;
-        record.sequence = i + 1;
-        record.submission = 1 + i / 1000;
-        record.begin_ns = ns;
-        ns += 200 + size / 4;
-        record.end_ns = ns;
-        for (uint32_t c = 0; c < count; c++) {
-            if (floating[c])
-                values[c].f64 = 100.0 * (double)(size % 97) / 97.0;
-            else
-                values[c].u64 = size * (c + 1);
-        }
-        if (tally_report_write(report, &record, values) != TALLY_OK)
-            break;
     }
-    tally_status s = tally_report_close(report);
+    tally_command_record record = bench_record;
+    uint64_t ns = 1000000;
+    size_t value_bytes = count * sizeof(tally_value);
+    double t0 = cpu_seconds(), u0 = user_seconds();
+    tally_status s = TALLY_OK;
+    for (uint64_t i = 0; i < rows && s == TALLY_OK; i++) {
+        next_record(&record, table, i, &ns);
+        if (!engine_path) {
+            s = tally_report_write(report, &record, table->values[i % TABLE]);
+            continue;
+        }
+        /* as the queue thread hands a row over: the submission is the only
+         * shared field that changes, so the strings key stays */
+        tally_value *slot = report_ring_append(ring, &record, 1);
+        if (slot)
+            memcpy(slot, table->values[i % TABLE], value_bytes);
+    }
+    if (ring && report_ring_close(ring) != TALLY_OK)
+        s = TALLY_ERROR_IO;
+    if (tally_report_close(report) != TALLY_OK)
+        s = TALLY_ERROR_IO;
     double seconds = cpu_seconds() - t0;
     *user_ns = (user_seconds() - u0) * 1e9 / (double)rows;
     *row_bytes = (double)file_size(path) / (double)rows;
     remove(path);
+    free(table);
     return s == TALLY_OK ? (double)rows / seconds : 0;
 }
 
@@ -166,7 +235,9 @@ struct bench_report_figures bench_report_run(bool quick)
 {
     struct bench_report_figures f = {.rows = quick ? 1000000u : 5000000u,
                                      .rounds = quick ? 1 : FRAME_ROUNDS};
-    f.rows_per_s = bench_report_rows_per_second(f.rows, &f.rows_user_ns, &f.row_bytes);
+    f.rows_per_s = bench_report_rows_per_second(f.rows, false, &f.rows_user_ns, &f.row_bytes);
+    double unused_ns, unused_bytes;
+    f.engine_rows_per_s = bench_report_rows_per_second(f.rows, true, &unused_ns, &unused_bytes);
     double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
     for (int r = 0; r < f.rounds; r++) {
         uint64_t unused;

@@ -8,9 +8,11 @@
 /* The 15 counters both figures report. */
 extern const char bench_report_counters[];
 
-/* Rows per second of process CPU time for tally_report_write of `rows` rows;
- * *user_ns: user CPU per row; *row_bytes: bytes per row. */
-double bench_report_rows_per_second(uint64_t rows, double *user_ns, double *row_bytes);
+/* Rows per second of process CPU time (every thread) for `rows` rows
+ * through the engine's report ring and writer thread (engine_path) or
+ * tally_report_write; *user_ns: user CPU per row; *row_bytes: bytes per row. */
+double bench_report_rows_per_second(uint64_t rows, bool engine_path, double *user_ns,
+                                    double *row_bytes);
 
 /* Process CPU ns (every thread) per submitted draw of a frame of `draws`
  * one-triangle draws recorded once and submitted `submits` times, with or
@@ -21,9 +23,10 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
  * reporting, over interleaved rounds (medians). */
 struct bench_report_figures {
     uint64_t rows;
-    double rows_per_s;   /* process CPU, user and system */
-    double rows_user_ns; /* user CPU per row */
-    double row_bytes;    /* CSV bytes per row */
+    double rows_per_s;        /* process CPU, user and system: tally_report_write */
+    double engine_rows_per_s; /* the same through the engine's ring and writer thread */
+    double rows_user_ns;      /* user CPU per row */
+    double row_bytes;         /* CSV bytes per row */
     int rounds;
     double idle_ns, report_ns; /* frame CPU ns per submitted draw */
     uint64_t frame_bytes;

@@ -240,8 +240,18 @@ static void put_run(report_ring *ring, struct block *b, const tally_command_reco
     b->runs++;
 }
 
-tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
-                                uint64_t strings_key)
+static tally_value *put_row(report_ring *ring, struct block *b, const tally_command_record *record)
+{
+    report_ring_row *row = row_at(ring, b, b->rows++);
+    row->sequence = record->sequence;
+    row->begin_ns = record->begin_ns;
+    row->end_ns = record->end_ns;
+    return row->values;
+}
+
+/* A row that starts a run or a block. */
+static __attribute__((noinline)) tally_value *
+append_first(report_ring *ring, const tally_command_record *record, uint64_t strings_key)
 {
     struct block *b = ring->current;
     bool new_run = !b || !b->runs || !same_run(&ring->last, record, strings_key);
@@ -268,11 +278,19 @@ tally_value *report_ring_append(report_ring *ring, const tally_command_record *r
     }
     if (new_run)
         put_run(ring, b, record, strings_key, api, label, entry);
-    report_ring_row *row = row_at(ring, b, b->rows++);
-    row->sequence = record->sequence;
-    row->begin_ns = record->begin_ns;
-    row->end_ns = record->end_ns;
-    return row->values;
+    return put_row(ring, b, record);
+}
+
+/* Most rows continue the block's latest run: they take no call and none
+ * of the registers append_first saves. */
+tally_value *report_ring_append(report_ring *ring, const tally_command_record *record,
+                                uint64_t strings_key)
+{
+    struct block *b = ring->current;
+    if (!b || !b->runs || !same_run(&ring->last, record, strings_key) ||
+        (size_t)(b->rows + 1) * ring->row_bytes > b->runs_at)
+        return append_first(ring, record, strings_key);
+    return put_row(ring, b, record);
 }
 
 void report_ring_push(report_ring *ring, const tally_command_record *record, uint64_t strings_key,

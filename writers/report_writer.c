@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "report_keyed.h"
 #include "report_text.h"
+#include "text_columns.h"
 #include "text_format.h"
 #include "tally/report.h"
 
@@ -47,9 +48,15 @@ struct float_memo {
     uint32_t at, length;
 };
 
-/* A CSV column's latest value (its bits) and its text, when it is a float
- * or an unsigned value below 10^8: counts and ratios often repeat from one
- * command to the next, and a repeat is copied. */
+/* Neighbouring value columns of one kind. */
+struct column_group {
+    uint32_t first, count;
+    enum column_kind kind;
+};
+
+/* An unsigned number's latest value and its text, when it is below 10^8:
+ * a duration often repeats from one command to the next, and a repeat is
+ * copied. */
 struct column_text {
     uint64_t value;
     uint32_t length; /* 0: formatted by put_value each time */
@@ -67,8 +74,10 @@ struct time_text {
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
-    struct float_memo *floats; /* per column */
-    struct column_text *texts; /* per column */
+    struct float_memo *floats;   /* per column */
+    struct column_group *groups; /* CSV: the value columns by kind */
+    uint32_t group_count;
+    text_counts_fn put_counts; /* the fastest way this processor has */
     struct time_text end_text; /* CSV: the latest row's end_ns */
     /* CSV: the latest row's values and where their text is in the text
      * buffer: a row that repeats them (the same draw again) copies it. */
@@ -133,7 +142,7 @@ static char *copy_earlier(char *dst, const char *src, size_t n)
     return dst + n;
 }
 
-static char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
+static inline char *put_float(tally_report *r, char *p, struct float_memo *memo, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
@@ -253,14 +262,13 @@ static bool segment_matches(const struct segment *g, const tally_command_record 
     if (!g->valid || g->context != record->context || g->frame != record->frame ||
         g->submission != record->submission || g->stream != record->stream)
         return false;
-    const char *at = g->strings;
-    const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
-    for (int i = 0; i < 4; i++) {
-        if (strncmp(at, strings[i], g->lengths[i] + 1) != 0)
-            return false;
-        at += g->lengths[i] + 1;
-    }
-    return true;
+    const char *kind = g->strings, *api_name = kind + g->lengths[0] + 1;
+    const char *context_api = api_name + g->lengths[1] + 1;
+    const char *label = context_api + g->lengths[2] + 1;
+    return strncmp(kind, record->kind, g->lengths[0] + 1) == 0 &&
+           strncmp(api_name, record->api_name, g->lengths[1] + 1) == 0 &&
+           strncmp(context_api, record->context_api, g->lengths[2] + 1) == 0 &&
+           strncmp(label, record->label, g->lengths[3] + 1) == 0;
 }
 
 static bool grow(char **buffer, size_t *capacity, size_t needed)
@@ -351,7 +359,7 @@ static const struct segment *segment_for(tally_report *r, const tally_command_re
     }
     g->text_length = (size_t)(p - g->text);
     g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
-                   (size_t)r->count * (TEXT_NUMBER_MAX + 1);
+                   (size_t)r->count * (TEXT_NUMBER_MAX + 1) + TEXT_CSV_COUNTS_MAX(0);
     g->context = record->context;
     g->frame = record->frame;
     g->submission = record->submission;
@@ -370,45 +378,25 @@ static inline char *put_segment(char *p, const struct segment *g)
 }
 
 /*
- * A CSV row's value columns. A value equal to its column's previous one
- * (counts and ratios that repeat from draw to draw) is copied from the
- * column's memo; an unsigned value below 10^8 (most are) is formatted
- * inline, its digits independent of where the row has got to, so the
- * processor works on the next columns' while storing this one's; a float
- * by text_f64; others by put_value. Locals and restrict: the compiler would
- * otherwise assume that each byte stored through p may change the memo,
- * and reload it.
+ * A CSV row's value columns, a group of neighbouring columns of one kind at
+ * a time: unsigned ones (most) several numbers at once by
+ * text_csv_counts; a float copied from the buffer when it repeats its
+ * column's previous value (ratios often do), else by text_f64; a signed
+ * one by text_i64.
  */
-static inline char *csv_columns(tally_report *r, char *restrict p,
-                                const tally_value *restrict values)
+static inline char *csv_columns(tally_report *r, char *p, const tally_value *values)
 {
-    struct column_text *restrict memo = r->texts;
-    const uint8_t *restrict kinds = r->kinds;
-    const uint32_t count = r->count;
-    for (uint32_t i = 0; i < count; i++) {
-        uint64_t v = values[i].u64;
-        struct column_text *m = &memo[i];
-        *p++ = ',';
-        if (v == m->value && m->length) {
-            memcpy(p, m->text, 32);
-            p += m->length;
+    const struct column_group *groups = r->groups;
+    for (uint32_t k = 0; k < r->group_count; k++) {
+        const struct column_group g = groups[k];
+        if (g.kind == COLUMN_UNSIGNED) {
+            p = r->put_counts(p, &values[g.first].u64, g.count);
             continue;
         }
-        m->value = v;
-        if (kinds[i] == COLUMN_UNSIGNED && v < 100000000u) {
-            uint64_t text;
-            m->length = text_below_1e8((uint32_t)v, &text);
-            memcpy(p, &text, 8); /* from the register, not read back from the memo */
-            memcpy(m->text, &text, 8);
-            p += m->length;
-        } else if (kinds[i] == COLUMN_FLOAT) {
-            char *end = text_f64(p, values[i].f64);
-            m->length = (uint32_t)(end - p);
-            memcpy(m->text, p, 32);
-            p = end;
-        } else {
-            m->length = 0;
-            p = put_value(r, p, i, values[i], false);
+        for (uint32_t i = g.first; i < g.first + g.count; i++) {
+            *p++ = ',';
+            p = g.kind == COLUMN_FLOAT ? put_float(r, p, &r->floats[i], values[i].f64)
+                                       : text_i64(p, values[i].i64);
         }
     }
     return p;
@@ -423,7 +411,8 @@ static inline char *csv_values(tally_report *r, char *restrict p,
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
-    if (r->last_generation == r->generation && memcmp(values, r->last_values, bytes) == 0) {
+    if (r->last_generation == r->generation && values[0].u64 == r->last_values[0].u64 &&
+        memcmp(values, r->last_values, bytes) == 0) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
@@ -624,7 +613,7 @@ static void free_report(tally_report *r)
     free(r->keys);
     free(r->kinds);
     free(r->floats);
-    free(r->texts);
+    free(r->groups);
     free(r->last_values);
     free(r->segment.strings);
     free(r->segment.text);
@@ -638,14 +627,20 @@ static bool prepare_columns(tally_report *r)
     r->kinds = calloc(r->count + 1, sizeof *r->kinds);
     r->keys = calloc(r->count + 1, sizeof *r->keys);
     r->floats = calloc(r->count + 1, sizeof *r->floats);
-    r->texts = calloc(r->count + 1, sizeof *r->texts);
+    r->groups = calloc(r->count + 1, sizeof *r->groups);
     r->last_values = calloc(r->count + 1, sizeof *r->last_values);
-    if (!r->kinds || !r->keys || !r->floats || !r->texts || !r->last_values)
+    if (!r->kinds || !r->keys || !r->floats || !r->groups || !r->last_values)
         return false;
     for (uint32_t i = 0; i < r->count; i++) {
         const tally_counter_info *counter = column(r, i);
         r->kinds[i] = (uint8_t)kind_of(counter->storage);
-        r->texts[i].value = UINT64_MAX; /* with length 0: formatted by put_value */
+        struct column_group *g = &r->groups[r->group_count - (r->group_count > 0)];
+        if (r->group_count && g->kind == r->kinds[i]) {
+            g->count++;
+        } else {
+            r->groups[r->group_count++] =
+                (struct column_group){.first = i, .count = 1, .kind = r->kinds[i]};
+        }
         size_t n = strlen(counter->symbol);
         if (!(r->keys[i] = malloc(TEXT_JSON_MAX(n) + 2)))
             return false;
@@ -669,6 +664,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
+    r->put_counts = text_csv_counts_best();
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     /* aligned, for atomic_file_write_aligned */
     if (posix_memalign((void **)&r->text, TEXT_PAGE, TEXT_BUFFER_SIZE + SLACK) != 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report_text.h"
+#include "text_vector.h"
 
 char *text_i64(char *p, int64_t v)
 {
@@ -135,24 +136,42 @@ static void store16(char *p, u128 v)
     memcpy(p, &v, 16);
 }
 
+/* The 16 digits of rest < 10^16 as ASCII, the most significant in the
+ * lowest byte, and how many of them are left without trailing zeros. */
+static inline u128 sixteen_digits(uint64_t rest, int *significant)
+{
+    uint32_t high8 = (uint32_t)(rest / 100000000u), low8 = (uint32_t)(rest % 100000000u);
+#ifdef TEXT_VECTOR
+    __m128i digits = text_digits8x2(_mm_set_epi64x(low8, high8));
+    unsigned nonzero = ~text_zero_digits(digits) & 0xffffu;
+    /* trailing zero digits are the high zero bytes */
+    *significant = nonzero ? 32 - __builtin_clz(nonzero) : 0;
+    __m128i ascii = _mm_add_epi8(digits, _mm_set1_epi8('0'));
+    uint64_t low = (uint64_t)_mm_cvtsi128_si64(ascii);
+    uint64_t high = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(ascii, ascii));
+    return (u128)high << 64 | low;
+#else
+    uint64_t high = text_digits8(high8), low = text_digits8(low8);
+    *significant = low ? 16 - __builtin_clzll(low) / 8 : high ? 8 - __builtin_clzll(high) / 8 : 0;
+    return (u128)(low + TEXT_ASCII_ZEROS) << 64 | (high + TEXT_ASCII_ZEROS);
+#endif
+}
+
 /* "%.17g" of digits x 10^(exponent - 16): fixed notation for exponents from
  * -4 to 16, else scientific; trailing zeros and a bare point dropped.
  *
- * The 16 digits after the first are built in a 128-bit register and every
- * piece is stored from registers, the later stores overwriting what the
- * earlier wrote past their piece: formatting into a scratch array and
- * copying pieces of it would read bytes just stored, which stalls. Writes
- * up to 34 bytes from p. */
+ * The 16 digits after the first are built in registers and every piece is
+ * stored from them, the later stores overwriting what the earlier wrote
+ * past their piece: formatting into a scratch array and copying pieces of
+ * it would read bytes just stored, which stalls. Writes up to 34 bytes
+ * from p. */
 static char *put_general(char *p, uint64_t digits, int exponent)
 {
-    uint64_t high = text_digits8((uint32_t)(digits / 100000000u % 100000000u));
-    uint64_t low = text_digits8((uint32_t)(digits % 100000000u));
-    char first = (char)('0' + digits / 10000000000000000u); /* digits has exactly DIGITS */
-    /* trailing zero digits are the high zero bytes of the last group that has any */
-    int used = low    ? DIGITS - __builtin_clzll(low) / 8
-               : high ? DIGITS - 8 - __builtin_clzll(high) / 8
-                      : 1;
-    u128 rest = (u128)(low + TEXT_ASCII_ZEROS) << 64 | (high + TEXT_ASCII_ZEROS);
+    uint64_t first_digit = digits / 10000000000000000u; /* digits has exactly DIGITS */
+    int significant;
+    u128 rest = sixteen_digits(digits - first_digit * 10000000000000000u, &significant);
+    char first = (char)('0' + first_digit);
+    int used = 1 + significant; /* digits without the trailing zeros */
     if (exponent >= -4 && exponent < DIGITS) {
         if (exponent < 0) {
             memcpy(p, "0.000000", 8);
@@ -184,12 +203,47 @@ static char *put_general(char *p, uint64_t digits, int exponent)
     return text_u64(p, x);
 }
 
-char *text_f64(char *p, double v)
+/* 10^k for k from -3 to 17 as doubles: exact from 10^0 up; 10^-3 to 10^-1
+ * round up, so that v >= tens[k + 3] exactly when v >= 10^k. */
+static const double tens[21] = {1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+
+/*
+ * The common case of ratios and rates, 10^-3 <= v < 2^52, v = m x 2^-s
+ * with 1 <= s <= 62: its decade d (10^d <= v < 10^(d+1)) from the binary
+ * exponent and one comparison, then DIGITS digits as m x 10^(16-d) / 2^s
+ * rounded half to even, from one 64x64-bit product (under 2^119) and the
+ * bits the shift drops.
+ */
+static bool fast_decimal(double v, uint64_t *digits, int *exponent)
 {
-    if (v == 0.0 && !signbit(v)) {
-        *p = '0';
-        return p + 1;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52);
+    if (biased < 1023 - 10 || biased > 1023 + 51 || v < 1e-3)
+        return false;
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    unsigned s = (unsigned)(1075 - biased);
+    /* floor(log10(v)) is d or d + 1 (78913 / 2^18 is just below log10(2)) */
+    int d = ((biased - 1023) * 78913) >> 18;
+    d += v >= tens[d + 1 + 3];
+    u128 num = (u128)m * powers_of_ten[DIGITS - 1 - d];
+    uint64_t q = (uint64_t)(num >> s);
+    uint64_t dropped = (uint64_t)num << (64 - s); /* the s bits below q, at the top */
+    q += dropped > 1ull << 63 || (dropped == 1ull << 63 && (q & 1));
+    if (q == HIGH) { /* rounding carried into an 18th digit: 10^(d+1) */
+        q = LOW;
+        d++;
     }
+    *digits = q;
+    *exponent = d;
+    return true;
+}
+
+/* The doubles fast_decimal does not take, apart: their stack and saved
+ * registers would otherwise cost every call. */
+static __attribute__((noinline)) char *put_other_f64(char *p, double v)
+{
     uint64_t digits;
     int exponent;
     double magnitude = fabs(v);
@@ -203,6 +257,21 @@ char *text_f64(char *p, double v)
     size_t n = strlen(text);
     memcpy(p, text, n);
     return p + n;
+}
+
+char *text_f64(char *p, double v)
+{
+    if (v == 0.0 && !signbit(v)) {
+        *p = '0';
+        return p + 1;
+    }
+    uint64_t digits;
+    int exponent;
+    if (!fast_decimal(fabs(v), &digits, &exponent))
+        return put_other_f64(p, v);
+    if (v < 0)
+        *p++ = '-';
+    return put_general(p, digits, exponent);
 }
 
 /* --- strings ---------------------------------------------------------------------- */

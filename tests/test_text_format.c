@@ -1,0 +1,204 @@
+/* The report's number text held to printf, byte for byte: text_f64 against
+ * "%.17g" over millions of doubles, and every way of writing a row's counts
+ * (one, two and eight at a time) against "%" PRIu64. A white-box test: it
+ * links the writers' objects. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "text_columns.h"
+#include "text_format.h"
+
+/* Doubles per kind of case; the sanitizers' builds run a tenth. */
+#ifndef TEXT_TEST_CASES
+#define TEXT_TEST_CASES 1000000u
+#endif
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    uint64_t x = *state;
+    return x ^ x >> 29;
+}
+
+/* text_f64 of v, NUL-terminated, beside printf's; fails on a difference. */
+static void check_double(double v)
+{
+    char expected[64], text[128];
+    if (isnan(v))
+        strcpy(expected, "nan");
+    else if (isinf(v))
+        strcpy(expected, v < 0 ? "-inf" : "inf");
+    else
+        snprintf(expected, sizeof expected, "%.17g", v); /* the test runs in the C locale */
+    char *end = text_f64(text, v);
+    *end = '\0';
+    if (strcmp(text, expected) != 0) {
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        print_error("0x%016" PRIx64 ": text_f64 %s, printf %s\n", bits, text, expected);
+        fail();
+    }
+}
+
+static void doubles_of_any_bit_pattern_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    uint64_t rng = 1;
+    for (uint32_t i = 0; i < TEXT_TEST_CASES; i++) {
+        uint64_t bits = next_random(&rng);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        check_double(v);
+    }
+}
+
+/* The fast path's range (1e-3 to 2^52) in every binade, with random
+ * mantissas, and ratios of counts as reports hold them. */
+static void ratios_and_rates_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    uint64_t rng = 2;
+    for (uint32_t i = 0; i < TEXT_TEST_CASES; i++) {
+        uint64_t r = next_random(&rng);
+        check_double(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 64) - 11));
+        check_double(100.0 * (double)(r % 6000 % 97) / 97.0);
+        check_double((double)(r % 100000) / (double)((r >> 40) % 100000 + 1));
+        check_double(-(double)(r % 1000003) / 1000.0);
+    }
+}
+
+/* Where digits carry or the decade changes: powers of ten and their
+ * neighbours within a few ulps, the edges of the fast path (1e-3, 2^52),
+ * halfway cases that printf rounds to even, subnormals and zeros. */
+static void edges_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    for (int k = -330; k <= 310; k++) {
+        double v = pow(10.0, k);
+        double down = v, up = v;
+        for (int step = 0; step < 8; step++) {
+            check_double(down);
+            check_double(up);
+            check_double(-up);
+            down = nextafter(down, 0);
+            up = nextafter(up, INFINITY);
+        }
+    }
+    const double edges[] = {1e-3,
+                            0x1p-10,
+                            0x1p52,
+                            0x1p53,
+                            0.1,
+                            0.01,
+                            99.999999999999986,
+                            9.9999999999999982,
+                            0.0,
+                            -0.0,
+                            5e-324,
+                            2.2250738585072014e-308,
+                            1.7976931348623157e308};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        double v = edges[i];
+        for (int step = 0; step < 64; step++, v = nextafter(v, INFINITY))
+            check_double(v);
+    }
+    uint64_t rng = 3;
+    for (uint32_t i = 0; i < TEXT_TEST_CASES / 10; i++) {
+        uint64_t r = next_random(&rng);
+        /* 18 and more significant digits ending in 5: exact ties at 17 */
+        check_double(ldexp((double)(r >> 11 | 1), -(int)(r % 60)) + 0.5);
+        uint64_t sub = r & ((1ull << 52) - 1); /* subnormal */
+        double v;
+        memcpy(&v, &sub, sizeof v);
+        check_double(v);
+    }
+}
+
+/* Counts of every length: each power of ten and its neighbours, random
+ * numbers of each digit count, UINT64_MAX. */
+static uint64_t count_case(uint64_t i, uint64_t *rng)
+{
+    static uint64_t tens[20];
+    if (!tens[0]) {
+        tens[0] = 1;
+        for (int k = 1; k < 20; k++)
+            tens[k] = tens[k - 1] * 10;
+    }
+    uint64_t r = next_random(rng);
+    switch (i % 4) {
+    case 0: return tens[r % 20] + (r >> 8) % 3 - 1; /* 10^k - 1, 10^k, 10^k + 1 */
+    case 1: return r % 2 ? UINT64_MAX : 0;
+    case 2: return (r >> 5) % tens[r % 20];
+    default: return (r >> 5) % (r % 2 ? 10000000u : 100000u);
+    }
+}
+
+static void check_counts(text_counts_fn put, const char *name)
+{
+    uint64_t rng = 4;
+    uint64_t values[24];
+    char text[24 * 21 + 128], expected[24 * 21 + 8];
+    for (uint32_t round = 0; round < TEXT_TEST_CASES / 8; round++) {
+        uint32_t n = round % 25;
+        size_t used = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            values[i] = count_case(round + i, &rng);
+            used +=
+                (size_t)snprintf(expected + used, sizeof expected - used, ",%" PRIu64, values[i]);
+        }
+        char *end = put(text, values, n);
+        if ((size_t)(end - text) != used || memcmp(text, expected, used) != 0) {
+            print_error("%s, %u values: %.*s, printf %s\n", name, n, (int)(end - text), text,
+                        expected);
+            fail();
+        }
+    }
+}
+
+static void counts_are_written_as_printf_writes_them_every_way(void **state)
+{
+    (void)state;
+    check_counts(text_csv_counts_scalar, "one at a time");
+    if (text_csv_counts_pairs())
+        check_counts(text_csv_counts_pairs(), "two at a time");
+    if (text_csv_counts_eights())
+        check_counts(text_csv_counts_eights(), "eight at a time");
+    else
+        print_message("this processor has no AVX-512 VBMI2: eight at a time not run\n");
+    check_counts(text_csv_counts_best(), "the best");
+}
+
+static void text_u64_writes_as_printf_writes(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    for (uint64_t i = 0; i < TEXT_TEST_CASES; i++) {
+        uint64_t v = count_case(i, &rng);
+        char text[64], expected[32];
+        snprintf(expected, sizeof expected, "%" PRIu64, v);
+        *text_u64(text, v) = '\0';
+        assert_string_equal(text, expected);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(doubles_of_any_bit_pattern_are_written_as_printf_writes_them),
+        cmocka_unit_test(ratios_and_rates_are_written_as_printf_writes_them),
+        cmocka_unit_test(edges_are_written_as_printf_writes_them),
+        cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
+        cmocka_unit_test(text_u64_writes_as_printf_writes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,25 @@
+/* A report row's runs of unsigned columns as CSV text, several numbers at a
+ * time. Internal to libtally. */
+#ifndef TALLY_TEXT_COLUMNS_H
+#define TALLY_TEXT_COLUMNS_H
+
+#include <stdint.h>
+
+/* Most bytes a text_counts_fn writes for n values, with what its stores of
+ * whole registers may write past the end it returns. */
+#define TEXT_CSV_COUNTS_MAX(n) ((size_t)(n)*21 + 64)
+
+/* ",v" for each of the n values, v as "%" PRIu64 writes it; returns the end. */
+typedef char *(*text_counts_fn)(char *p, const uint64_t *values, uint32_t n);
+
+/* The fastest this processor runs, chosen once. */
+text_counts_fn text_csv_counts_best(void);
+
+/* Each way, for tests that hold them to printf: one number at a time,
+ * two at a time (SSE2, x86-64) and eight at a time (AVX-512 VBMI2, NULL
+ * where the processor lacks it). */
+char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n);
+text_counts_fn text_csv_counts_pairs(void);
+text_counts_fn text_csv_counts_eights(void);
+
+#endif

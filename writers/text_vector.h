@@ -1,0 +1,59 @@
+/*
+ * The decimal digits of two numbers below 10^8 at once, in one SSE2 register
+ * (SSE2 is the x86-64 baseline: no dispatch). Report rows are mostly such
+ * numbers, and a row's columns are independent of each other, so each
+ * division step serves two numbers for one instruction. Other processors
+ * have no TEXT_VECTOR and their callers use text_digits8 (text_format.h).
+ * Internal to libtally.
+ */
+#ifndef TALLY_TEXT_VECTOR_H
+#define TALLY_TEXT_VECTOR_H
+
+#include <stdint.h>
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#define TEXT_VECTOR 1
+#include <emmintrin.h>
+
+/*
+ * v holds two numbers below 10^8, one per 64-bit lane; the result holds their
+ * 8 digits as byte values 0-9, each lane's most significant digit in its
+ * lowest byte (first in memory), as text_digits8 gives them. The same
+ * splits as text_digits8 (4-digit halves, pairs, digits), each a
+ * multiplication by a reciprocal exact for the range it serves:
+ *   x / 10^4 = x * 0xd1b71759 >> 45 for x < 2^32 (32-bit lanes, 64-bit products);
+ *   x / 100  = x * 5243 >> 19      for x < 43699 (the high half of 16-bit products, >> 3);
+ *   x / 10   = x * 6554 >> 16      for x < 16384 (the high half of 16-bit products).
+ */
+/* c, hidden from the optimizer: it would turn a multiplication by a small
+ * constant into several shifts and adds, which cost more here. */
+static inline __m128i text_opaque(__m128i c)
+{
+    __asm__("" : "+x"(c));
+    return c;
+}
+
+static inline __m128i text_digits8x2(__m128i v)
+{
+    __m128i high = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi32((int)0xd1b71759u)), 45);
+    __m128i low = _mm_sub_epi32(v, _mm_mul_epu32(high, _mm_set1_epi32(10000)));
+    /* 32-bit lanes: the high 4 digits, then the low 4 */
+    __m128i x = _mm_or_si128(high, _mm_slli_epi64(low, 32));
+    __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi32(5243)), 3);
+    __m128i rest = _mm_sub_epi16(x, _mm_mullo_epi16(hundreds, text_opaque(_mm_set1_epi16(100))));
+    /* 16-bit lanes, each a pair of digits below 100 */
+    __m128i pairs = _mm_or_si128(hundreds, _mm_slli_epi32(rest, 16));
+    __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
+    __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, text_opaque(_mm_set1_epi16(10))));
+    return _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
+}
+
+/* A mask of the zero digits of text_digits8x2's result: bit i for byte i. */
+static inline unsigned text_zero_digits(__m128i digits)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(digits, _mm_setzero_si128()));
+}
+
+#endif
+
+#endif
