@@ -114,6 +114,10 @@ void layer_measure_pass_begin(layer_command_buffer *cb, bool spannable);
 void layer_measure_pass_next(layer_command_buffer *cb);
 void layer_measure_pass_end(layer_command_buffer *cb);
 void layer_measure_split(layer_command_buffer *cb);
+/* Before the application's timestamp: ends the open measurement where
+ * Vulkan allows it (not one that runs through the current render pass
+ * instance), saying nothing. */
+void layer_measure_split_at_timestamp(layer_command_buffer *cb);
 /* The application made a query pool the layer serves. */
 void layer_measure_serving_queries(layer_device *device);
 /* The key of a command's measurement, and back. */

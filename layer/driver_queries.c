@@ -324,6 +324,13 @@ void layer_measure_split(layer_command_buffer *cb)
     close_group(cb, mc);
 }
 
+void layer_measure_split_at_timestamp(layer_command_buffer *cb)
+{
+    layer_measured_cb *mc = grouping(cb);
+    if (mc && mc->open && !(mc->inside && mc->outside))
+        close_group(cb, mc); /* one running through an instance takes it inside */
+}
+
 void layer_measure_serving_queries(layer_device *device)
 {
     if (device->measuring)

@@ -143,6 +143,36 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQ
         tally_stream_marker_end(cb->stream, pool->results, query);
 }
 
+/* Under the driver backend, the application's timestamps end the layer's
+ * open measurement (where Vulkan allows), so that the program's own
+ * timestamps bracket whole measurements, as its queries do. */
+static void split_before_timestamp(layer_device *device, VkCommandBuffer commandBuffer)
+{
+    if (!device->measuring)
+        return;
+    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
+    if (cb && cb->measured)
+        layer_measure_split_at_timestamp(cb);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer,
+                                                    VkPipelineStageFlagBits pipelineStage,
+                                                    VkQueryPool queryPool, uint32_t query)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    split_before_timestamp(device, commandBuffer);
+    device->dispatch.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_vkCmdWriteTimestamp2(VkCommandBuffer commandBuffer,
+                                                     VkPipelineStageFlags2 stage,
+                                                     VkQueryPool queryPool, uint32_t query)
+{
+    layer_device *device = layer_device_of(commandBuffer);
+    split_before_timestamp(device, commandBuffer);
+    device->dispatch.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
+}
+
 /* A performance pool has one query per index (index 0): the indexed forms
  * are the plain ones for the layer's pools. */
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQueryIndexedEXT(VkCommandBuffer commandBuffer,
