@@ -4,15 +4,18 @@
  * and the clock, which follows the GPU's measured time instead of a model's
  * cycles.
  *
- * Placement on the engine's clock: the GPU's timestamps of one submission
- * keep their spacing; the submission's first measured timestamp lands where
- * the engine's clock stands when it starts the submission (no earlier than
- * the submit call, in realtime mode). A unit of work then begins at its
- * measured begin, or at the end of the previous one if that is later, and
- * ends at its measured end, never before it began: per-command times tile
- * the submission and sum to no more than its GPU span even where the GPU
- * overlapped two commands. A unit without a measured time takes none. In
- * virtual clock mode only the measured durations count.
+ * On the engine's clock, in realtime mode: a calibrated measurement
+ * (TALLY_MEASURE_TIME_MONOTONIC: the front end put the GPU's timestamps on
+ * CLOCK_MONOTONIC) is where the GPU measured it, CLOCK_MONOTONIC = epoch +
+ * engine time. Otherwise it is placed (a correlation): the GPU's timestamps
+ * of one submission keep their spacing, and the submission's first measured
+ * timestamp lands where the engine's clock stands when it starts the
+ * submission (no earlier than the submit call). Either way a unit of work
+ * begins at its measured begin, or at the end of the previous one if that
+ * is later, and ends at its measured end, never before it began: per-command
+ * times tile the submission and sum to no more than its GPU span even where
+ * the GPU overlapped two commands. A unit without a measured time takes
+ * none. In virtual clock mode only the measured durations count.
  *
  * A measured group (a coarser granularity: one query around a render pass,
  * say) is carried by its first unit of work; the others take a measurement
@@ -54,6 +57,12 @@ void tally_measured_select(struct tally_device *d, uint32_t type, uint64_t key)
         e->group_valid = e->measurement.valid & TALLY_MEASURE_STATISTICS;
 }
 
+/* A CLOCK_MONOTONIC time on the engine's clock. */
+static uint64_t calibrated(const struct tally_device *d, uint64_t monotonic_ns)
+{
+    return monotonic_ns > d->epoch_cpu_ns ? monotonic_ns - d->epoch_cpu_ns : 0;
+}
+
 /* A GPU timestamp of the submission on the engine's clock. */
 static uint64_t placed(struct tally_executor *e, uint64_t gpu_ns)
 {
@@ -81,7 +90,9 @@ uint64_t tally_measured_work(struct tally_device *d, const struct tally_work *wo
         if (d->info.clock == TALLY_CLOCK_VIRTUAL) {
             end = begin + (m->end_ns - m->begin_ns);
         } else {
-            uint64_t at = placed(e, m->begin_ns), until = placed(e, m->end_ns);
+            bool monotonic = m->valid & TALLY_MEASURE_TIME_MONOTONIC;
+            uint64_t at = monotonic ? calibrated(d, m->begin_ns) : placed(e, m->begin_ns);
+            uint64_t until = monotonic ? calibrated(d, m->end_ns) : placed(e, m->end_ns);
             begin = at > e->gpu_ns ? at : e->gpu_ns;
             end = until > begin ? until : begin;
         }

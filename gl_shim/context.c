@@ -37,8 +37,8 @@ static void open_device(void)
 {
     /* A measuring backend offers GL what its commands say and what the
      * first context's queries can measure (docs/driver.md). */
-    uint32_t measurable =
-        TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS | tally_gl_context_measurable(NULL);
+    uint32_t measurable = TALLY_MEASURE_COMMANDS | TALLY_MEASURE_CS_INVOCATIONS |
+                          tally_gl_context_measurable(NULL, NULL);
     if (tally_device_acquire_shared_measuring(measurable, &shared_device) != TALLY_OK) {
         shared_device = NULL;
         tally_log(TALLY_LOG_WARN, "GL shim: the counter device did not open (see above); "

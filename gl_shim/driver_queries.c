@@ -57,6 +57,8 @@ enum { POOL_BLOCK = 64 };
 typedef struct gl_features {
     int version; /* major * 10 + minor; 0: GLES or unknown */
     bool timer_query, pipeline_statistics, query_buffer, geometry, tessellation, compute;
+    bool
+        disjoint; /* OpenGL ES's GL_EXT_disjoint_timer_query: timestamps, and GL_GPU_DISJOINT_EXT */
 } gl_features;
 
 static void note_extension(gl_features *f, const char *name)
@@ -69,14 +71,15 @@ static void note_extension(gl_features *f, const char *name)
     f->geometry |= strcmp(name, "GL_ARB_geometry_shader4") == 0;
     f->tessellation |= strcmp(name, "GL_ARB_tessellation_shader") == 0;
     f->compute |= strcmp(name, "GL_ARB_compute_shader") == 0;
+    f->disjoint |= strcmp(name, "GL_EXT_disjoint_timer_query") == 0;
 }
 
 /* The driver's own extension list: the REAL_ entry points bypass the
  * shim's additions. glGetString(GL_EXTENSIONS) is an error in a core
  * context, so GL 3.0 and later are asked one name at a time. */
-static void learn_extensions(gl_features *f)
+static void learn_extensions(gl_features *f, bool gles)
 {
-    if (f->version >= 30) {
+    if (f->version >= 30 && !gles) {
         GLint count = 0;
         REAL_glGetIntegerv(GL_NUM_EXTENSIONS, &count);
         PFN_glGetStringi get = REAL_glGetStringi;
@@ -84,10 +87,14 @@ static void learn_extensions(gl_features *f)
             note_extension(f, (const char *)get(GL_EXTENSIONS, (GLuint)i));
         return;
     }
+    /* Every OpenGL ES version answers the whole list (its GL_EXTENSIONS
+     * string is not deprecated). */
     const char *list = (const char *)REAL_glGetString(GL_EXTENSIONS);
     static const char *const names[] = {
-        "GL_ARB_timer_query",      "GL_ARB_pipeline_statistics_query", "GL_ARB_query_buffer_object",
-        "GL_ARB_geometry_shader4", "GL_ARB_tessellation_shader",       "GL_ARB_compute_shader",
+        "GL_ARB_timer_query",          "GL_ARB_pipeline_statistics_query",
+        "GL_ARB_query_buffer_object",  "GL_ARB_geometry_shader4",
+        "GL_ARB_tessellation_shader",  "GL_ARB_compute_shader",
+        "GL_EXT_disjoint_timer_query",
     };
     for (size_t i = 0; list && i < sizeof(names) / sizeof(names[0]); i++)
         if (tally_gl_has_word(list, names[i]))
@@ -99,8 +106,17 @@ static gl_features features_of_current(void)
     gl_features f = {0};
     PFN_glGetString get_string = REAL_glGetString;
     const char *version = get_string ? (const char *)get_string(GL_VERSION) : NULL;
-    /* OpenGL ES has neither query (EXT_disjoint_timer_query aside). */
-    if (!version || strncmp(version, "OpenGL ES", 9) == 0 || version[0] < '1' || version[0] > '9')
+    if (!version)
+        return f;
+    /* OpenGL ES has no pipeline-statistics query; GL_EXT_disjoint_timer_query
+     * gives it glQueryCounterEXT(GL_TIMESTAMP_EXT), the same entry point and
+     * token as desktop GL's glQueryCounter(GL_TIMESTAMP). */
+    if (strncmp(version, "OpenGL ES", 9) == 0) {
+        learn_extensions(&f, true);
+        f.timer_query = f.disjoint;
+        return f;
+    }
+    if (version[0] < '1' || version[0] > '9')
         return f;
     const char *dot = strchr(version, '.');
     f.version = atoi(version) * 10 + (dot ? atoi(dot + 1) % 10 : 0);
@@ -112,15 +128,17 @@ static gl_features features_of_current(void)
     f.compute = f.version >= 43;
     if (!f.timer_query || !f.pipeline_statistics || !f.query_buffer || !f.tessellation ||
         !f.compute)
-        learn_extensions(&f);
+        learn_extensions(&f, false);
     return f;
 }
 
-uint32_t tally_gl_context_measurable(bool *query_buffer)
+uint32_t tally_gl_context_measurable(bool *query_buffer, bool *disjoint)
 {
     gl_features f = features_of_current();
     if (query_buffer)
         *query_buffer = f.query_buffer;
+    if (disjoint)
+        *disjoint = f.disjoint;
     if (!REAL_glGenQueries || !REAL_glGetQueryObjectui64v)
         return 0;
     uint32_t bits = 0;
@@ -158,8 +176,8 @@ gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
     uint32_t wanted = info.measures & (TALLY_MEASURE_TIME | TALLY_MEASURE_STATISTICS);
     if (!wanted)
         return NULL; /* simgpu: nothing is measured, nothing is added */
-    bool query_buffer = false;
-    uint32_t measures = tally_gl_context_measurable(&query_buffer) & wanted;
+    bool query_buffer = false, disjoint = false;
+    uint32_t measures = tally_gl_context_measurable(&query_buffer, &disjoint) & wanted;
     if (!measures) {
         tally_log(TALLY_LOG_INFO, "GL: this context has no timer or pipeline-statistics queries; "
                                   "its draws are counted, not measured");
@@ -170,6 +188,7 @@ gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
         return NULL;
     m->measures = measures;
     m->has_query_buffer = query_buffer;
+    m->has_disjoint = disjoint && (measures & TALLY_MEASURE_TIME);
     ctx->measuring = m;
     /* Queries the program began before its first draw or query the shim saw. */
     for (int i = 0; i < TALLY_STATISTIC_COUNT; i++)

@@ -9,6 +9,7 @@
 #ifndef TALLY_GL_DRIVER_QUERIES_H
 #define TALLY_GL_DRIVER_QUERIES_H
 
+#include "disjoint_flag.h"
 #include "gl_shim.h"
 
 /* Slots of a measured command's queries: the two timestamps, then one per
@@ -44,6 +45,7 @@ typedef struct gl_held_submission {
     tally_measurement *values; /* list.count entries, filled in order */
     uint32_t read_commands;    /* commands whose every query was read */
     uint32_t read_queries;     /* queries of the next command already read */
+    bool time_lost;            /* a disjoint event may lie within its timestamps */
 } gl_held_submission;
 
 /* A context's measuring state (tally_gl_context.measuring). */
@@ -52,8 +54,14 @@ typedef struct gl_measuring {
     uint32_t app_active;   /* statistics whose target the program has a query active on */
     uint32_t said_active;  /* of those, the ones already logged */
     bool has_query_buffer; /* GL_QUERY_BUFFER and GL_QUERY_RESULT_NO_WAIT exist */
-    bool open;             /* the current command's queries have begun */
-    bool key_pending;      /* ended, for the next recorded draw or dispatch */
+    /* OpenGL ES: GL_GPU_DISJOINT_EXT says when timestamps cannot be trusted
+     * (driver_disjoint.c); the flag is shared with the program. */
+    bool has_disjoint;
+    gl_disjoint_flag disjoint;
+    bool recording_time_lost; /* the current recording's timestamps span a disjoint event */
+    bool said_disjoint;
+    bool open;        /* the current command's queries have begun */
+    bool key_pending; /* ended, for the next recorded draw or dispatch */
     uint32_t pending_key;
     gl_command_list recording; /* the commands of the context's current stream */
     /* Free query names per target (statistics in bit order, then timestamps). */
@@ -67,8 +75,10 @@ typedef struct gl_measuring {
 
 /* What the GL context current on this thread can measure
  * (tally_measure_bits: TALLY_MEASURE_TIME and the pipeline statistics);
- * *query_buffer (may be NULL) says whether GL_QUERY_BUFFER exists. */
-TALLY_GL_HIDDEN uint32_t tally_gl_context_measurable(bool *query_buffer);
+ * *query_buffer (may be NULL) says whether GL_QUERY_BUFFER exists, and
+ * *disjoint (may be NULL) whether GL_GPU_DISJOINT_EXT does (OpenGL ES with
+ * GL_EXT_disjoint_timer_query). */
+TALLY_GL_HIDDEN uint32_t tally_gl_context_measurable(bool *query_buffer, bool *disjoint);
 
 /* The context's measuring state, set up on first use; NULL when it
  * measures nothing. */
@@ -89,6 +99,18 @@ TALLY_GL_HIDDEN bool tally_gl_hold_submission(tally_gl_context *ctx, const char 
  * for the GPU (glFinish, blocking reads, a context's release). Only while
  * ctx is current on this thread. */
 TALLY_GL_HIDDEN void tally_gl_poll_held(tally_gl_context *ctx, bool force);
+/* driver_disjoint.c: after the shim read held queries, before it submits
+ * them: a disjoint event since the last check discards the timestamps of
+ * every command whose queries were issued before it. */
+TALLY_GL_HIDDEN void tally_gl_disjoint_check(tally_gl_context *ctx);
+/* A held submission goes to the engine: without GPU time if it was lost. */
+TALLY_GL_HIDDEN void tally_gl_disjoint_strip(tally_gl_context *ctx, gl_held_submission *h);
+/* The program's glGetIntegerv, glGetInteger64v and glGetBooleanv of
+ * GL_GPU_DISJOINT_EXT (data not NULL), through the real function. */
+TALLY_GL_HIDDEN void tally_gl_get_disjoint_integer(PFN_glGetIntegerv real, GLint *data);
+TALLY_GL_HIDDEN void tally_gl_get_disjoint_integer64(PFN_glGetInteger64v real, GLint64 *data);
+TALLY_GL_HIDDEN void tally_gl_get_disjoint_boolean(PFN_glGetBooleanv real, GLboolean *data);
+
 /* The context is going away: held submissions go to the engine with what
  * was read of them; the state is freed. */
 TALLY_GL_HIDDEN void tally_gl_measuring_destroy(tally_gl_context *ctx);

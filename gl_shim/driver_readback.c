@@ -43,6 +43,8 @@ bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name, uint3
     h->flags = flags;
     h->list = m->recording;
     h->values = values;
+    h->time_lost = m->recording_time_lost;
+    m->recording_time_lost = false;
     m->recording = (gl_command_list){0};
     if (m->held_tail)
         m->held_tail->next = h;
@@ -107,6 +109,7 @@ static bool read_held(gl_measuring *m, gl_held_submission *h, bool force)
 
 static void submit_held(tally_gl_context *ctx, gl_held_submission *h)
 {
+    tally_gl_disjoint_strip(ctx, h);
     uint64_t seqno = 0;
     if (tally_submit_stream_measured(tally_context_device(ctx->engine), h->stream, h->flags,
                                      h->api_name, h->values, h->list.count, &seqno) == TALLY_OK)
@@ -129,7 +132,12 @@ void tally_gl_poll_held(tally_gl_context *ctx, bool force)
         if (query_buffer)
             REAL_glBindBuffer(GL_QUERY_BUFFER, 0);
     }
+    bool checked = false;
     while (m->held && read_held(m, m->held, force)) {
+        if (!checked) {
+            checked = true;
+            tally_gl_disjoint_check(ctx);
+        }
         gl_held_submission *h = m->held;
         m->held = h->next;
         if (!m->held)

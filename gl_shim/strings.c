@@ -2,6 +2,7 @@
  * two extensions added (only when the counter device opened: a device that
  * cannot serve them is not advertised), the INTEL limits, and glGetError
  * merged with the errors the extensions raised. */
+#include "driver_queries.h"
 #include "gl_shim.h"
 
 #include <limits.h>
@@ -167,6 +168,10 @@ __attribute__((visibility("default"))) void glGetIntegerv(GLenum pname, GLint *d
     PFN_glGetIntegerv real = REAL_glGetIntegerv;
     if (!real)
         return;
+    if (pname == GL_GPU_DISJOINT_EXT && data) {
+        tally_gl_get_disjoint_integer(real, data);
+        return;
+    }
     if (pname != GL_NUM_EXTENSIONS || !data) {
         real(pname, data);
         return;
@@ -190,6 +195,10 @@ __attribute__((visibility("default"))) void glGetInteger64v(GLenum pname, GLint6
     PFN_glGetInteger64v real = REAL_glGetInteger64v;
     if (!real)
         return;
+    if (pname == GL_GPU_DISJOINT_EXT && data) {
+        tally_gl_get_disjoint_integer64(real, data);
+        return;
+    }
     if (pname != GL_NUM_EXTENSIONS || !data) {
         real(pname, data);
         return;
@@ -211,7 +220,9 @@ __attribute__((visibility("default"))) void glGetBooleanv(GLenum pname, GLboolea
         return;
     }
     PFN_glGetBooleanv real = REAL_glGetBooleanv;
-    if (real)
+    if (real && pname == GL_GPU_DISJOINT_EXT && data)
+        tally_gl_get_disjoint_boolean(real, data);
+    else if (real)
         real(pname, data);
 }
 

@@ -149,7 +149,15 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     void *measured_storage = NULL;
     if (engine_info.measures & TALLY_MEASURE_STATISTICS)
         down = layer_measure_device_info(down, &measured_copy, &measured_storage);
+    /* And VK_EXT_calibrated_timestamps, to put its timestamps on CLOCK_MONOTONIC. */
+    VkDeviceCreateInfo calibrated_copy;
+    void *calibrated_storage = NULL;
+    bool calibrating = false;
+    if (engine_info.measures & TALLY_MEASURE_TIME)
+        down = layer_calibration_device_info(instance, physicalDevice, down, &calibrated_copy,
+                                             &calibrated_storage, &calibrating);
     VkResult result = next_create(physicalDevice, down, pAllocator, pDevice);
+    free(calibrated_storage);
     free(measured_storage);
     if (device->performance_query_emulated)
         layer_device_create_copy_free(&copy);
@@ -170,6 +178,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
         layer_extension_enable(&device->extensions, pCreateInfo->ppEnabledExtensionNames[i]);
     layer_device_dispatch_fill(&device->dispatch, next_gdpa, *pDevice);
     layer_measuring_open(device);
+    layer_calibration_open(device, calibrating);
     layer_device_register(device);
     return VK_SUCCESS;
 }

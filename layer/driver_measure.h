@@ -57,6 +57,9 @@ typedef struct layer_measuring {
     pthread_mutex_t lock;     /* guards the readbacks below */
     struct layer_host_readback *free_readbacks;
     struct layer_measure_readback *in_flight; /* handed to the engine, not yet released */
+    /* VK_EXT_calibrated_timestamps, enabled by the layer: NULL where the
+     * device cannot calibrate (driver_calibration.c). */
+    PFN_vkGetCalibratedTimestampsEXT calibrate;
 } layer_measuring;
 
 /* Attached to a layer_command_buffer of a measuring device. */
@@ -95,6 +98,31 @@ const VkDeviceCreateInfo *layer_measure_device_info(const VkDeviceCreateInfo *in
 /* Sets device->measuring when the engine measures; after the device exists. */
 void layer_measuring_open(layer_device *device);
 void layer_measuring_close(layer_device *device);
+
+/* driver_calibration.c */
+/* A (device, CLOCK_MONOTONIC) pair of vkGetCalibratedTimestampsEXT. */
+typedef struct layer_calibration {
+    bool valid;
+    uint64_t device_ticks, monotonic_ns, max_deviation_ns;
+} layer_calibration;
+/* The create info with VK_EXT_calibrated_timestamps enabled, in storage
+ * owned by *storage (free it after the device is created); *calibrating
+ * says whether the device can calibrate (the extension, with the DEVICE and
+ * CLOCK_MONOTONIC time domains). */
+const VkDeviceCreateInfo *layer_calibration_device_info(layer_instance *instance,
+                                                        VkPhysicalDevice physical,
+                                                        const VkDeviceCreateInfo *info,
+                                                        VkDeviceCreateInfo *copy, void **storage,
+                                                        bool *calibrating);
+/* After layer_measuring_open: calibrates from now on where it can. */
+void layer_calibration_open(layer_device *device, bool calibrating);
+/* A pair, now; false where the device does not calibrate or the call failed. */
+bool layer_calibration_sample(layer_device *device, layer_calibration *out);
+/* A command's begin and end timestamps (ticks) in CLOCK_MONOTONIC ns, with
+ * TALLY_MEASURE_TIME_MONOTONIC, where the pair can place both; else `out`
+ * keeps the GPU's own times. */
+void layer_calibration_place(const layer_calibration *c, uint64_t begin_ticks, uint64_t end_ticks,
+                             uint64_t mask, double period, tally_measurement *out);
 
 /* driver_queries.c */
 void layer_measure_begin_recording(layer_command_buffer *cb, const VkCommandBufferBeginInfo *begin);

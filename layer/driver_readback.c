@@ -36,7 +36,10 @@ struct layer_measure_readback {
     layer_host_readback host; /* first: the free list holds it */
     measure_entry *entries;
     uint32_t entry_count, entry_capacity;
-    double period;          /* ns per timestamp tick */
+    double period; /* ns per timestamp tick */
+    /* Sampled once the fence signalled, close after the timestamps it
+     * places on CLOCK_MONOTONIC (driver_calibration.c); not valid: none. */
+    layer_calibration calibration;
     _Atomic uint64_t seqno; /* the latest engine submission that reads it */
     tally_measurement_reader reader;
     struct layer_measure_readback *next_in_flight; /* in layer_measuring.in_flight */
@@ -80,6 +83,7 @@ static layer_measure_readback *readback_acquire(layer_device *device, uint32_t f
     rb->next_in_flight = NULL;
     atomic_store(&rb->seqno, 0);
     rb->entry_count = 0;
+    rb->calibration.valid = false;
     return rb;
 }
 
@@ -277,6 +281,8 @@ static void reader_wait(void *user)
 {
     layer_measure_readback *rb = user;
     layer_host_readback_wait(&rb->host);
+    if (!rb->calibration.valid) /* once, for every engine submission of it */
+        layer_calibration_sample(rb->host.device, &rb->calibration);
 }
 
 static uint64_t word(const layer_measure_readback *rb, VkDeviceSize at)
@@ -310,6 +316,9 @@ static bool reader_read(void *user, uint64_t key, tally_measurement *out)
         out->begin_ns = ticks_to_ns(rb, word(rb, at) & e->timestamp_mask);
         out->end_ns = ticks_to_ns(rb, word(rb, at + sizeof(uint64_t) * views) & e->timestamp_mask);
         out->valid |= TALLY_MEASURE_TIME;
+        layer_calibration_place(&rb->calibration, word(rb, at),
+                                word(rb, at + sizeof(uint64_t) * views), e->timestamp_mask,
+                                rb->period, out);
     }
     /* Statistics come in bit order of the pool's; multiview spreads them over its queries. */
     uint32_t k = 0;

@@ -2,9 +2,11 @@
  * tally demo: a small frame of draws and dispatches recorded as canonical
  * commands, run on simgpu with the virtual clock, and printed as a
  * per-command counter table. The same bytes on every run and machine.
+ * Always simgpu: there is no GPU work under the commands to measure.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tally/tally.h>
 
@@ -174,6 +176,20 @@ int tally_cli_demo(int argc, char **argv)
     tally_device_options options;
     tally_device_options_from_env(&options);
     options.clock = TALLY_CLOCK_VIRTUAL;
+    /* The demo's commands have no GPU work under them, so a measuring
+     * backend (driver) would measure nothing and print zeros that look
+     * real: the demo is simgpu's. An unknown name is still the device's
+     * error. */
+    const tally_catalogue *catalogue;
+    if (options.backend && strcmp(options.backend, "simgpu") != 0 &&
+        tally_backend_catalogue(options.backend, &catalogue) == TALLY_OK) {
+        fprintf(stderr,
+                "tally demo: the demo is simgpu's built-in workload, with no GPU work to "
+                "measure, so it runs on simgpu, not %s; to measure a real program: "
+                "tally run --backend %s -- ./app\n",
+                options.backend, options.backend);
+        options.backend = "simgpu";
+    }
     tally_device *device;
     char error[256] = "";
     tally_status s = tally_device_open(&options, &device, error, sizeof(error));

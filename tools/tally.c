@@ -15,7 +15,8 @@ static void usage(FILE *out)
           "        run a program with the Vulkan layer and the GL, EGL and CL shims\n"
           "        active, and say where the reports went (tally run --help)\n"
           "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
-          "        print a per-command counter table\n"
+          "        print a per-command counter table (always simgpu: measure a real\n"
+          "        program with tally run --backend driver -- ./app)\n"
           "\n"
           "environment: TALLY_BACKEND, TALLY_PROFILE, TALLY_OUTPUT, TALLY_TRACE,\n"
           "TALLY_COUNTERS, TALLY_GRANULARITY, TALLY_LOG (see README.md)\n",

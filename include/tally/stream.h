@@ -238,13 +238,19 @@ enum tally_measure_bits {
      * from the local size, compute invocations): a front end that measures
      * nothing else on the GPU opens a measuring device with this alone. */
     TALLY_MEASURE_COMMANDS = 1u << 17,
+    /* In a measurement's `valid`, with TALLY_MEASURE_TIME: its begin_ns and
+     * end_ns are CLOCK_MONOTONIC nanoseconds (the front end calibrated the
+     * GPU's clock, e.g. with VK_EXT_calibrated_timestamps), which the
+     * engine's realtime clock keeps as they are instead of placing them. */
+    TALLY_MEASURE_TIME_MONOTONIC = 1u << 18,
 };
 #define TALLY_STATISTIC_COUNT 11
 
 /* What the GPU measured for one API command. */
 typedef struct tally_measurement {
     uint32_t valid;            /* tally_measure_bits: which of the fields below hold a value */
-    uint64_t begin_ns, end_ns; /* GPU timestamps, in ns of the GPU's own clock */
+    uint64_t begin_ns, end_ns; /* GPU timestamps, in ns of the GPU's own clock or
+                                * of CLOCK_MONOTONIC (TALLY_MEASURE_TIME_MONOTONIC) */
     uint64_t statistics[TALLY_STATISTIC_COUNT]; /* bit i of valid: statistics[i] */
 } tally_measurement;
 

@@ -20,8 +20,12 @@
  *          makes one invalid draw, and fails unless glGetError reports
  *          exactly that draw's GL_INVALID_ENUM and the buffer was never
  *          written
- *   gles   one triangle on an OpenGL ES 3 context, which has neither query
+ *   gles   three draws on an OpenGL ES 3 context (no pipeline statistics;
+ *          GL_EXT_disjoint_timer_query where it has it), with timestamp
+ *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
+ *          GL_INVALID_ENUM (gles_draws)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +157,18 @@ static void measure_end(measuring *m, const char *api, int records)
     printf("}\n");
 }
 
-static int gles_triangle(void)
+/* GL_EXT_disjoint_timer_query's names (GLES3/gl3.h has none of them). */
+#define GLES_TIMESTAMP_EXT 0x8E28
+#define GLES_GPU_DISJOINT_EXT 0x8FBB
+typedef void (*query_counter_fn)(GLuint id, GLenum target);
+typedef void (*query_result_fn)(GLuint id, GLenum pname, GLuint64 *value);
+
+/* Three draws on an OpenGL ES 3 context; where it has
+ * GL_EXT_disjoint_timer_query, the program's own GL_TIMESTAMP_EXT queries
+ * around the first and its GL_GPU_DISJOINT_EXT reads, printed as
+ * {"own_span_ns":T,"disjoint":D}; a deliberate GL_INVALID_ENUM must be the
+ * only error glGetError reports. */
+static int gles_draws(void)
 {
     struct gl_fixture fx;
     if (gl_fixture_open(&fx, EGL_OPENGL_ES_API, 3) != 0) {
@@ -168,11 +183,43 @@ static int gles_triangle(void)
         "out highp vec4 color;\n"
         "void main() { color = vec4(1.0); }\n"};
     glUseProgram(program_of(2, types, sources));
+    const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
+    bool timer = extensions && strstr(extensions, "GL_EXT_disjoint_timer_query");
+    query_counter_fn query_counter = timer ? (query_counter_fn)gl_proc("glQueryCounterEXT") : NULL;
+    query_result_fn query_result =
+        timer ? (query_result_fn)gl_proc("glGetQueryObjectui64vEXT") : NULL;
+    GLuint own[2] = {0, 0};
+    GLint disjoint = 0;
+    if (query_counter) {
+        glGetIntegerv(GLES_GPU_DISJOINT_EXT, &disjoint); /* clears it, as the extension asks */
+        glGenQueries(2, own);
+        query_counter(own[0], GLES_TIMESTAMP_EXT);
+    }
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    if (query_counter)
+        query_counter(own[1], GLES_TIMESTAMP_EXT);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDrawArrays(0x7fff, 0, 3); /* not a primitive: GL_INVALID_ENUM, and no draw */
+    glDrawArraysInstanced(GL_TRIANGLES, 0, 3, 2);
     glFinish();
-    GLenum error = glGetError();
+    int status = 0;
+    if (query_counter) {
+        GLuint64 begin = 0, end = 0;
+        query_result(own[0], GL_QUERY_RESULT, &begin);
+        query_result(own[1], GL_QUERY_RESULT, &end);
+        GLint64 disjoint64 = 0;
+        glGetIntegerv(GLES_GPU_DISJOINT_EXT, &disjoint);
+        glGetInteger64v(GLES_GPU_DISJOINT_EXT, &disjoint64);
+        printf("{\"own_span_ns\":%lld,\"disjoint\":%lld}\n", (long long)(end - begin),
+               (long long)(disjoint | disjoint64));
+    }
+    GLenum first = glGetError(), second = glGetError();
+    if (first != GL_INVALID_ENUM || second != GL_NO_ERROR) {
+        fprintf(stderr, "gl_measured_draws: GL errors 0x%x then 0x%x\n", first, second);
+        status = 1;
+    }
     gl_fixture_close(&fx);
-    return error == GL_NO_ERROR ? 0 : 1;
+    return status;
 }
 
 /* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
@@ -190,7 +237,7 @@ int main(int argc, char **argv)
     }
     struct gl_fixture fx;
     if (mode == GLES)
-        return gles_triangle();
+        return gles_draws();
     if (gl_fixture_open(&fx, EGL_OPENGL_API, 4) != 0) {
         fprintf(stderr, "gl_measured_draws: no surfaceless GL 4 context\n");
         return 1;

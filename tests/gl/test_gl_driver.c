@@ -8,8 +8,10 @@
  * every measured command takes GPU time. Run with queries of its own, the
  * program's queries, its GL errors and its GL_QUERY_BUFFER binding are
  * untouched, and the statistic whose target it holds is left unmeasured and
- * said. A context with neither query (OpenGL ES) is offered no measured
- * counter.
+ * said. An OpenGL ES 3 context measures GpuTime with
+ * GL_EXT_disjoint_timer_query, leaving the program's own timestamp queries,
+ * GL_GPU_DISJOINT_EXT reads and GL errors alone; one without the extension
+ * is offered no measured counter.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +35,8 @@ typedef struct runs {
     json_object *own_lines; /* what the program's own queries read under the shim */
 } runs;
 
-static run_result run_shimmed(const char *mode, const char *counters)
+/* extra: one more environment entry, or NULL. */
+static run_result run_shimmed_with(const char *mode, const char *counters, const char *extra)
 {
     const char *argv[] = {GL_MEASURED_DRAWS, mode, NULL};
     const char *env[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD,
@@ -42,8 +45,14 @@ static run_result run_shimmed(const char *mode, const char *counters)
                          "TALLY_LOG=warn",
                          counters,
                          "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS,
+                         extra,
                          NULL};
     return run_under_layer(argv, ACTIVATE_NONE, env);
+}
+
+static run_result run_shimmed(const char *mode, const char *counters)
+{
+    return run_shimmed_with(mode, counters, NULL);
 }
 
 static int run_all(void **state)
@@ -192,7 +201,9 @@ static bool offers(const run_result *run, const char *symbol)
 static void a_context_without_queries_is_offered_no_measured_counter(void **state)
 {
     runs *r = *state;
-    run_result gles = run_shimmed("gles", COUNTERS);
+    /* OpenGL ES without GL_EXT_disjoint_timer_query (Mesa hides it on request). */
+    run_result gles =
+        run_shimmed_with("gles", COUNTERS, "MESA_EXTENSION_OVERRIDE=-GL_EXT_disjoint_timer_query");
     assert_int_equal(gles.exit_code, 0);
     assert_true(offers(&gles, "DrawCalls"));
     assert_true(offers(&gles, "CsInvocations")); /* exact from the local size */
@@ -206,11 +217,40 @@ static void a_context_without_queries_is_offered_no_measured_counter(void **stat
     run_result_free(&gles);
 }
 
+/* OpenGL ES 3 on llvmpipe has GL_EXT_disjoint_timer_query: GpuTime, and no
+ * statistic. */
+static void gles_draws_take_gpu_time_and_the_programs_queries_and_errors_stay_its_own(void **state)
+{
+    (void)state;
+    run_result gles = run_shimmed("gles", COUNTERS);
+    assert_int_equal(gles.exit_code, 0); /* its GL_INVALID_ENUM, and only that */
+    assert_true(offers(&gles, "GpuTime"));
+    for (int s = 0; s < PIPELINE_STATISTICS - 1; s++)
+        assert_false(offers(&gles, pipeline_statistics[s][1]));
+    json_object *report = report_commands(&gles);
+    assert_non_null(report);
+    assert_int_equal(json_object_array_length(report), 3); /* the refused draw is none */
+    for (size_t i = 0; i < 3; i++) {
+        json_object *row = json_object_array_get_idx(report, i);
+        assert_true(command_value(row, "GpuTime") > 0);
+        assert_int_equal(command_value(row, "DrawCalls"), 1);
+    }
+    json_object *lines = output_lines(&gles);
+    assert_non_null(lines);
+    assert_int_equal(json_object_array_length(lines), 1);
+    json_object *own = json_object_array_get_idx(lines, 0);
+    assert_true(line_value(own, "own_span_ns") > 0);  /* its timestamps, read by itself */
+    assert_int_equal(line_value(own, "disjoint"), 0); /* llvmpipe has no disjoint events */
+    json_object_put(lines);
+    run_result_free(&gles);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_statistic_of_every_command_equals_llvmpipes),
         cmocka_unit_test(every_measured_command_takes_gpu_time),
+        cmocka_unit_test(gles_draws_take_gpu_time_and_the_programs_queries_and_errors_stay_its_own),
         cmocka_unit_test(the_programs_own_queries_errors_and_query_buffer_are_untouched),
         cmocka_unit_test(a_statistic_the_program_measures_itself_is_left_and_said),
         cmocka_unit_test(a_context_without_queries_is_offered_no_measured_counter),

@@ -97,17 +97,25 @@ static bool create_device(vk_context *c, const vk_context_options *o)
         .transformFeedback = VK_TRUE,
     };
     chain = o->transform_feedback ? &transform_feedback : chain;
+    VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+        .pNext = chain,
+        .timelineSemaphore = VK_TRUE,
+    };
+    chain = o->timeline_semaphore ? &timeline : chain;
     VkPhysicalDeviceHostQueryResetFeatures host_reset = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
         .pNext = chain,
         .hostQueryReset = VK_TRUE,
     };
-    const char *extensions[2];
+    const char *extensions[3];
     uint32_t extension_count = 0;
     if (o->performance_query_extension)
         extensions[extension_count++] = VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME;
     if (o->transform_feedback)
         extensions[extension_count++] = VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME;
+    if (o->calibrated_timestamps)
+        extensions[extension_count++] = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &host_reset,

@@ -43,6 +43,8 @@ typedef struct vk_context_options {
     bool dynamic_rendering;           /* enable the dynamicRendering feature */
     bool multiview;                   /* enable the multiview feature */
     bool transform_feedback;          /* enable VK_EXT_transform_feedback and its feature */
+    bool calibrated_timestamps;       /* enable VK_EXT_calibrated_timestamps */
+    bool timeline_semaphore;          /* enable the timelineSemaphore feature */
     /* Receives the instance's debug messages (VK_EXT_debug_utils), or NULL. */
     PFN_vkDebugUtilsMessengerCallbackEXT messenger;
     void *messenger_data;
