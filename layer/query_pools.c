@@ -280,8 +280,19 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdCopyQueryPoolResults(
     VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags)
 {
     layer_device *device = layer_device_of(commandBuffer);
-    if (layer_query_pool_find(device, queryPool))
+    layer_query_pool *pool = layer_query_pool_find(device, queryPool);
+    if (pool) {
+        /* A performance pool says allowCommandBufferQueryCopies = VK_FALSE;
+         * a statistics pool's values are sums the GPU does not hold. */
+        static atomic_bool said;
+        if (pool->statistics && !atomic_exchange(&said, true))
+            tally_log(TALLY_LOG_WARN,
+                      "Vulkan layer: vkCmdCopyQueryPoolResults from a pipeline-statistics pool "
+                      "served by the driver backend writes nothing (its values are sums of the "
+                      "layer's measurements, known on the host); read them with "
+                      "vkGetQueryPoolResults");
         return;
+    }
     device->dispatch.CmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount,
                                              dstBuffer, dstOffset, stride, flags);
 }
