@@ -24,6 +24,7 @@
 
 #include "tally/catalogue.h"
 #include "tally/report.h"
+#include "printf_g17.h"
 
 struct fixture {
     char dir[64];
@@ -857,12 +858,7 @@ static void floats_are_written_as_printf_17g_writes_them(void **state)
     for (uint64_t i = 0; i < CASES; i++) {
         double v = float_case(i, &rng);
         char expected[64];
-        if (isnan(v))
-            strcpy(expected, "nan");
-        else if (isinf(v))
-            strcpy(expected, v < 0 ? "-inf" : "inf");
-        else
-            snprintf(expected, sizeof expected, "%.17g", v); /* the test runs in the C locale */
+        printf_g17(expected, sizeof expected, v);
         const char *end = strchr(line, '\n');
         assert_non_null(end);
         const char *comma = end;

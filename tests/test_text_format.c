@@ -15,6 +15,7 @@
 
 #include "text_columns.h"
 #include "text_format.h"
+#include "printf_g17.h"
 
 /* Doubles per kind of case; the sanitizers' builds run a tenth. */
 #ifndef TEXT_TEST_CASES
@@ -32,12 +33,7 @@ static uint64_t next_random(uint64_t *state)
 static void check_double(double v)
 {
     char expected[64], text[128];
-    if (isnan(v))
-        strcpy(expected, "nan");
-    else if (isinf(v))
-        strcpy(expected, v < 0 ? "-inf" : "inf");
-    else
-        snprintf(expected, sizeof expected, "%.17g", v); /* the test runs in the C locale */
+    printf_g17(expected, sizeof expected, v);
     char *end = text_f64(text, v);
     *end = '\0';
     if (strcmp(text, expected) != 0) {

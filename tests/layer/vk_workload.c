@@ -700,22 +700,29 @@ static VkCommandBuffer record_topologies(app *a)
     return cb;
 }
 
-/* A primary that runs a secondary's draw inside its render pass. */
-static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_out)
+/* A secondary begun to continue the render pass's subpass, with `flags` more. */
+static VkCommandBuffer begin_secondary(app *a, VkCommandBufferUsageFlags flags)
 {
     VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
-    a->submission = 1;
     VkCommandBufferInheritanceInfo inheritance = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
         .renderPass = a->render_pass,
         .framebuffer = a->framebuffer,
     };
-    VkCommandBufferBeginInfo secondary_begin = {
+    VkCommandBufferBeginInfo begin = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT,
+        .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT | flags,
         .pInheritanceInfo = &inheritance,
     };
-    CHECK(vkBeginCommandBuffer(secondary, &secondary_begin));
+    CHECK(vkBeginCommandBuffer(secondary, &begin));
+    return secondary;
+}
+
+/* A primary that runs a secondary's draw inside its render pass. */
+static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_out)
+{
+    VkCommandBuffer secondary = begin_secondary(a, 0);
+    a->submission = 1;
     submission_begin(a, secondary);
     vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
                       a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
@@ -871,19 +878,7 @@ static void destroy(app *a)
  * one submission. */
 static void run_simultaneous(app *a)
 {
-    VkCommandBuffer secondary = allocate(a, VK_COMMAND_BUFFER_LEVEL_SECONDARY);
-    VkCommandBufferInheritanceInfo inheritance = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
-        .renderPass = a->render_pass,
-        .framebuffer = a->framebuffer,
-    };
-    VkCommandBufferBeginInfo secondary_begin = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT |
-                 VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
-        .pInheritanceInfo = &inheritance,
-    };
-    CHECK(vkBeginCommandBuffer(secondary, &secondary_begin));
+    VkCommandBuffer secondary = begin_secondary(a, VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
     vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
                       a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
     vkCmdDraw(secondary, 8, 1, 0, 0);
