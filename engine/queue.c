@@ -74,7 +74,8 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
     struct tally_pending *p = build_pending(sub);
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    p->submit_gpu_ns = tally_monotonic_ns() - device->epoch_cpu_ns;
+    uint64_t at = sub->submitted_ns ? sub->submitted_ns : tally_monotonic_ns();
+    p->submit_gpu_ns = at > device->epoch_cpu_ns ? at - device->epoch_cpu_ns : 0;
     pthread_mutex_lock(&device->lock);
     p->seqno = ++device->next_seqno;
     if (device->tail)

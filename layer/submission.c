@@ -7,8 +7,16 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { STACK_STREAMS = 32 };
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* Queues may submit from several threads: the latest sequence number only grows. */
 static void note_submitted(layer_device *device, uint64_t seqno)
@@ -61,7 +69,8 @@ static const void *batch_at(const batches *b, uint32_t i)
 
 /* One engine submission per batch: its command buffers' streams in order. */
 static void submit_batch(layer_device *device, const char *api_name, const batches *b,
-                         uint32_t index, layer_readback *readback, layer_measure_readback *measured)
+                         uint32_t index, uint64_t submitted_ns, layer_readback *readback,
+                         layer_measure_readback *measured)
 {
     const void *batch = batch_at(b, index);
     uint32_t count = b->command_buffer_count(batch);
@@ -83,6 +92,7 @@ static void submit_batch(layer_device *device, const char *api_name, const batch
         .api_name = api_name,
         .indirect_reader = readback ? layer_readback_reader(readback) : NULL,
         .measurement_reader = measured ? layer_measure_readback_reader(measured) : NULL,
+        .submitted_ns = submitted_ns,
     };
     if (readback)
         layer_readback_ref(readback);
@@ -311,10 +321,11 @@ static bool submit_in_two(VkQueue queue, const batches *b, uint32_t at_batch, ui
 }
 
 static void submit_batches(layer_device *device, const char *api_name, const batches *b,
-                           layer_readback *readback, layer_measure_readback *measured)
+                           uint64_t submitted_ns, layer_readback *readback,
+                           layer_measure_readback *measured)
 {
     for (uint32_t i = 0; i < b->count; i++)
-        submit_batch(device, api_name, b, i, readback, measured);
+        submit_batch(device, api_name, b, i, submitted_ns, readback, measured);
 }
 
 static bool no_extra(const layer_extra *extra)
@@ -407,13 +418,15 @@ static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const cha
         extra.after[extra.after_count++] = layer_measure_readback_after(measured);
     }
     VkResult result;
+    uint64_t submitted_ns = device->engine ? monotonic_ns() : 0; /* before the GPU can start */
     bool extended = !no_extra(&extra) && b->submit(device, queue, b, fence, &extra, &result);
     if (!extended) /* without the layer's batches, rather than not at all */
         b->submit(device, queue, b, fence, &(layer_extra){0}, &result);
     if (result == VK_SUCCESS && device->engine) {
         bool copied = extended && readback && layer_readback_submitted(readback, queue);
         bool read = extended && measured && layer_measure_readback_submitted(measured, queue);
-        submit_batches(device, api_name, b, copied ? readback : NULL, read ? measured : NULL);
+        submit_batches(device, api_name, b, submitted_ns, copied ? readback : NULL,
+                       read ? measured : NULL);
     }
     layer_readback_release(readback);
     layer_measure_readback_release(measured);

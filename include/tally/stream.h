@@ -337,6 +337,12 @@ typedef struct tally_submission {
     /* Optional: what the GPU measured of the streams' measured commands;
      * copied and released like the indirect reader. */
     const tally_measurement_reader *measurement_reader;
+    /* Optional: when the API call was made, in CLOCK_MONOTONIC nanoseconds
+     * (0: when tally_submit is called). A front end that hands the work to
+     * the driver first gives the time from before that call: the GPU may run
+     * the work before tally_submit, and the engine's clock starts the
+     * submission no earlier than this. */
+    uint64_t submitted_ns;
 } tally_submission;
 
 /* Queues the streams for execution, in order; *seqno (may be NULL) receives

@@ -5,6 +5,9 @@
  * is tested on a real driver. TALLY_TEST_HIDE says what it hides:
  *   extension  VK_EXT_calibrated_timestamps from the device's extensions
  *   monotonic  VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT from its time domains
+ * and with TALLY_TEST_HIDE=finish it hides nothing, but returns from
+ * vkQueueSubmit only once the queue is idle: a driver whose GPU finished the
+ * work before the layer above regains control.
  * Everything else passes through. One instance at a time (a test's).
  */
 #include <stdbool.h>
@@ -21,6 +24,8 @@ static VkInstance instance;
 static PFN_vkCreateDevice next_create_device;
 static PFN_vkEnumerateDeviceExtensionProperties next_enumerate;
 static PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT next_domains;
+static PFN_vkQueueSubmit next_queue_submit;
+static PFN_vkQueueWaitIdle next_queue_wait_idle;
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL get_instance_proc_addr(VkInstance handle,
                                                                        const char *name);
@@ -71,7 +76,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
         return VK_ERROR_INITIALIZATION_FAILED;
     next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-    return next_create_device(physical, info, allocator, out);
+    VkResult result = next_create_device(physical, info, allocator, out);
+    if (result == VK_SUCCESS) {
+        next_queue_submit = (PFN_vkQueueSubmit)next_gdpa(*out, "vkQueueSubmit");
+        next_queue_wait_idle = (PFN_vkQueueWaitIdle)next_gdpa(*out, "vkQueueWaitIdle");
+    }
+    return result;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
+                                                   const VkSubmitInfo *submits, VkFence fence)
+{
+    VkResult result = next_queue_submit(queue, count, submits, fence);
+    if (result == VK_SUCCESS && hiding("finish"))
+        result = next_queue_wait_idle(queue);
+    return result;
 }
 
 /* Copies `n` entries into the caller's array as Vulkan's two-call idiom says. */
@@ -133,6 +152,8 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL get_device_proc_addr(VkDevice de
 {
     if (strcmp(name, "vkGetDeviceProcAddr") == 0)
         return (PFN_vkVoidFunction)get_device_proc_addr;
+    if (strcmp(name, "vkQueueSubmit") == 0)
+        return (PFN_vkVoidFunction)queue_submit;
     return next_gdpa(device, name);
 }
 

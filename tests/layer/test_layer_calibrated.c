@@ -225,6 +225,45 @@ without_the_monotonic_domain_commands_are_placed_within_submit_and_fence_wait(vo
     check_placed(*state);
 }
 
+static int open_finishing_driver(void **state)
+{
+    return open_fixture(state, "finish", false);
+}
+
+/*
+ * A driver may run the work before vkQueueSubmit returns (the test layer
+ * below tally's waits for the queue to go idle inside it): the engine's
+ * clock starts the submission at the application's call, not after the
+ * driver's, so each command keeps the GPU time it measured. Were the
+ * submission started when the driver returned, every command would end
+ * before it began, and take none.
+ */
+static void work_the_driver_finished_inside_the_submit_keeps_its_gpu_time(void **state)
+{
+    fixture *f = *state;
+    for (int round = 0; round < 3; round++) {
+        VkCommandBuffer cb = vk_context_begin(&f->vk);
+        vk_context_draw_triangle(&f->vk, cb);
+        vk_context_dispatch(&f->vk, cb, 4, 1, 1);
+        assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+        VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                               .commandBufferCount = 1,
+                               .pCommandBuffers = &cb};
+        uint64_t submitted = monotonic_ns();
+        assert_int_equal(vkQueueSubmit(f->vk.queue, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+        uint64_t returned = monotonic_ns();
+        assert_int_equal(vkQueueWaitIdle(f->vk.queue), VK_SUCCESS);
+        vkFreeCommandBuffers(f->vk.device, f->vk.pool, 1, &cb);
+        span spans[8];
+        assert_int_equal(command_spans(f, spans, 8), 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            assert_true(spans[i].begin >= submitted);
+            assert_true(spans[i].end > spans[i].begin);
+            assert_true(spans[i].end <= returned);
+        }
+    }
+}
+
 /* lavapipe answers NULL for the command of an extension the device did not
  * enable (as the specification requires); the layer enabled it for itself. */
 static void
@@ -274,6 +313,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(
             an_application_that_enabled_the_extension_calibrates_as_without_the_layer,
             open_with_application_extension, close_fixture),
+        cmocka_unit_test_setup_teardown(
+            work_the_driver_finished_inside_the_submit_keeps_its_gpu_time, open_finishing_driver,
+            close_fixture),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
