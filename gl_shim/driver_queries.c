@@ -189,6 +189,8 @@ gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
     m->measures = measures;
     m->has_query_buffer = query_buffer;
     m->has_disjoint = disjoint && (measures & TALLY_MEASURE_TIME);
+    tally_gl_learn_version(ctx);
+    tally_gl_calibration_open(m, ctx, info.calibrate);
     ctx->measuring = m;
     /* Queries the program began before its first draw or query the shim saw. */
     for (int i = 0; i < TALLY_STATISTIC_COUNT; i++)
@@ -285,6 +287,8 @@ bool tally_gl_measure_begin(int kind)
     uint32_t bits = m->measures & (statistics | TALLY_MEASURE_TIME) & ~m->app_active;
     if (!bits)
         return false;
+    if (m->recording.count == 0) /* once per recording, before the GPU can see its work */
+        m->recording_issued_ns = tally_gl_calibration_issued(m);
     gl_measured_command *c = append_command(&m->recording);
     if (!c)
         return false;

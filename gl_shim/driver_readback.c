@@ -44,6 +44,7 @@ bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name, uint3
     h->list = m->recording;
     h->values = values;
     h->time_lost = m->recording_time_lost;
+    h->issued_ns = m->recording.count ? m->recording_issued_ns : 0;
     m->recording_time_lost = false;
     m->recording = (gl_command_list){0};
     if (m->held_tail)
@@ -110,9 +111,11 @@ static bool read_held(gl_measuring *m, gl_held_submission *h, bool force)
 static void submit_held(tally_gl_context *ctx, gl_held_submission *h)
 {
     tally_gl_disjoint_strip(ctx, h);
+    tally_gl_calibration_apply(ctx->measuring, h);
     uint64_t seqno = 0;
     if (tally_submit_stream_measured(tally_context_device(ctx->engine), h->stream, h->flags,
-                                     h->api_name, h->values, h->list.count, &seqno) == TALLY_OK)
+                                     h->api_name, h->values, h->list.count, h->issued_ns,
+                                     &seqno) == TALLY_OK)
         ctx->last_seqno = seqno;
     tally_stream_destroy(h->stream);
     free(h->list.commands);
@@ -137,6 +140,7 @@ void tally_gl_poll_held(tally_gl_context *ctx, bool force)
         if (!checked) {
             checked = true;
             tally_gl_disjoint_check(ctx);
+            tally_gl_calibrate(m); /* after the check: a disjoint event drops the pair */
         }
         gl_held_submission *h = m->held;
         m->held = h->next;

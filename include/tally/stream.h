@@ -337,6 +337,13 @@ typedef struct tally_submission {
     /* Optional: what the GPU measured of the streams' measured commands;
      * copied and released like the indirect reader. */
     const tally_measurement_reader *measurement_reader;
+    /* Optional (0: none): CLOCK_MONOTONIC ns before which the GPU cannot
+     * have started the streams' work, where that is earlier than this call.
+     * GL and OpenCL submit a recording only once they read its measurements,
+     * after the GPU ran it; in realtime mode the engine's clock then starts
+     * the submission from here, so calibrated times (TALLY_MEASURE_TIME_
+     * MONOTONIC) are not pushed after the submit call. */
+    uint64_t issued_ns;
 } tally_submission;
 
 /* Queues the streams for execution, in order; *seqno (may be NULL) receives
@@ -359,11 +366,12 @@ TALLY_API tally_status tally_submit_stream(tally_device *device, tally_stream *s
  * application's thread): key k of the stream's tally_stream_measure reads
  * measurements[k] where its `valid` is not 0. The array (count entries,
  * malloc'ed) is the engine's from this call on, whatever it returns.
+ * issued_ns: tally_submission.issued_ns (0: none).
  */
 TALLY_API tally_status tally_submit_stream_measured(tally_device *device, tally_stream *stream,
                                                     uint32_t flags, const char *api_name,
                                                     tally_measurement *measurements, uint32_t count,
-                                                    uint64_t *seqno);
+                                                    uint64_t issued_ns, uint64_t *seqno);
 /* The highest sequence number whose execution finished. */
 TALLY_API uint64_t tally_completed_seqno(tally_device *device);
 /* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */
