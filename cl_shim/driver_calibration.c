@@ -17,6 +17,7 @@
  * where the device ran them). TALLY_CALIBRATE=0 leaves them to the
  * engine's correlation, as before.
  */
+#include <stdatomic.h>
 #include <time.h>
 
 #include "shim.h"
@@ -59,8 +60,14 @@ static bool to_monotonic(const cl_calibration *c, uint64_t device_ns, uint64_t n
 
 void calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)
 {
+    static atomic_bool said;
     if (!c->valid)
         return;
+    if (!atomic_exchange(&said, true))
+        tally_log(TALLY_LOG_INFO,
+                  "OpenCL: kernel times calibrated to CLOCK_MONOTONIC (CL_PROFILING_COMMAND_QUEUED "
+                  "within the enqueue call, deviation %llu ns)",
+                  (unsigned long long)c->deviation_ns);
     uint64_t now = calibration_now();
     for (uint32_t i = 0; i < count; i++) {
         tally_measurement *v = &values[i];
