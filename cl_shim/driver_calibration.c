@@ -14,8 +14,9 @@
  * its width. Of a recording's kernels the narrowest bracket gives the pair,
  * and every kernel's START and END of that recording are converted with it
  * and flagged TALLY_MEASURE_TIME_MONOTONIC (engine/measured.c keeps them
- * where the device ran them). TALLY_CALIBRATE=0 leaves them to the
- * engine's correlation, as before.
+ * where the device ran them); the earliest is when the recording began on
+ * the device (tally_submission.issued_ns: the shim submits it later). TALLY_CALIBRATE=0 leaves them
+ * to the engine's correlation, as before.
  */
 #include <stdatomic.h>
 #include <time.h>
@@ -58,17 +59,17 @@ static bool to_monotonic(const cl_calibration *c, uint64_t device_ns, uint64_t n
     return true;
 }
 
-void calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)
+uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)
 {
     static atomic_bool said;
     if (!c->valid)
-        return;
+        return 0;
     if (!atomic_exchange(&said, true))
         tally_log(TALLY_LOG_INFO,
                   "OpenCL: kernel times calibrated to CLOCK_MONOTONIC (CL_PROFILING_COMMAND_QUEUED "
                   "within the enqueue call, deviation %llu ns)",
                   (unsigned long long)c->deviation_ns);
-    uint64_t now = calibration_now();
+    uint64_t now = calibration_now(), began = 0, latest = 0;
     for (uint32_t i = 0; i < count; i++) {
         tally_measurement *v = &values[i];
         uint64_t begin, end;
@@ -78,5 +79,18 @@ void calibration_apply(const cl_calibration *c, tally_measurement *values, uint3
         v->begin_ns = begin;
         v->end_ns = end;
         v->valid |= TALLY_MEASURE_TIME_MONOTONIC;
+        if (!began || begin < began)
+            began = begin;
+        latest = end > latest ? end : latest;
     }
+    /* Within the deviation a converted time may lie after `now`, yet every
+     * one of them was written before it was read: that narrows the pair, so
+     * the times move back (by at most the deviation) to end by `now`. */
+    uint64_t late = latest > now ? latest - now : 0;
+    for (uint32_t i = 0; late && i < count; i++)
+        if (values[i].valid & TALLY_MEASURE_TIME_MONOTONIC) {
+            values[i].begin_ns -= late;
+            values[i].end_ns -= late;
+        }
+    return began ? began - late : 0;
 }

@@ -196,12 +196,10 @@ static void submit_held(held *h)
     tally_device *d = session_device();
     for (uint32_t i = h->read; i < h->count; i++)
         next_cl()->clReleaseEvent(h->events[i]); /* unread: given up */
-    calibration_apply(&h->calibration, h->values, h->count);
-    /* The device cannot have run the kernels before the first was enqueued. */
-    uint64_t issued = h->calibration.valid && h->count ? h->enqueued[0].before : 0;
+    uint64_t began = calibration_apply(&h->calibration, h->values, h->count);
     if (d)
         tally_submit_stream_measured(d, h->stream, h->flags, h->api_name, h->values, h->count,
-                                     issued, NULL);
+                                     began, NULL);
     else
         free(h->values);
     tally_stream_destroy(h->stream);

@@ -151,9 +151,10 @@ SHIM_HIDDEN uint64_t calibration_now(void);
  * when narrower than the pair held. */
 SHIM_HIDDEN void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bracket);
 /* Converts the measured times the pair allows, flagging them
- * TALLY_MEASURE_TIME_MONOTONIC. */
-SHIM_HIDDEN void calibration_apply(const cl_calibration *c, tally_measurement *values,
-                                   uint32_t count);
+ * TALLY_MEASURE_TIME_MONOTONIC; returns the earliest converted time (0:
+ * none), when the recording began on the device (its issued_ns). */
+SHIM_HIDDEN uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values,
+                                       uint32_t count);
 
 /* --- driver_profiling.c: GPU time for the driver backend ------------------ */
 

@@ -12,7 +12,9 @@
  * what it read, and at most once per CALIBRATION_PERIOD_NS: never on the
  * per-draw path. Each command's two timestamps are then converted with it
  * and flagged TALLY_MEASURE_TIME_MONOTONIC, so the engine keeps them where
- * the GPU ran them (engine/measured.c). A disjoint event (OpenGL ES: the
+ * the GPU ran them (engine/measured.c); the earliest says when the
+ * submission began on the GPU (tally_submission.issued_ns), which the
+ * engine's clock must not pass before it (the shim submits later). A disjoint event (OpenGL ES: the
  * GPU's clock may have jumped) drops the pair (driver_disjoint.c), and the
  * next poll samples a fresh one. Where GL_TIMESTAMP cannot be read without
  * an error (no timer query; OpenGL ES 2, where glGetInteger64v does not
@@ -44,11 +46,6 @@ void tally_gl_calibration_open(gl_measuring *m, const tally_gl_context *ctx, boo
      * glGetInteger64vEXT of ES 2 is not relied on. */
     m->calibration.usable = allowed && (m->measures & TALLY_MEASURE_TIME) &&
                             (!ctx->gles || ctx->version >= 30) && REAL_glGetInteger64v;
-}
-
-uint64_t tally_gl_calibration_issued(const gl_measuring *m)
-{
-    return m->calibration.usable ? monotonic_now() : 0;
 }
 
 /* One (GPU, CLOCK_MONOTONIC) pair: the narrowest of a few brackets. */
@@ -108,12 +105,12 @@ static bool to_monotonic(const gl_calibration *c, uint64_t gpu_ns, uint64_t now,
     return true;
 }
 
-void tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
+uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
 {
     const gl_calibration *c = &m->calibration;
     if (!c->valid)
-        return;
-    uint64_t now = monotonic_now();
+        return 0;
+    uint64_t now = monotonic_now(), began = 0, latest = 0;
     for (uint32_t i = 0; i < h->read_commands; i++) {
         tally_measurement *v = &h->values[i];
         uint64_t begin, end;
@@ -123,5 +120,18 @@ void tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
         v->begin_ns = begin;
         v->end_ns = end;
         v->valid |= TALLY_MEASURE_TIME_MONOTONIC;
+        if (!began || begin < began)
+            began = begin;
+        latest = end > latest ? end : latest;
     }
+    /* Within the deviation a converted time may lie after `now`, yet every
+     * one of them was written before it was read: that narrows the pair, so
+     * the times move back (by at most the deviation) to end by `now`. */
+    uint64_t late = latest > now ? latest - now : 0;
+    for (uint32_t i = 0; late && i < h->read_commands; i++)
+        if (h->values[i].valid & TALLY_MEASURE_TIME_MONOTONIC) {
+            h->values[i].begin_ns -= late;
+            h->values[i].end_ns -= late;
+        }
+    return began ? began - late : 0;
 }

@@ -287,8 +287,6 @@ bool tally_gl_measure_begin(int kind)
     uint32_t bits = m->measures & (statistics | TALLY_MEASURE_TIME) & ~m->app_active;
     if (!bits)
         return false;
-    if (m->recording.count == 0) /* once per recording, before the GPU can see its work */
-        m->recording_issued_ns = tally_gl_calibration_issued(m);
     gl_measured_command *c = append_command(&m->recording);
     if (!c)
         return false;

@@ -47,7 +47,6 @@ typedef struct gl_held_submission {
     uint32_t read_commands;    /* commands whose every query was read */
     uint32_t read_queries;     /* queries of the next command already read */
     bool time_lost;            /* a disjoint event may lie within its timestamps */
-    uint64_t issued_ns;        /* CLOCK_MONOTONIC before its first measured command; 0: unknown */
 } gl_held_submission;
 
 /* A (GPU, CLOCK_MONOTONIC) pair of the context (driver_calibration.c). */
@@ -74,9 +73,8 @@ typedef struct gl_measuring {
     bool recording_time_lost; /* the current recording's timestamps span a disjoint event */
     bool said_disjoint;
     gl_calibration calibration;
-    uint64_t recording_issued_ns; /* the current recording's issued_ns */
-    bool open;                    /* the current command's queries have begun */
-    bool key_pending;             /* ended, for the next recorded draw or dispatch */
+    bool open;        /* the current command's queries have begun */
+    bool key_pending; /* ended, for the next recorded draw or dispatch */
     uint32_t pending_key;
     gl_command_list recording; /* the commands of the context's current stream */
     /* Free query names per target (statistics in bit order, then timestamps). */
@@ -125,15 +123,14 @@ TALLY_GL_HIDDEN void tally_gl_disjoint_strip(tally_gl_context *ctx, gl_held_subm
  * device's calibrate), decided when it starts measuring. */
 TALLY_GL_HIDDEN void tally_gl_calibration_open(gl_measuring *m, const tally_gl_context *ctx,
                                                bool allowed);
-/* CLOCK_MONOTONIC now where the context calibrates (a recording's first
- * measured command), else 0. */
-TALLY_GL_HIDDEN uint64_t tally_gl_calibration_issued(const gl_measuring *m);
 /* At a poll about to submit what it read: samples a pair unless the last
  * one is recent. Only while the context is current on this thread. */
 TALLY_GL_HIDDEN void tally_gl_calibrate(gl_measuring *m);
 /* The held submission's read timestamps on CLOCK_MONOTONIC, where the pair
- * allows (TALLY_MEASURE_TIME_MONOTONIC); the others stay as they are. */
-TALLY_GL_HIDDEN void tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h);
+ * allows (TALLY_MEASURE_TIME_MONOTONIC); the others stay as they are.
+ * Returns the earliest converted time (0: none), when the submission's work
+ * began on the GPU: its tally_submission.issued_ns. */
+TALLY_GL_HIDDEN uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h);
 /* The program's glGetIntegerv, glGetInteger64v and glGetBooleanv of
  * GL_GPU_DISJOINT_EXT (data not NULL), through the real function. */
 TALLY_GL_HIDDEN void tally_gl_get_disjoint_integer(PFN_glGetIntegerv real, GLint *data);

@@ -44,7 +44,6 @@ bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name, uint3
     h->list = m->recording;
     h->values = values;
     h->time_lost = m->recording_time_lost;
-    h->issued_ns = m->recording.count ? m->recording_issued_ns : 0;
     m->recording_time_lost = false;
     m->recording = (gl_command_list){0};
     if (m->held_tail)
@@ -111,10 +110,10 @@ static bool read_held(gl_measuring *m, gl_held_submission *h, bool force)
 static void submit_held(tally_gl_context *ctx, gl_held_submission *h)
 {
     tally_gl_disjoint_strip(ctx, h);
-    tally_gl_calibration_apply(ctx->measuring, h);
+    uint64_t began = tally_gl_calibration_apply(ctx->measuring, h);
     uint64_t seqno = 0;
     if (tally_submit_stream_measured(tally_context_device(ctx->engine), h->stream, h->flags,
-                                     h->api_name, h->values, h->list.count, h->issued_ns,
+                                     h->api_name, h->values, h->list.count, began,
                                      &seqno) == TALLY_OK)
         ctx->last_seqno = seqno;
     tally_stream_destroy(h->stream);

@@ -337,12 +337,12 @@ typedef struct tally_submission {
     /* Optional: what the GPU measured of the streams' measured commands;
      * copied and released like the indirect reader. */
     const tally_measurement_reader *measurement_reader;
-    /* Optional (0: none): CLOCK_MONOTONIC ns before which the GPU cannot
-     * have started the streams' work, where that is earlier than this call.
-     * GL and OpenCL submit a recording only once they read its measurements,
-     * after the GPU ran it; in realtime mode the engine's clock then starts
-     * the submission from here, so calibrated times (TALLY_MEASURE_TIME_
-     * MONOTONIC) are not pushed after the submit call. */
+    /* Optional (0: none): CLOCK_MONOTONIC ns when the streams' work began on
+     * the GPU, where that is earlier than this call. GL and OpenCL submit a
+     * recording only once they read its measurements, after the GPU ran it,
+     * and pass its earliest calibrated time; in realtime mode the engine's
+     * clock then starts the submission there, so calibrated times
+     * (TALLY_MEASURE_TIME_MONOTONIC) are not pushed after the submit call. */
     uint64_t issued_ns;
 } tally_submission;
 
