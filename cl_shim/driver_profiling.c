@@ -10,7 +10,9 @@
  * (clFlush, clFinish, clWaitForEvents, blocking enqueues, release), never
  * waiting for the device, and the recording goes to the engine with a
  * measurement reader over those times. Work-items and work-groups are the
- * NDRange's (driver.c), exactly. A queue released with recordings still
+ * NDRange's (driver.c), exactly. The times go on CLOCK_MONOTONIC where the
+ * kernels' enqueues were bracketed (driver_calibration.c). A queue released
+ * with recordings still
  * held leaves them to the process, read at later flushes of any queue and,
  * at exit, waited for a bounded time.
  */
@@ -26,17 +28,24 @@ typedef struct held {
     tally_stream *stream;
     const char *api_name;
     uint32_t flags;
-    cl_event *events; /* the measured kernels', by measurement key; NULL once read */
+    cl_event *events;             /* the measured kernels', by measurement key; NULL once read */
+    cl_enqueue_bracket *enqueued; /* each one's enqueue call */
     uint32_t count;
     tally_measurement *values;
     uint32_t read; /* events read so far, in order */
+    cl_calibration calibration;
 } held;
 
 struct cl_profiling {
     cl_event *events; /* the current recording's measured kernels, by key */
+    cl_enqueue_bracket *enqueued;
     uint32_t count, capacity;
     held *first, *last;
 };
+
+/* Set when a queue measures with calibration on; every queue's device is
+ * the one shared device, so one flag serves them all. */
+static atomic_bool calibrating;
 
 /* Recordings of released queues, oldest first. */
 static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -66,7 +75,17 @@ bool profiling_asked(const cl_queue_properties *properties)
 
 cl_profiling *profiling_create(void)
 {
-    return profiling_measures() ? calloc(1, sizeof(cl_profiling)) : NULL;
+    if (!profiling_measures())
+        return NULL;
+    tally_device_info info;
+    tally_device_get_info(session_device(), &info);
+    atomic_store_explicit(&calibrating, info.calibrate, memory_order_relaxed);
+    return calloc(1, sizeof(cl_profiling));
+}
+
+bool profiling_calibrates(void)
+{
+    return atomic_load_explicit(&calibrating, memory_order_relaxed);
 }
 
 cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own)
@@ -78,7 +97,7 @@ cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own
     return q && q->profiling && q->stream ? own : NULL;
 }
 
-void profiling_record_locked(queue_record *q, cl_event event)
+void profiling_record_locked(queue_record *q, cl_event event, cl_enqueue_bracket bracket)
 {
     cl_profiling *p = q->profiling;
     if (!p || !event)
@@ -86,14 +105,19 @@ void profiling_record_locked(queue_record *q, cl_event event)
     if (p->count == p->capacity) {
         uint32_t capacity = p->capacity ? 2 * p->capacity : 64;
         cl_event *grown = realloc(p->events, capacity * sizeof(*grown));
-        if (!grown)
+        if (grown)
+            p->events = grown;
+        cl_enqueue_bracket *brackets = realloc(p->enqueued, capacity * sizeof(*brackets));
+        if (brackets)
+            p->enqueued = brackets;
+        if (!grown || !brackets)
             return; /* this kernel takes no GPU time */
-        p->events = grown;
         p->capacity = capacity;
     }
     if (next_cl()->clRetainEvent(event) != CL_SUCCESS)
         return;
     tally_stream_measure(q->stream, p->count);
+    p->enqueued[p->count] = bracket;
     p->events[p->count++] = event;
 }
 
@@ -118,9 +142,11 @@ bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags
                 .api_name = api_name,
                 .flags = flags,
                 .events = p->events,
+                .enqueued = p->enqueued,
                 .count = p->count,
                 .values = values};
     p->events = NULL;
+    p->enqueued = NULL;
     p->count = p->capacity = 0;
     if (p->last)
         p->last->next = h;
@@ -150,9 +176,16 @@ static bool read_held(held *h)
                                         NULL) == CL_SUCCESS &&
             cl->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL) ==
                 CL_SUCCESS &&
-            end >= start)
+            end >= start) {
             h->values[h->read] =
                 (tally_measurement){.valid = TALLY_MEASURE_TIME, .begin_ns = start, .end_ns = end};
+            cl_ulong queued = 0;
+            if (h->enqueued[h->read].before &&
+                cl->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
+                                            &queued, NULL) == CL_SUCCESS &&
+                queued <= start)
+                calibration_note(&h->calibration, queued, h->enqueued[h->read]);
+        }
         cl->clReleaseEvent(event);
     }
     return true;
@@ -163,13 +196,15 @@ static void submit_held(held *h)
     tally_device *d = session_device();
     for (uint32_t i = h->read; i < h->count; i++)
         next_cl()->clReleaseEvent(h->events[i]); /* unread: given up */
+    uint64_t began = calibration_apply(&h->calibration, h->values, h->count);
     if (d)
         tally_submit_stream_measured(d, h->stream, h->flags, h->api_name, h->values, h->count,
-                                     NULL);
+                                     began, NULL);
     else
         free(h->values);
     tally_stream_destroy(h->stream);
     free(h->events);
+    free(h->enqueued);
     free(h);
 }
 
@@ -213,6 +248,7 @@ void profiling_queue_gone(queue_record *q)
     for (uint32_t i = 0; i < p->count; i++) /* recorded after the last submission point */
         next_cl()->clReleaseEvent(p->events[i]);
     free(p->events);
+    free(p->enqueued);
     if (p->first) {
         pthread_mutex_lock(&orphans_lock);
         held **tail = &orphans;

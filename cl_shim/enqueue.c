@@ -40,9 +40,10 @@ static void record_work_locked(queue_record *q, const work *w)
 }
 
 /* After the driver accepted the command: record it. measured: the event
- * whose profiling times a kernel takes under the driver backend. */
+ * whose profiling times a kernel takes under the driver backend, enqueued
+ * within `bracket`. */
 static void record(queue_record *q, cl_event *event, const work *w, bool blocking,
-                   const char *api_name, cl_event measured)
+                   const char *api_name, cl_event measured, cl_enqueue_bracket bracket)
 {
     event_record *e = NULL;
     if (q->counter_count > 0 && event && *event)
@@ -53,7 +54,7 @@ static void record(queue_record *q, cl_event *event, const work *w, bool blockin
     if (e)
         tally_stream_marker_begin(q->stream, e->results, 0);
     if (measured && w->kind == WORK_DISPATCH)
-        profiling_record_locked(q, measured);
+        profiling_record_locked(q, measured, bracket);
     record_work_locked(q, w);
     if (e)
         tally_stream_marker_end(q->stream, e->results, 0);
@@ -90,7 +91,7 @@ static void chosen_local_size(queue_record *q, cl_kernel kernel, const size_t gl
 static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                            const size_t *offset, const size_t *global_size,
                            const size_t *local_size, cl_event *event, cl_event measured,
-                           const char *api_name)
+                           cl_enqueue_bracket bracket, const char *api_name)
 {
     queue_record *q = queue_find(queue);
     if (!q || !q->stream)
@@ -119,7 +120,7 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
                 w.dispatch.base_group[d] = clamp_u32(offset[d] / local[d]);
         }
     }
-    record(q, event, &w, false, api_name, measured);
+    record(q, event, &w, false, api_name, measured, bracket);
 }
 
 static void record_transfer(cl_command_queue queue, cl_event *event, tally_transfer_kind kind,
@@ -130,7 +131,7 @@ static void record_transfer(cl_command_queue queue, cl_event *event, tally_trans
         return;
     work w = {.kind = WORK_TRANSFER};
     w.transfer = (tally_transfer){.api_name = api_name, .kind = kind, .bytes = bytes};
-    record(q, event, &w, blocking, api_name, NULL);
+    record(q, event, &w, blocking, api_name, NULL, (cl_enqueue_bracket){0, 0});
 }
 
 static uint64_t region_bytes(const size_t region[3])
@@ -147,6 +148,19 @@ static uint64_t image_bytes(cl_mem image, const size_t region[3])
 
 #define WAIT_ARGS cl_uint num_events, const cl_event *wait_list, cl_event *event
 
+/* A measured kernel's enqueue call is bracketed by CLOCK_MONOTONIC reads
+ * where the driver backend calibrates (driver_calibration.c). */
+static cl_enqueue_bracket bracket_begin(const cl_event *measured)
+{
+    return (cl_enqueue_bracket){measured && profiling_calibrates() ? calibration_now() : 0, 0};
+}
+
+static void bracket_end(cl_enqueue_bracket *bracket)
+{
+    if (bracket->before)
+        bracket->after = calibration_now();
+}
+
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel,
                                                            cl_uint work_dim, const size_t *offset,
                                                            const size_t *global,
@@ -154,11 +168,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queu
 {
     cl_event own;
     cl_event *returned = profiling_event(queue, event, &own);
+    cl_enqueue_bracket bracket = bracket_begin(returned);
     cl_int err = next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
                                                    num_events, wait_list, returned);
+    bracket_end(&bracket);
     if (err == CL_SUCCESS)
         record_ndrange(queue, kernel, work_dim, offset, global, local, event,
-                       returned ? *returned : NULL, "clEnqueueNDRangeKernel");
+                       returned ? *returned : NULL, bracket, "clEnqueueNDRangeKernel");
     if (own)
         next_cl()->clReleaseEvent(own);
     return err;
@@ -170,11 +186,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_ker
 {
     cl_event own;
     cl_event *returned = profiling_event(queue, event, &own);
+    cl_enqueue_bracket bracket = bracket_begin(returned);
     cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, returned);
+    bracket_end(&bracket);
     static const size_t one[3] = {1, 1, 1};
     if (err == CL_SUCCESS)
         record_ndrange(queue, kernel, 1, NULL, one, one, event, returned ? *returned : NULL,
-                       "clEnqueueTask");
+                       bracket, "clEnqueueTask");
     if (own)
         next_cl()->clReleaseEvent(own);
     return err;
@@ -402,7 +420,7 @@ static void record_marker(cl_command_queue queue, cl_event *event, const char *a
     queue_record *q = queue_find(queue);
     work none = {.kind = WORK_NONE};
     if (q && q->stream)
-        record(q, event, &none, false, api_name, NULL);
+        record(q, event, &none, false, api_name, NULL, (cl_enqueue_bracket){0, 0});
 }
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_event *event)

@@ -134,6 +134,28 @@ SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
 SHIM_HIDDEN void events_destroy_all(void);
 SHIM_HIDDEN uint32_t events_live(void);
 
+/* --- driver_calibration.c: kernel times on CLOCK_MONOTONIC ---------------- */
+
+/* CLOCK_MONOTONIC just before and after a kernel's clEnqueue* call; before
+ * 0: not read (the device does not calibrate). */
+typedef struct cl_enqueue_bracket {
+    uint64_t before, after;
+} cl_enqueue_bracket;
+/* A (device time, CLOCK_MONOTONIC) pair, at most deviation_ns apart. */
+typedef struct cl_calibration {
+    bool valid;
+    uint64_t device_ns, monotonic_ns, deviation_ns;
+} cl_calibration;
+SHIM_HIDDEN uint64_t calibration_now(void);
+/* A kernel's CL_PROFILING_COMMAND_QUEUED and its enqueue's bracket: kept
+ * when narrower than the pair held. */
+SHIM_HIDDEN void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bracket);
+/* Converts the measured times the pair allows, flagging them
+ * TALLY_MEASURE_TIME_MONOTONIC; returns the earliest converted time (0:
+ * none), when the recording began on the device (its issued_ns). */
+SHIM_HIDDEN uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values,
+                                       uint32_t count);
+
 /* --- driver_profiling.c: GPU time for the driver backend ------------------ */
 
 typedef struct cl_profiling cl_profiling;
@@ -146,8 +168,12 @@ SHIM_HIDDEN cl_profiling *profiling_create(void);
 /* Where a kernel enqueue returns its event: the program's, or `own` (which
  * the caller releases) when it asked for none and the queue measures. */
 SHIM_HIDDEN cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own);
+/* Whether kernel enqueues are bracketed for calibration (the driver
+ * backend with TALLY_CALIBRATE on: driver_calibration.c). */
+SHIM_HIDDEN bool profiling_calibrates(void);
 /* Before a kernel's dispatch is recorded: measured under the event. */
-SHIM_HIDDEN void profiling_record_locked(queue_record *q, cl_event event);
+SHIM_HIDDEN void profiling_record_locked(queue_record *q, cl_event event,
+                                         cl_enqueue_bracket bracket);
 /* At a submission point: holds the recording if it (or an earlier one)
  * waits for its kernels (true); false: submit it as usual. */
 SHIM_HIDDEN bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags);

@@ -18,6 +18,7 @@ void tally_device_options_from_env(tally_device_options *o)
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
         .granularity = tally_granularity_parse(secure_getenv("TALLY_GRANULARITY")),
+        .uncalibrated = !tally_calibrate_parse(secure_getenv("TALLY_CALIBRATE")),
     };
     if (o->report_path && !*o->report_path)
         o->report_path = NULL;
@@ -67,6 +68,7 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
         .granularity = o->granularity <= TALLY_GRANULARITY_COMMAND_BUFFER
                            ? o->granularity
                            : TALLY_GRANULARITY_COMMAND,
+        .calibrate = !o->uncalibrated,
     };
     return TALLY_OK;
 }

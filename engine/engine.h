@@ -177,6 +177,7 @@ struct tally_pending {
     struct tally_pending *next;
     uint64_t seqno;
     uint64_t submit_gpu_ns; /* realtime mode: GPU time of the submit call */
+    uint64_t start_gpu_ns;  /* realtime mode: no earlier than this (issued_ns, or the call) */
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
     const char *api_name;
@@ -433,6 +434,7 @@ TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
  * caller's to free. */
 TALLY_HIDDEN tally_clock_mode tally_clock_mode_parse(const char *text);
 TALLY_HIDDEN tally_granularity tally_granularity_parse(const char *text);
+TALLY_HIDDEN bool tally_calibrate_parse(const char *text);
 TALLY_HIDDEN tally_status tally_counter_list_parse(const tally_catalogue *catalogue,
                                                    const char *list, uint32_t **out,
                                                    uint32_t *count);

@@ -1,7 +1,7 @@
 /*
  * The text of the device's options from the environment. TALLY_CLOCK:
  * "realtime" or "virtual". TALLY_GRANULARITY: "command", "render-pass" or
- * "command-buffer". TALLY_COUNTERS: which counters the per-command
+ * "command-buffer". TALLY_CALIBRATE: "1" or "0". TALLY_COUNTERS: which counters the per-command
  * report carries, from a list
  * of symbols separated by commas or blanks. "all" stands for every counter
  * in catalogue order, wherever it appears; each counter gets one column, at
@@ -43,6 +43,20 @@ tally_granularity tally_granularity_parse(const char *text)
                   "using command",
                   text);
     return TALLY_GRANULARITY_COMMAND;
+}
+
+/* Unset, empty or "1" calibrates; "0" does not; anything else is said once
+ * per process and read as the default. */
+bool tally_calibrate_parse(const char *text)
+{
+    static atomic_bool said;
+    if (!text || !*text || strcmp(text, "1") == 0)
+        return true;
+    if (strcmp(text, "0") == 0)
+        return false;
+    if (!atomic_exchange(&said, true))
+        tally_log(TALLY_LOG_WARN, "TALLY_CALIBRATE: \"%s\" is neither 1 nor 0; using 1", text);
+    return true;
 }
 
 static const char default_counters[] =

@@ -428,7 +428,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
         e->next_sample_ns = tally_samplers_next_ns(d);
     tally_samplers_advance(d, e->gpu_ns, true); /* baselines of new samplers */
     if (d->info.clock == TALLY_CLOCK_REALTIME)
-        tally_executor_idle_until(d, p->submit_gpu_ns);
+        tally_executor_idle_until(d, p->start_gpu_ns);
     tally_listening_begin_submission(d);
     e->submission = p->seqno;
     e->pass_index = p->pass_index;

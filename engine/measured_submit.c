@@ -32,7 +32,7 @@ static void release_values(void *user)
 tally_status tally_submit_stream_measured(tally_device *device, tally_stream *stream,
                                           uint32_t flags, const char *api_name,
                                           tally_measurement *measurements, uint32_t count,
-                                          uint64_t *seqno)
+                                          uint64_t issued_ns, uint64_t *seqno)
 {
     if (!device || !stream || (count && !measurements)) {
         free(measurements);
@@ -56,6 +56,7 @@ tally_status tally_submit_stream_measured(tally_device *device, tally_stream *st
         .flags = flags | TALLY_SUBMIT_CONSUME,
         .api_name = api_name,
         .measurement_reader = &reader,
+        .issued_ns = issued_ns,
     };
     tally_status status = tally_submit(device, &submission, seqno);
     if (status != TALLY_OK) {

@@ -74,8 +74,14 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
     struct tally_pending *p = build_pending(sub);
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    uint64_t at = sub->submitted_ns ? sub->submitted_ns : tally_monotonic_ns();
-    p->submit_gpu_ns = at > device->epoch_cpu_ns ? at - device->epoch_cpu_ns : 0;
+    p->submit_gpu_ns = tally_monotonic_ns() - device->epoch_cpu_ns;
+    p->start_gpu_ns = p->submit_gpu_ns;
+    if (sub->issued_ns) {
+        uint64_t issued =
+            sub->issued_ns > device->epoch_cpu_ns ? sub->issued_ns - device->epoch_cpu_ns : 0;
+        if (issued < p->submit_gpu_ns)
+            p->start_gpu_ns = issued;
+    }
     pthread_mutex_lock(&device->lock);
     p->seqno = ++device->next_seqno;
     if (device->tail)

@@ -10,7 +10,8 @@
  * driver's flag is cleared by reading it, so the program's reads and the
  * shim's share it (disjoint_flag.h): glGetIntegerv, glGetInteger64v and
  * glGetBooleanv of GL_GPU_DISJOINT_EXT answer the driver's flag or one the
- * shim read since the program last asked.
+ * shim read since the program last asked. A disjoint event also drops the
+ * context's GL_TIMESTAMP/CLOCK_MONOTONIC pair (driver_calibration.c).
  */
 #include "driver_queries.h"
 
@@ -25,6 +26,7 @@ void tally_gl_disjoint_check(tally_gl_context *ctx)
     REAL_glGetIntegerv(GL_GPU_DISJOINT_EXT, &driver);
     if (!gl_disjoint_shim_reads(&m->disjoint, driver != 0))
         return;
+    m->calibration.valid = false; /* the GPU's clock may have jumped since the pair */
     for (gl_held_submission *h = m->held; h; h = h->next)
         h->time_lost = true;
     m->recording_time_lost = m->recording.count > 0;

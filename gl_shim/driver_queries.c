@@ -189,6 +189,8 @@ gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
     m->measures = measures;
     m->has_query_buffer = query_buffer;
     m->has_disjoint = disjoint && (measures & TALLY_MEASURE_TIME);
+    tally_gl_learn_version(ctx);
+    tally_gl_calibration_open(m, ctx, info.calibrate);
     ctx->measuring = m;
     /* Queries the program began before its first draw or query the shim saw. */
     for (int i = 0; i < TALLY_STATISTIC_COUNT; i++)

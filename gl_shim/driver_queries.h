@@ -3,8 +3,9 @@
  * timestamp and pipeline-statistics queries around each draw and dispatch
  * (driver_queries.c), and the submissions that wait, on the application's
  * thread and without blocking it, until those queries can be read
- * (driver_readback.c). A context measures only under a device whose
- * backend asks for it (tally_device_info.measures).
+ * (driver_readback.c), whose timestamps are put on CLOCK_MONOTONIC where
+ * GL_TIMESTAMP can be read (driver_calibration.c). A context measures only
+ * under a device whose backend asks for it (tally_device_info.measures).
  */
 #ifndef TALLY_GL_DRIVER_QUERIES_H
 #define TALLY_GL_DRIVER_QUERIES_H
@@ -48,6 +49,17 @@ typedef struct gl_held_submission {
     bool time_lost;            /* a disjoint event may lie within its timestamps */
 } gl_held_submission;
 
+/* A (GPU, CLOCK_MONOTONIC) pair of the context (driver_calibration.c). */
+typedef struct gl_calibration {
+    bool usable;           /* GL_TIMESTAMP can be read in this context, and calibrating is on */
+    bool valid;            /* the pair below holds */
+    bool said;             /* the first pair was logged */
+    uint64_t gpu_ns;       /* GL_TIMESTAMP ... */
+    uint64_t monotonic_ns; /* ... and CLOCK_MONOTONIC at the same moment */
+    uint64_t deviation_ns; /* at most this far apart: half the bracket's width */
+    uint64_t taken_ns;     /* CLOCK_MONOTONIC when it was sampled */
+} gl_calibration;
+
 /* A context's measuring state (tally_gl_context.measuring). */
 typedef struct gl_measuring {
     uint32_t measures;     /* what this context measures (tally_measure_bits) */
@@ -60,6 +72,7 @@ typedef struct gl_measuring {
     gl_disjoint_flag disjoint;
     bool recording_time_lost; /* the current recording's timestamps span a disjoint event */
     bool said_disjoint;
+    gl_calibration calibration;
     bool open;        /* the current command's queries have begun */
     bool key_pending; /* ended, for the next recorded draw or dispatch */
     uint32_t pending_key;
@@ -105,6 +118,19 @@ TALLY_GL_HIDDEN void tally_gl_poll_held(tally_gl_context *ctx, bool force);
 TALLY_GL_HIDDEN void tally_gl_disjoint_check(tally_gl_context *ctx);
 /* A held submission goes to the engine: without GPU time if it was lost. */
 TALLY_GL_HIDDEN void tally_gl_disjoint_strip(tally_gl_context *ctx, gl_held_submission *h);
+
+/* driver_calibration.c. Whether the context calibrates (allowed: the
+ * device's calibrate), decided when it starts measuring. */
+TALLY_GL_HIDDEN void tally_gl_calibration_open(gl_measuring *m, const tally_gl_context *ctx,
+                                               bool allowed);
+/* At a poll about to submit what it read: samples a pair unless the last
+ * one is recent. Only while the context is current on this thread. */
+TALLY_GL_HIDDEN void tally_gl_calibrate(gl_measuring *m);
+/* The held submission's read timestamps on CLOCK_MONOTONIC, where the pair
+ * allows (TALLY_MEASURE_TIME_MONOTONIC); the others stay as they are.
+ * Returns the earliest converted time (0: none), when the submission's work
+ * began on the GPU: its tally_submission.issued_ns. */
+TALLY_GL_HIDDEN uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h);
 /* The program's glGetIntegerv, glGetInteger64v and glGetBooleanv of
  * GL_GPU_DISJOINT_EXT (data not NULL), through the real function. */
 TALLY_GL_HIDDEN void tally_gl_get_disjoint_integer(PFN_glGetIntegerv real, GLint *data);

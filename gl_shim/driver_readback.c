@@ -110,9 +110,11 @@ static bool read_held(gl_measuring *m, gl_held_submission *h, bool force)
 static void submit_held(tally_gl_context *ctx, gl_held_submission *h)
 {
     tally_gl_disjoint_strip(ctx, h);
+    uint64_t began = tally_gl_calibration_apply(ctx->measuring, h);
     uint64_t seqno = 0;
     if (tally_submit_stream_measured(tally_context_device(ctx->engine), h->stream, h->flags,
-                                     h->api_name, h->values, h->list.count, &seqno) == TALLY_OK)
+                                     h->api_name, h->values, h->list.count, began,
+                                     &seqno) == TALLY_OK)
         ctx->last_seqno = seqno;
     tally_stream_destroy(h->stream);
     free(h->list.commands);
@@ -137,6 +139,7 @@ void tally_gl_poll_held(tally_gl_context *ctx, bool force)
         if (!checked) {
             checked = true;
             tally_gl_disjoint_check(ctx);
+            tally_gl_calibrate(m); /* after the check: a disjoint event drops the pair */
         }
         gl_held_submission *h = m->held;
         m->held = h->next;

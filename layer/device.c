@@ -153,7 +153,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     VkDeviceCreateInfo calibrated_copy;
     void *calibrated_storage = NULL;
     bool calibrating = false;
-    if (engine_info.measures & TALLY_MEASURE_TIME)
+    if ((engine_info.measures & TALLY_MEASURE_TIME) && engine_info.calibrate)
         down = layer_calibration_device_info(instance, physicalDevice, down, &calibrated_copy,
                                              &calibrated_storage, &calibrating);
     VkResult result = next_create(physicalDevice, down, pAllocator, pDevice);

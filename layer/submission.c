@@ -92,7 +92,7 @@ static void submit_batch(layer_device *device, const char *api_name, const batch
         .api_name = api_name,
         .indirect_reader = readback ? layer_readback_reader(readback) : NULL,
         .measurement_reader = measured ? layer_measure_readback_reader(measured) : NULL,
-        .submitted_ns = submitted_ns,
+        .issued_ns = submitted_ns,
     };
     if (readback)
         layer_readback_ref(readback);

@@ -19,7 +19,7 @@ static void usage(FILE *out)
           "        program with tally run --backend driver -- ./app)\n"
           "\n"
           "environment: TALLY_BACKEND, TALLY_PROFILE, TALLY_OUTPUT, TALLY_TRACE,\n"
-          "TALLY_COUNTERS, TALLY_GRANULARITY, TALLY_LOG (see README.md)\n",
+          "TALLY_COUNTERS, TALLY_GRANULARITY, TALLY_CALIBRATE, TALLY_LOG (see README.md)\n",
           out);
 }
 

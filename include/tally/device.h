@@ -53,13 +53,18 @@ typedef struct tally_device_options {
      * knows. Ignored by simulated backends. */
     uint32_t measurable;
     tally_granularity granularity; /* for a backend that measures the real GPU */
+    /* TALLY_CALIBRATE=0: front ends place the GPU's timestamps by the
+     * correlation (docs/driver.md, "GPU time") instead of calibrating them
+     * to CLOCK_MONOTONIC. */
+    bool uncalibrated;
 } tally_device_options;
 
 /*
  * Options from the environment (read with secure_getenv): TALLY_BACKEND,
  * TALLY_PROFILE, TALLY_CLOCK ("realtime" or "virtual"), TALLY_OUTPUT,
  * TALLY_TRACE, TALLY_COUNTERS, TALLY_GRANULARITY ("command", "render-pass"
- * or "command-buffer"). The strings point into the environment.
+ * or "command-buffer"), TALLY_CALIBRATE ("1", the default, or "0"). The
+ * strings point into the environment.
  */
 TALLY_API void tally_device_options_from_env(tally_device_options *options);
 
@@ -99,6 +104,9 @@ typedef struct tally_device_info {
     uint32_t measures;
     /* How finely front ends group those measurements (the options'). */
     tally_granularity granularity;
+    /* Whether front ends put measured GPU timestamps on CLOCK_MONOTONIC
+     * where they can (not the options' uncalibrated). */
+    bool calibrate;
 } tally_device_info;
 
 TALLY_API void tally_device_get_info(const tally_device *device, tally_device_info *info);

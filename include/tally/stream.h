@@ -337,12 +337,15 @@ typedef struct tally_submission {
     /* Optional: what the GPU measured of the streams' measured commands;
      * copied and released like the indirect reader. */
     const tally_measurement_reader *measurement_reader;
-    /* Optional: when the API call was made, in CLOCK_MONOTONIC nanoseconds
-     * (0: when tally_submit is called). A front end that hands the work to
-     * the driver first gives the time from before that call: the GPU may run
-     * the work before tally_submit, and the engine's clock starts the
-     * submission no earlier than this. */
-    uint64_t submitted_ns;
+    /* Optional (0: none): a CLOCK_MONOTONIC time, in ns, no later than the
+     * streams' work began on the GPU, where that is earlier than this call:
+     * the Vulkan layer's time from just before it handed the batches to the
+     * driver (which may run them before tally_submit is called), GL's and
+     * OpenCL's earliest calibrated time of a recording they submit only once
+     * they read its measurements, after the GPU ran it. In realtime mode the
+     * engine's clock starts the submission there, so measured times
+     * (TALLY_MEASURE_TIME_MONOTONIC) are not pushed after the submit call. */
+    uint64_t issued_ns;
 } tally_submission;
 
 /* Queues the streams for execution, in order; *seqno (may be NULL) receives
@@ -365,11 +368,12 @@ TALLY_API tally_status tally_submit_stream(tally_device *device, tally_stream *s
  * application's thread): key k of the stream's tally_stream_measure reads
  * measurements[k] where its `valid` is not 0. The array (count entries,
  * malloc'ed) is the engine's from this call on, whatever it returns.
+ * issued_ns: tally_submission.issued_ns (0: none).
  */
 TALLY_API tally_status tally_submit_stream_measured(tally_device *device, tally_stream *stream,
                                                     uint32_t flags, const char *api_name,
                                                     tally_measurement *measurements, uint32_t count,
-                                                    uint64_t *seqno);
+                                                    uint64_t issued_ns, uint64_t *seqno);
 /* The highest sequence number whose execution finished. */
 TALLY_API uint64_t tally_completed_seqno(tally_device *device);
 /* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */

@@ -10,7 +10,8 @@
  * correlation, it lies between the submit and the fence wait, and the first
  * command lands at the submit, before the GPU could start. The fallback is
  * reached by VK_LAYER_TALLYTEST_hide_calibration below tally's layer, which
- * hides the extension or the CLOCK_MONOTONIC domain from it.
+ * hides the extension or the CLOCK_MONOTONIC domain from it, and by
+ * TALLY_CALIBRATE=0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,6 +50,11 @@ static int open_fixture(void **state, const char *hide, bool app_enables_extensi
     setenv("TALLY_CLOCK", "realtime", 1);
     unsetenv("TALLY_OUTPUT");
     unsetenv("TALLY_TRACE");
+    unsetenv("TALLY_CALIBRATE");
+    if (hide && strcmp(hide, "calibrate=0") == 0) {
+        setenv("TALLY_CALIBRATE", "0", 1); /* the option, not a test layer */
+        hide = NULL;
+    }
     if (hide) {
         /* The loader then searches VK_LAYER_PATH alone, so tally's manifest
          * is named there too; loader 1.3.239 stacks the layers it enables in
@@ -85,6 +91,11 @@ static int open_without_extension(void **state)
 static int open_without_monotonic_domain(void **state)
 {
     return open_fixture(state, "monotonic", false);
+}
+
+static int open_with_calibration_off(void **state)
+{
+    return open_fixture(state, "calibrate=0", false);
 }
 
 static int open_with_application_extension(void **state)
@@ -264,6 +275,11 @@ static void work_the_driver_finished_inside_the_submit_keeps_its_gpu_time(void *
     }
 }
 
+static void with_calibration_off_commands_are_placed_within_submit_and_fence_wait(void **state)
+{
+    check_placed(*state);
+}
+
 /* lavapipe answers NULL for the command of an extension the device did not
  * enable (as the specification requires); the layer enabled it for itself. */
 static void
@@ -307,6 +323,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(
             without_the_monotonic_domain_commands_are_placed_within_submit_and_fence_wait,
             open_without_monotonic_domain, close_fixture),
+        cmocka_unit_test_setup_teardown(
+            with_calibration_off_commands_are_placed_within_submit_and_fence_wait,
+            open_with_calibration_off, close_fixture),
         cmocka_unit_test_setup_teardown(
             the_application_is_not_handed_the_command_of_an_extension_it_did_not_enable,
             open_calibrated, close_fixture),

@@ -1,0 +1,96 @@
+/*
+ * OpenCL kernel times on CLOCK_MONOTONIC, for the driver backend.
+ *
+ * clGetDeviceAndHostTimer (OpenCL 2.1) is not used: PoCL 3.1, the driver
+ * CI runs, answers it CL_INVALID_OPERATION (its
+ * CL_PLATFORM_HOST_TIMER_RESOLUTION is 0), and where a driver has it, its
+ * host clock is the driver's choice (not necessarily CLOCK_MONOTONIC).
+ * Instead the shim uses what every profiling queue gives: an event's
+ * CL_PROFILING_COMMAND_QUEUED is "the current device time counter in
+ * nanoseconds when the command ... is enqueued in a command-queue by the
+ * host", that is, read during the program's clEnqueue* call. The shim reads
+ * CLOCK_MONOTONIC just before and after that call (enqueue.c), so the
+ * device time QUEUED pairs with the bracket's midpoint, off by at most half
+ * its width. Of a recording's kernels the narrowest bracket gives the pair,
+ * and every kernel's START and END of that recording are converted with it
+ * and flagged TALLY_MEASURE_TIME_MONOTONIC (engine/measured.c keeps them
+ * where the device ran them); the earliest is when the recording began on
+ * the device (tally_submission.issued_ns: the shim submits it later). TALLY_CALIBRATE=0 leaves them
+ * to the engine's correlation, as before.
+ */
+#include <stdatomic.h>
+#include <time.h>
+
+#include "shim.h"
+
+uint64_t calibration_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bracket)
+{
+    if (!bracket.before || bracket.after < bracket.before)
+        return;
+    uint64_t width = bracket.after - bracket.before;
+    if (c->valid && 2 * c->deviation_ns <= width)
+        return;
+    *c = (cl_calibration){
+        .valid = true,
+        .device_ns = queued,
+        .monotonic_ns = bracket.before + width / 2,
+        .deviation_ns = (width + 1) / 2,
+    };
+}
+
+/* A device time on CLOCK_MONOTONIC; false before its start or after `now`,
+ * when the kernel had completed: then the pair is not to be trusted. */
+static bool to_monotonic(const cl_calibration *c, uint64_t device_ns, uint64_t now, uint64_t *out)
+{
+    int64_t offset = (int64_t)(device_ns - c->device_ns);
+    if (offset < 0 && (uint64_t)-offset > c->monotonic_ns)
+        return false;
+    uint64_t at = c->monotonic_ns + (uint64_t)offset;
+    if (at > now + c->deviation_ns)
+        return false;
+    *out = at;
+    return true;
+}
+
+uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)
+{
+    static atomic_bool said;
+    if (!c->valid)
+        return 0;
+    if (!atomic_exchange(&said, true))
+        tally_log(TALLY_LOG_INFO,
+                  "OpenCL: kernel times calibrated to CLOCK_MONOTONIC (CL_PROFILING_COMMAND_QUEUED "
+                  "within the enqueue call, deviation %llu ns)",
+                  (unsigned long long)c->deviation_ns);
+    uint64_t now = calibration_now(), began = 0, latest = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        tally_measurement *v = &values[i];
+        uint64_t begin, end;
+        if (!(v->valid & TALLY_MEASURE_TIME) || !to_monotonic(c, v->begin_ns, now, &begin) ||
+            !to_monotonic(c, v->end_ns, now, &end))
+            continue;
+        v->begin_ns = begin;
+        v->end_ns = end;
+        v->valid |= TALLY_MEASURE_TIME_MONOTONIC;
+        if (!began || begin < began)
+            began = begin;
+        latest = end > latest ? end : latest;
+    }
+    /* Within the deviation a converted time may lie after `now`, yet every
+     * one of them was written before it was read: that narrows the pair, so
+     * the times move back (by at most the deviation) to end by `now`. */
+    uint64_t late = latest > now ? latest - now : 0;
+    for (uint32_t i = 0; late && i < count; i++)
+        if (values[i].valid & TALLY_MEASURE_TIME_MONOTONIC) {
+            values[i].begin_ns -= late;
+            values[i].end_ns -= late;
+        }
+    return began ? began - late : 0;
+}
