@@ -159,6 +159,7 @@ struct tally_context {
 struct tally_program {
     atomic_uint refs;
     atomic_bool ready; /* false while pending: its desc is not written yet */
+    uint64_t id;       /* the process's count of programs made: never reused */
     tally_program_desc desc;
     char *name;
 };
@@ -216,6 +217,9 @@ struct tally_executor {
     uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
     const tally_program_desc *program;
+    uint64_t program_id;     /* tally_exec_state.program_id */
+    uint64_t last_work_ns;   /* the latest unit of work's time */
+    bool delta_repeats;      /* delta is the previous unit of work's (backend.h) */
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way
