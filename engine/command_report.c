@@ -51,6 +51,7 @@ struct command_report_rows {
     uint64_t label_changes;
     uint64_t strings_key; /* changes whenever the context or its label path does */
     bool values_valid;    /* the executor's report_values hold the latest command's */
+    bool pushed;          /* the latest row reached the ring (with them) */
     char label[512];
 };
 
@@ -261,8 +262,10 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
     if (!rows->ring)
         return;
     const char *label = label_path(rows, ctx);
+    /* The writer need not compare values the queue knows are the last row's. */
+    uint64_t same = e->delta_repeats && rows->pushed ? REPORT_RING_SAME_VALUES : 0;
     tally_command_record record = {
-        .sequence = e->command_sequence,
+        .sequence = e->command_sequence | same,
         .api_name = command->u.draw.api_name ? command->u.draw.api_name : kind_name(command->type),
         .kind = kind_name(command->type),
         .context = ctx->id,
@@ -275,6 +278,7 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .end_ns = end_ns,
     };
     tally_value *values = report_ring_append(rows->ring, &record, rows->strings_key);
+    rows->pushed = values != NULL;
     if (values)
         memcpy(values, selected, d->report_counter_count * sizeof(tally_value));
 }

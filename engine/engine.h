@@ -192,6 +192,7 @@ struct tally_executor {
     uint64_t gpu_ns;
     uint64_t cycles;       /* core cycles elapsed since the device opened */
     uint64_t ns_remainder; /* of cycles not yet worth a whole ns */
+    uint64_t ns_per_cycle; /* when the clock makes it whole (1000 MHz: 1), else 0 */
     uint64_t *global;      /* cumulative raw work of every context */
     uint64_t *delta;       /* one command's raw deltas */
     uint64_t *snapshot;    /* scratch for markers */

@@ -21,6 +21,8 @@ tally_status tally_executor_init(struct tally_device *d)
     e->events = calloc(EVENT_BATCH, sizeof(tally_event));
     e->event_capacity = EVENT_BATCH;
     e->next_sample_ns = UINT64_MAX;
+    uint64_t mhz = d->info.core_clock_hz / 1000000u;
+    e->ns_per_cycle = mhz && 1000u % mhz == 0 ? 1000u / mhz : 0;
     if (!e->global || !e->delta || !e->snapshot || !e->events)
         return TALLY_ERROR_OUT_OF_MEMORY;
     return TALLY_OK;
@@ -60,6 +62,12 @@ static void publish_clock(struct tally_device *d)
 static uint64_t advance_by_cycles(struct tally_device *d, uint64_t cycles)
 {
     struct tally_executor *e = &d->exec;
+    if (e->ns_per_cycle) { /* no remainder ever, and no division */
+        uint64_t ns = cycles * e->ns_per_cycle;
+        e->cycles += cycles;
+        e->gpu_ns += ns;
+        return ns;
+    }
     uint64_t mhz = d->info.core_clock_hz / 1000000u;
     unsigned __int128 scaled = (unsigned __int128)cycles * 1000u + e->ns_remainder;
     uint64_t ns;

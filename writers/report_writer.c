@@ -412,13 +412,14 @@ static inline char *csv_columns(tally_report *r, char *p, const tally_value *val
  * values are the same (its text is in the buffer until the buffer is
  * written out). */
 static inline char *csv_values(tally_report *r, char *restrict p,
-                               const tally_value *restrict values)
+                               const tally_value *restrict values, bool same_values)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
-    if (r->last_generation == r->generation && values[0].u64 == r->last_values[0].u64 &&
-        memcmp(values, r->last_values, bytes) == 0) {
+    if (r->last_generation == r->generation &&
+        (same_values ||
+         (values[0].u64 == r->last_values[0].u64 && memcmp(values, r->last_values, bytes) == 0))) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
@@ -509,8 +510,10 @@ static inline char *put_sequence(char *p, struct time_text *t, uint64_t v)
     return put_end(p, t, v); /* formats and keeps it */
 }
 
+/* same_values: the caller knows the values are the previous row's. */
 static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
-                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values,
+                            bool same_values)
 {
     p = put_sequence(p, &r->sequence_text, sequence);
     p = put_segment(p, g);
@@ -519,7 +522,7 @@ static inline char *csv_row(tally_report *r, char *p, const struct segment *g, u
     p = put_end(p, &r->end_text, end_ns);
     *p++ = ',';
     p = put_memo_u64(p, &r->duration_text, end_ns >= begin_ns ? end_ns - begin_ns : 0);
-    p = csv_values(r, p, values);
+    p = csv_values(r, p, values, same_values);
     *p++ = '\n';
     return p;
 }
@@ -587,8 +590,9 @@ static inline char *json_row(tally_report *r, char *p, const struct segment *g, 
 static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                      uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    return r->format == TALLY_REPORT_JSON ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
-                                          : csv_row(r, p, g, sequence, begin_ns, end_ns, values);
+    return r->format == TALLY_REPORT_JSON
+               ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
+               : csv_row(r, p, g, sequence, begin_ns, end_ns, values, false);
 }
 
 /* A row too large for the text buffer (a label of megabytes; the buffer
@@ -788,7 +792,8 @@ static void csv_rows(tally_report *r, const struct segment *g, const report_ring
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end = csv_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        char *end = csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                            row->end_ns, row->values, row->sequence >> 63);
         r->used += (size_t)(end - start);
     }
 }
@@ -800,7 +805,8 @@ static void json_rows(tally_report *r, const struct segment *g, const report_rin
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end = json_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        char *end = json_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                             row->end_ns, row->values);
         r->used += (size_t)(end - start);
     }
 }
@@ -821,8 +827,8 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
     if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE) {
         for (uint32_t i = 0; i < run->count; i++) {
             const report_ring_row *row = report_ring_run_row(run, i);
-            tally_status s =
-                write_large_row(report, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+            tally_status s = write_large_row(report, g, row->sequence & ~REPORT_RING_SAME_VALUES,
+                                             row->begin_ns, row->end_ns, row->values);
             if (s != TALLY_OK)
                 return s;
         }
