@@ -59,7 +59,8 @@ TALLY_API tally_status tally_report_write(tally_report *report, const tally_comm
  * also written by this function, is written with the previous row's
  * strings: the same key for different strings writes the earlier ones. The
  * numbers (context, frame, submission, stream) are compared as always. It
- * saves about a fifth of a row's CPU (docs/reports.md).
+ * saves about a fifth of a row's instructions and a tenth of its CPU time
+ * (docs/reports.md).
  */
 TALLY_API tally_status tally_report_write_keyed(tally_report *report,
                                                 const tally_command_record *record,
