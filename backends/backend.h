@@ -34,6 +34,11 @@ struct tally_work {
 struct tally_exec_state {
     const tally_render_state *render;  /* never NULL */
     const tally_program_desc *program; /* NULL: nothing bound */
+    /* The bound program's identity (0: nothing bound): no two programs of
+     * the process share one, and a program's description never changes once
+     * the queue sees it, so equal ids mean equal descriptions, without
+     * comparing them. */
+    uint64_t program_id;
 };
 
 struct tally_backend_ops {
@@ -63,12 +68,19 @@ struct tally_backend_ops {
     void (*constants)(const void *state, uint64_t *values);
 
     /*
-     * Costs one unit of work: adds its counts into raw (zeroed by the caller;
-     * the elapsed slots are the engine's) and returns the core cycles it
-     * occupies the GPU. Called on the queue thread only.
+     * Costs one unit of work: leaves its counts in raw and returns the core
+     * cycles it occupies the GPU. Called on the queue thread only.
+     * On entry raw holds what this device's previous call left there (zeroes
+     * before the first), the engine's elapsed slots aside (the engine writes
+     * them after each call): the backend sets every other slot, zeroing what
+     * the work does not count. *unchanged: true when the work's counts and
+     * cycles are the previous call's and raw was left as it was (the same
+     * draw again), which spares the engine reading them again; else false.
+     * (Not zeroing raw for each call, and saying so, is what lets a repeated
+     * draw cost almost nothing: issue 14.)
      */
     uint64_t (*execute)(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw);
+                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged);
 
     /* --- backends that measure the real GPU (NULL in a simulated one) --- */
     /* What the front ends should measure per command (tally_measure_bits);

@@ -507,6 +507,10 @@ int main(int argc, char **argv)
     ok &= rf.rows_per_s >= ROWS_TARGET;
     snprintf(v, sizeof(v), "%.1f ns", rf.rows_user_ns);
     row("  of which user CPU ns per row", v, "-", "info");
+    snprintf(v, sizeof(v), "%.2f M/s", rf.keyed_rows_per_s / 1e6);
+    row("  the same, strings by key (_write_keyed)", v, "-", "info");
+    snprintf(v, sizeof(v), "%.1f ns", rf.keyed_user_ns);
+    row("  of which user CPU ns per row", v, "-", "info");
     snprintf(v, sizeof(v), "%.2f M/s", rf.engine_rows_per_s / 1e6);
     row("  the same through the engine's ring", v, "-", "info");
     snprintf(v, sizeof(v), "%.1f ns", rf.idle_ns);

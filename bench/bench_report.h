@@ -8,10 +8,16 @@
 /* The 15 counters both figures report. */
 extern const char bench_report_counters[];
 
+/* The ways rows can reach a report. */
+enum bench_rows_path {
+    BENCH_ROWS_PUBLIC, /* tally_report_write: each row's strings compared */
+    BENCH_ROWS_KEYED,  /* tally_report_write_keyed: the strings by the caller's key */
+    BENCH_ROWS_ENGINE, /* the engine's report ring and writer thread */
+};
+
 /* Rows per second of process CPU time (every thread) for `rows` rows
- * through the engine's report ring and writer thread (engine_path) or
- * tally_report_write; *user_ns: user CPU per row; *row_bytes: bytes per row. */
-double bench_report_rows_per_second(uint64_t rows, bool engine_path, double *user_ns,
+ * the `way` given; *user_ns: user CPU per row; *row_bytes: bytes per row. */
+double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, double *user_ns,
                                     double *row_bytes);
 
 /* Process CPU ns (every thread) per submitted draw of a frame of `draws`
@@ -24,6 +30,8 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
 struct bench_report_figures {
     uint64_t rows;
     double rows_per_s;        /* process CPU, user and system: tally_report_write */
+    double keyed_rows_per_s;  /* the same through tally_report_write_keyed */
+    double keyed_user_ns;     /* its user CPU per row */
     double engine_rows_per_s; /* the same through the engine's ring and writer thread */
     double rows_user_ns;      /* user CPU per row */
     double row_bytes;         /* CSV bytes per row */

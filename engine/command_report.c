@@ -50,6 +50,8 @@ struct command_report_rows {
     uint32_t label_context;
     uint64_t label_changes;
     uint64_t strings_key; /* changes whenever the context or its label path does */
+    bool values_valid;    /* the executor's report_values hold the latest command's */
+    bool pushed;          /* the latest row reached the ring (with them) */
     char label[512];
 };
 
@@ -235,22 +237,35 @@ static void evaluate_selected(struct tally_device *d, tally_value *values)
         values[i].u64 = *sources[i];
 }
 
+/* This command's selected values, in the executor's report_values: those
+ * of the previous command when its delta is the previous one's (the same
+ * draw again), which no counter's value can differ from. */
+static const tally_value *selected_values(struct tally_device *d)
+{
+    struct command_report_rows *rows = d->report_rows;
+    if (!d->exec.delta_repeats || !rows->values_valid) {
+        evaluate_selected(d, d->exec.report_values);
+        rows->values_valid = true;
+    }
+    return d->exec.report_values;
+}
+
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
                                 const struct tally_context *ctx, uint64_t stream_id,
                                 uint64_t begin_ns, uint64_t end_ns)
 {
     struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
-    if (d->trace || !rows->ring) {
-        evaluate_selected(d, e->report_values);
-        if (d->trace)
-            trace_counters(d, begin_ns, end_ns);
-        if (!rows->ring)
-            return;
-    }
+    const tally_value *selected = selected_values(d);
+    if (d->trace)
+        trace_counters(d, begin_ns, end_ns);
+    if (!rows->ring)
+        return;
     const char *label = label_path(rows, ctx);
+    /* The writer need not compare values the queue knows are the last row's. */
+    uint64_t same = e->delta_repeats && rows->pushed ? REPORT_RING_SAME_VALUES : 0;
     tally_command_record record = {
-        .sequence = e->command_sequence,
+        .sequence = e->command_sequence | same,
         .api_name = command->u.draw.api_name ? command->u.draw.api_name : kind_name(command->type),
         .kind = kind_name(command->type),
         .context = ctx->id,
@@ -262,12 +277,10 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
-    /* The values go straight into the ring's row. */
     tally_value *values = report_ring_append(rows->ring, &record, rows->strings_key);
-    if (values && d->trace)
-        memcpy(values, e->report_values, d->report_counter_count * sizeof(tally_value));
-    else if (values)
-        evaluate_selected(d, values);
+    rows->pushed = values != NULL;
+    if (values)
+        memcpy(values, selected, d->report_counter_count * sizeof(tally_value));
 }
 
 /* Every row handed to the writer thread written, and the thread ended; a

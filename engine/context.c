@@ -67,6 +67,9 @@ static struct tally_program *program_new(const char *name, bool ready)
         return NULL;
     }
     p->desc.name = p->name;
+    /* 64 bits do not wrap in a process's life; 0 stays "nothing bound". */
+    static atomic_uint_fast64_t programs_made;
+    p->id = atomic_fetch_add_explicit(&programs_made, 1, memory_order_relaxed) + 1;
     atomic_init(&p->refs, 1);
     atomic_init(&p->ready, ready);
     return p;

@@ -159,6 +159,7 @@ struct tally_context {
 struct tally_program {
     atomic_uint refs;
     atomic_bool ready; /* false while pending: its desc is not written yet */
+    uint64_t id;       /* the process's count of programs made: never reused */
     tally_program_desc desc;
     char *name;
 };
@@ -192,6 +193,7 @@ struct tally_executor {
     uint64_t gpu_ns;
     uint64_t cycles;       /* core cycles elapsed since the device opened */
     uint64_t ns_remainder; /* of cycles not yet worth a whole ns */
+    uint64_t ns_per_cycle; /* when the clock makes it whole (1000 MHz: 1), else 0 */
     uint64_t *global;      /* cumulative raw work of every context */
     uint64_t *delta;       /* one command's raw deltas */
     uint64_t *snapshot;    /* scratch for markers */
@@ -217,6 +219,9 @@ struct tally_executor {
     uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
     const tally_program_desc *program;
+    uint64_t program_id;     /* tally_exec_state.program_id */
+    uint64_t last_work_ns;   /* the latest unit of work's time */
+    bool delta_repeats;      /* delta is the previous unit of work's (backend.h) */
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way

@@ -21,6 +21,8 @@ tally_status tally_executor_init(struct tally_device *d)
     e->events = calloc(EVENT_BATCH, sizeof(tally_event));
     e->event_capacity = EVENT_BATCH;
     e->next_sample_ns = UINT64_MAX;
+    uint64_t mhz = d->info.core_clock_hz / 1000000u;
+    e->ns_per_cycle = mhz && 1000u % mhz == 0 ? 1000u / mhz : 0;
     if (!e->global || !e->delta || !e->snapshot || !e->events)
         return TALLY_ERROR_OUT_OF_MEMORY;
     return TALLY_OK;
@@ -60,6 +62,12 @@ static void publish_clock(struct tally_device *d)
 static uint64_t advance_by_cycles(struct tally_device *d, uint64_t cycles)
 {
     struct tally_executor *e = &d->exec;
+    if (e->ns_per_cycle) { /* no remainder ever, and no division */
+        uint64_t ns = cycles * e->ns_per_cycle;
+        e->cycles += cycles;
+        e->gpu_ns += ns;
+        return ns;
+    }
     uint64_t mhz = d->info.core_clock_hz / 1000000u;
     unsigned __int128 scaled = (unsigned __int128)cycles * 1000u + e->ns_remainder;
     uint64_t ns;
@@ -188,18 +196,24 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
                      struct tally_context *ctx, uint64_t stream_id)
 {
     struct tally_executor *e = &d->exec;
-    memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
-    struct tally_exec_state state = {&e->render, e->program};
+    struct tally_exec_state state = {&e->render, e->program, e->program_id};
     struct tally_work work = work_of(c);
     uint64_t cycles = 0, begin, ns;
+    bool unchanged = false;
     if (d->backend->execute_measured) {
+        memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
         begin = tally_measured_work(d, &work, &state);
         ns = e->gpu_ns - begin;
     } else {
-        cycles = d->backend->execute(d->backend_state, &work, &state, e->delta);
+        /* delta still holds the previous work's counts (backend.h) */
+        cycles = d->backend->execute(d->backend_state, &work, &state, e->delta, &unchanged);
         begin = e->gpu_ns;
         ns = advance_by_cycles(d, cycles);
     }
+    /* The same counts in the same time: every slot of delta is as it was
+     * (the elapsed ones included), and so is anything computed from it. */
+    e->delta_repeats = unchanged && ns == e->last_work_ns;
+    e->last_work_ns = ns;
     if (e->gpu_ns > e->next_sample_ns)
         tally_samplers_advance(d, e->gpu_ns, false);
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)
@@ -363,6 +377,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_MEASURE_END: tally_measured_select(d, c->type, c->u.measure_key); break;
     case TALLY_CMD_BIND_PROGRAM:
         d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
+        d->exec.program_id = c->u.program ? c->u.program->id : 0;
         break;
     case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
     case TALLY_CMD_MARKER_BEGIN:
@@ -397,13 +412,16 @@ static void run_recording(struct tally_device *d, struct tally_recording *rec, u
     struct tally_executor *e = &d->exec;
     tally_render_state render = e->render;
     const tally_program_desc *program = e->program;
+    uint64_t program_id = e->program_id;
     e->render = default_render;
     e->program = NULL;
+    e->program_id = 0;
     const struct tally_chunk *chunk = rec->first;
     for (uint32_t i = 0; i < count; i++)
         run_command(d, tally_recording_at(&chunk, i), rec, ctx, stream_id, depth);
     e->render = render;
     e->program = program;
+    e->program_id = program_id;
 }
 
 /* The driver's side of a submission, at the CPU time of the API call that

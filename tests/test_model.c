@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -602,6 +603,169 @@ static void repeated_draws_count_as_the_same_draw_on_a_fresh_device(void **state
     tally_results_release(results);
 }
 
+/*
+ * The per-command report of repeated draws with other work between them:
+ * simgpu leaves the engine's raw counts as they are for a repeat and says
+ * so, and the report then keeps the previous row's values (backend.h). Every
+ * row must still hold what its command counts alone on a fresh device, and
+ * its GpuTime must be its own duration: at 1500 MHz a repeat's time differs
+ * by the carried remainder of a nanosecond (the default profile's 1000 MHz
+ * has none). Work: A and B are draws, D a
+ * dispatch, T a transfer, I a draw with index data, 2 binds another
+ * program (no row).
+ */
+static const char mixed_work[] = "AAADAATAIAABAABB2AAAD";
+static const char report_selection[] =
+    "IaVertices,VsInvocations,ClipperPrimitives,RasterizedPixels,FsInvocations,CsInvocations,"
+    "ShaderAluInstructions,L2CacheMisses,DramWriteBytes,L2CacheHitRate,GpuTime";
+enum { REPORT_VALUES = 11, REPORT_FLOAT = 9, REPORT_GPU_TIME = 10, RECORD_COLUMNS = 12 };
+
+static void record_work(tally_stream *stream, char what)
+{
+    static const uint16_t indices[6] = {0, 1, 2, 2, 1, 3};
+    tally_draw draw = {.api_name = "draw",
+                       .count = what == 'B' ? 600 : 300,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    tally_dispatch dispatch = {
+        .api_name = "dispatch", .groups = {8, 4, 1}, .local_size = {64, 1, 1}};
+    tally_transfer transfer = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 65536};
+    if (what == 'I')
+        draw = (tally_draw){.api_name = "draw",
+                            .count = 6,
+                            .instance_count = 1,
+                            .flags = TALLY_DRAW_INDEXED,
+                            .topology = TALLY_TOPOLOGY_TRIANGLE_LIST,
+                            .index_size = 2,
+                            .indices = indices};
+    if (what == 'D')
+        assert_int_equal(tally_stream_dispatch(stream, &dispatch), TALLY_OK);
+    else if (what == 'T')
+        assert_int_equal(tally_stream_transfer(stream, &transfer), TALLY_OK);
+    else
+        assert_int_equal(tally_stream_draw(stream, &draw), TALLY_OK);
+}
+
+static void set_work_render(tally_stream *stream)
+{
+    tally_render_state render = {
+        .width = 256, .height = 256, .layers = 1, .samples = 1, .color_bytes_per_pixel = 4};
+    assert_int_equal(tally_stream_set_render_state(stream, &render), TALLY_OK);
+}
+
+/* What one command counts alone on a fresh device, as the report selects. */
+static void work_alone(char what, int program, tally_value *values)
+{
+    struct engine_fixture fresh;
+    assert_int_equal(engine_fixture_open(&fresh), 0);
+    const tally_catalogue *cat = tally_device_catalogue(fresh.device);
+    uint32_t counters[REPORT_VALUES], n = 0;
+    char list[sizeof report_selection];
+    memcpy(list, report_selection, sizeof list);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
+        assert_int_equal(tally_catalogue_find(cat, tok, &counters[n++]), TALLY_OK);
+    tally_results *alone = NULL;
+    assert_int_equal(tally_results_create(fresh.device, counters, n, 1, &alone), TALLY_OK);
+    tally_program *p = repeat_program(fresh.device, program);
+    assert_int_equal(tally_stream_bind_program(fresh.stream, p), TALLY_OK);
+    set_work_render(fresh.stream);
+    assert_int_equal(tally_stream_marker_begin(fresh.stream, alone, 0), TALLY_OK);
+    record_work(fresh.stream, what);
+    assert_int_equal(tally_stream_marker_end(fresh.stream, alone, 0), TALLY_OK);
+    engine_fixture_submit(&fresh);
+    assert_int_equal(tally_results_get(alone, 0, values, n, NULL), TALLY_OK);
+    tally_results_release(alone);
+    tally_program_release(p);
+    engine_fixture_close(&fresh);
+}
+
+/* The row's fields from its value columns on (the label is empty). */
+static void row_values(char *line, uint64_t *duration, char **fields)
+{
+    char *at = line;
+    for (int column = 0; column < RECORD_COLUMNS + REPORT_VALUES; column++) {
+        char *comma = strchr(at, ',');
+        if (comma)
+            *comma = '\0';
+        if (column == RECORD_COLUMNS - 1)
+            *duration = strtoull(at, NULL, 10);
+        if (column >= RECORD_COLUMNS)
+            fields[column - RECORD_COLUMNS] = at;
+        assert_true(comma || column == RECORD_COLUMNS + REPORT_VALUES - 1);
+        at = comma + 1;
+    }
+}
+
+static void report_rows_of_repeats_hold_each_commands_own_values(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tally_repeats_XXXXXX.csv", profile[] = "/tmp/tally_1500mhz_XXXXXX";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = mkstemp(profile);
+    assert_true(fd >= 0);
+    static const char clock[] = "[clock]\ncore_clock_mhz = 1500\n";
+    assert_int_equal(write(fd, clock, sizeof clock - 1), (ssize_t)(sizeof clock - 1));
+    close(fd);
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL,
+                                    .profile_path = profile,
+                                    .report_path = path,
+                                    .report_counters = report_selection};
+    struct engine_fixture fx = {0};
+    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
+    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
+    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    tally_program *programs[2] = {repeat_program(fx.device, 1), repeat_program(fx.device, 2)};
+    assert_int_equal(tally_stream_bind_program(fx.stream, programs[0]), TALLY_OK);
+    set_work_render(fx.stream);
+    int program[sizeof mixed_work], bound = 1;
+    for (size_t i = 0; mixed_work[i]; i++) {
+        if (mixed_work[i] == '2')
+            assert_int_equal(tally_stream_bind_program(fx.stream, programs[1]), TALLY_OK);
+        else
+            record_work(fx.stream, mixed_work[i]);
+        bound = mixed_work[i] == '2' ? 2 : bound;
+        program[i] = bound;
+    }
+    engine_fixture_submit(&fx);
+    engine_fixture_close(&fx);
+    tally_program_release(programs[0]);
+    tally_program_release(programs[1]);
+
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, in)); /* the header */
+    size_t rows = 0;
+    for (size_t i = 0; mixed_work[i]; i++) {
+        if (mixed_work[i] == '2')
+            continue;
+        assert_non_null(fgets(line, sizeof line, in));
+        line[strcspn(line, "\n")] = '\0';
+        uint64_t duration = 0;
+        char *fields[REPORT_VALUES];
+        row_values(line, &duration, fields);
+        tally_value want[REPORT_VALUES];
+        work_alone(mixed_work[i], program[i], want);
+        for (int c = 0; c < REPORT_VALUES; c++) {
+            bool same = c == REPORT_FLOAT      ? strtod(fields[c], NULL) == want[c].f64
+                        : c == REPORT_GPU_TIME ? strtoull(fields[c], NULL, 10) == duration
+                                               : strtoull(fields[c], NULL, 10) == want[c].u64;
+            if (!same) {
+                print_error("command %zu (%c), column %d: %s\n", i, mixed_work[i], c, fields[c]);
+                fail();
+            }
+        }
+        rows++;
+    }
+    assert_int_equal(rows, strlen(mixed_work) - 1);
+    fclose(in);
+    unlink(path);
+    unlink(profile);
+}
+
 static void scope_gpu_time_is_the_sum_of_its_commands_gpu_times(void **state)
 {
     struct fixture *fx = *state;
@@ -677,6 +841,7 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(repeated_draws_count_as_the_same_draw_on_a_fresh_device,
                                         setup, teardown),
+        cmocka_unit_test(report_rows_of_repeats_hold_each_commands_own_values),
         cmocka_unit_test_setup_teardown(scope_gpu_time_is_the_sum_of_its_commands_gpu_times, setup,
                                         teardown),
     };

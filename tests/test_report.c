@@ -234,6 +234,77 @@ static void csv_rows_hold_record_fields_duration_and_values(void **state)
     free(text);
 }
 
+/* Rows whose label buffer is rewritten in place between them: a new label
+ * every third row, two labels in turn, then a submission of its own. */
+static void label_rows(tally_report *report, bool keyed, char *label)
+{
+    tally_value values[3] = {{.u64 = 2500}, {.f64 = 62.5}, {.u64 = 1}};
+    uint64_t key = 0;
+    for (uint64_t i = 0; i < 12; i++) {
+        tally_command_record record = sample_record(i + 1);
+        record.submission = i < 9 ? 11 : 12;
+        if (i % 3 == 0) {
+            snprintf(label, 16, "pass%u", (unsigned)(i / 3 % 2));
+            key++;
+        }
+        record.label = label;
+        tally_status s = keyed ? tally_report_write_keyed(report, &record, key, values)
+                               : tally_report_write(report, &record, values);
+        assert_int_equal(s, TALLY_OK);
+    }
+}
+
+/* tally_report_write reads each row's strings; tally_report_write_keyed,
+ * given a new key whenever they change, writes the same bytes. */
+static void keyed_rows_are_the_rows_of_compared_strings(void **state)
+{
+    struct fixture *fx = *state;
+    char label[16];
+    const char *compared = path_in(fx, "compared.csv");
+    tally_report *report = open_report(compared, TALLY_REPORT_CSV);
+    label_rows(report, false, label);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *want = read_text(compared);
+    const char *keyed = path_in(fx, "keyed.csv");
+    report = open_report(keyed, TALLY_REPORT_CSV);
+    label_rows(report, true, label);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *got = read_text(keyed);
+    assert_string_equal(got, want);
+    /* and the labels are the rewritten ones, row by row */
+    const char *line = second_line(want);
+    for (int i = 0; i < 12; i++, line = second_line(line))
+        assert_non_null(strstr(line, i / 3 % 2 ? ",pass1," : ",pass0,"));
+    free(want);
+    free(got);
+}
+
+/* The documented contract: the same key means the same strings, which are
+ * not read again; tally_report_write reads them. */
+static void the_same_key_writes_the_previous_rows_strings(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "stale.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    char label[16] = "before";
+    tally_command_record record = sample_record(1);
+    record.label = label;
+    assert_int_equal(tally_report_write_keyed(report, &record, 5, values), TALLY_OK);
+    memcpy(label, "after", 6);
+    record.sequence = 2;
+    assert_int_equal(tally_report_write_keyed(report, &record, 5, values), TALLY_OK);
+    record.sequence = 3;
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *row1 = second_line(text), *row2 = second_line(row1), *row3 = second_line(row2);
+    assert_non_null(strstr(row1, ",before,"));
+    assert_true(strstr(row2, ",before,") && strstr(row2, ",before,") < row3);
+    assert_non_null(strstr(row3, ",after,"));
+    free(text);
+}
+
 static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **state)
 {
     struct fixture *fx = *state;
@@ -753,8 +824,16 @@ static void report_rejects_null_arguments(void **state)
     assert_int_equal(tally_report_write(NULL, &record, values), TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_write(report, NULL, values), TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_write(report, &record, NULL), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write_keyed(NULL, &record, 1, values),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write_keyed(report, NULL, 1, values),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write_keyed(report, &record, 1, NULL),
+                     TALLY_ERROR_INVALID_ARGUMENT);
     record.label = NULL;
     assert_int_equal(tally_report_write(report, &record, values), TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_report_write_keyed(report, &record, 1, values),
+                     TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_close(report), TALLY_OK);
     assert_int_equal(tally_report_close(NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
@@ -1050,6 +1129,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(csv_header_lists_record_fields_then_counter_symbols,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(csv_rows_hold_record_fields_duration_and_values, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(keyed_rows_are_the_rows_of_compared_strings, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(the_same_key_writes_the_previous_rows_strings, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(csv_duration_is_zero_when_a_record_ends_before_it_begins,
                                         make_dir, remove_dir),

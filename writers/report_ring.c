@@ -74,7 +74,7 @@ static void sink_block(report_ring *ring, struct block *b)
         const char *context_api = (const char *)b->bytes + start;
         const report_ring_row *first = row_at(ring, b, h->first_row);
         tally_command_record record = {
-            .sequence = first->sequence,
+            .sequence = first->sequence & ~REPORT_RING_SAME_VALUES,
             .api_name = h->api_name,
             .kind = h->kind,
             .context = h->context,

@@ -20,6 +20,11 @@
 
 typedef struct report_ring report_ring;
 
+/* A row's sequence may carry this bit, which is not part of it: the row's
+ * values are the previous row's (the producer knows it without comparing
+ * them: the same draw again), and the sink may skip comparing them. */
+#define REPORT_RING_SAME_VALUES (1ull << 63)
+
 /* A row as the ring holds it: the fields that change from one command to
  * the next, then the row's value_count values. */
 typedef struct report_ring_row {

@@ -26,7 +26,12 @@ enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
  * submission changes, so it is formatted once and copied. */
 struct segment {
     bool valid;
-    bool keyed; /* made by report_write_keyed: key, kind and api_name identify it */
+    /* How the next row finds out whether it shares this segment: */
+    enum segment_keyed {
+        SEGMENT_COMPARED,    /* by its strings' bytes (tally_report_write) */
+        SEGMENT_RUN_KEYED,   /* report_write_run: key, kind and api_name */
+        SEGMENT_CALLER_KEYED /* tally_report_write_keyed: the caller's key */
+    } keyed;
     uint64_t key;
     const char *kind, *api_name;
     uint32_t context;
@@ -77,8 +82,9 @@ struct tally_report {
     struct float_memo *floats;   /* per column */
     struct column_group *groups; /* CSV: the value columns by kind */
     uint32_t group_count;
-    text_counts_fn put_counts; /* the fastest way this processor has */
-    struct time_text end_text; /* CSV: the latest row's end_ns */
+    text_counts_fn put_counts;      /* the fastest way this processor has */
+    struct time_text end_text;      /* CSV: the latest row's end_ns */
+    struct time_text sequence_text; /* CSV: the latest row's sequence */
     /* CSV: the latest row's values and where their text is in the text
      * buffer: a row that repeats them (the same draw again) copies it. */
     tally_value *last_values;
@@ -300,12 +306,12 @@ static bool same_numbers(const struct segment *g, const tally_command_record *re
 static const struct segment *segment_for(tally_report *r, const tally_command_record *record)
 {
     struct segment *g = &r->segment;
-    if (!g->keyed && segment_matches(g, record))
+    if (g->keyed == SEGMENT_COMPARED && segment_matches(g, record))
         return g;
     struct record_strings measured = measure(record);
     const struct record_strings *n = &measured;
     g->valid = false;
-    g->keyed = false;
+    g->keyed = SEGMENT_COMPARED;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
     if (!grow(&g->strings, &g->strings_capacity, total) ||
@@ -406,13 +412,14 @@ static inline char *csv_columns(tally_report *r, char *p, const tally_value *val
  * values are the same (its text is in the buffer until the buffer is
  * written out). */
 static inline char *csv_values(tally_report *r, char *restrict p,
-                               const tally_value *restrict values)
+                               const tally_value *restrict values, bool same_values)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
-    if (r->last_generation == r->generation && values[0].u64 == r->last_values[0].u64 &&
-        memcmp(values, r->last_values, bytes) == 0) {
+    if (r->last_generation == r->generation &&
+        (same_values ||
+         (values[0].u64 == r->last_values[0].u64 && memcmp(values, r->last_values, bytes) == 0))) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
@@ -481,17 +488,41 @@ static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
     return p + t->length;
 }
 
-static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
-                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+/* A sequence one more than the previous row's (the engine's rows are
+ * consecutive) whose last digit is not 9: the previous text with that digit
+ * plus one, in the register it is loaded into (a byte stored and read back
+ * as a wider word would stall store forwarding). */
+static inline char *put_sequence(char *p, struct time_text *t, uint64_t v)
 {
-    p = text_u64(p, sequence);
+    if (v - 1 == t->value && t->length) {
+        uint64_t words[2];
+        memcpy(words, t->text, 16);
+        unsigned last = t->length - 1, shift = 8 * (last & 7);
+        uint64_t *w = &words[last >> 3];
+        if ((*w >> shift & 0xff) != '9') {
+            *w += 1ull << shift;
+            memcpy(p, words, 16);
+            memcpy(t->text, words, 16);
+            t->value = v;
+            return p + t->length;
+        }
+    }
+    return put_end(p, t, v); /* formats and keeps it */
+}
+
+/* same_values: the caller knows the values are the previous row's. */
+static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
+                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values,
+                            bool same_values)
+{
+    p = put_sequence(p, &r->sequence_text, sequence);
     p = put_segment(p, g);
     p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
     p = put_end(p, &r->end_text, end_ns);
     *p++ = ',';
     p = put_memo_u64(p, &r->duration_text, end_ns >= begin_ns ? end_ns - begin_ns : 0);
-    p = csv_values(r, p, values);
+    p = csv_values(r, p, values, same_values);
     *p++ = '\n';
     return p;
 }
@@ -559,8 +590,9 @@ static inline char *json_row(tally_report *r, char *p, const struct segment *g, 
 static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                      uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    return r->format == TALLY_REPORT_JSON ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
-                                          : csv_row(r, p, g, sequence, begin_ns, end_ns, values);
+    return r->format == TALLY_REPORT_JSON
+               ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
+               : csv_row(r, p, g, sequence, begin_ns, end_ns, values, false);
 }
 
 /* A row too large for the text buffer (a label of megabytes; the buffer
@@ -730,6 +762,27 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
     return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
+/* The caller's key stands for the four strings (report.h): the segment is
+ * made again only when the key or a number differs. */
+tally_status tally_report_write_keyed(tally_report *report, const tally_command_record *record,
+                                      uint64_t strings_key, const tally_value *values)
+{
+    if (!report || !record || !has_strings(record) || (report->count && !values))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct segment *g = &report->segment;
+    if (g->keyed != SEGMENT_CALLER_KEYED || g->key != strings_key || !same_numbers(g, record)) {
+        if (!segment_for(report, record))
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        g->keyed = SEGMENT_CALLER_KEYED;
+        g->key = strings_key;
+    }
+    tally_status s =
+        write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
+    if (s != TALLY_OK)
+        return s;
+    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
+}
+
 /* The run's rows in a loop of their own per format: the segment, the
  * bound and the format are the same for all of them. */
 static void csv_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
@@ -739,7 +792,8 @@ static void csv_rows(tally_report *r, const struct segment *g, const report_ring
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end = csv_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        char *end = csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                            row->end_ns, row->values, row->sequence >> 63);
         r->used += (size_t)(end - start);
     }
 }
@@ -751,7 +805,8 @@ static void json_rows(tally_report *r, const struct segment *g, const report_rin
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end = json_row(r, start, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+        char *end = json_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                             row->end_ns, row->values);
         r->used += (size_t)(end - start);
     }
 }
@@ -760,11 +815,11 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
 {
     const tally_command_record *record = run->record;
     struct segment *g = &report->segment;
-    if (!g->keyed || g->key != run->strings_key || g->kind != record->kind ||
+    if (g->keyed != SEGMENT_RUN_KEYED || g->key != run->strings_key || g->kind != record->kind ||
         g->api_name != record->api_name || !same_numbers(g, record)) {
         if (!segment_for(report, record))
             return TALLY_ERROR_OUT_OF_MEMORY;
-        g->keyed = true;
+        g->keyed = SEGMENT_RUN_KEYED;
         g->key = run->strings_key;
         g->kind = record->kind;
         g->api_name = record->api_name;
@@ -772,8 +827,8 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
     if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE) {
         for (uint32_t i = 0; i < run->count; i++) {
             const report_ring_row *row = report_ring_run_row(run, i);
-            tally_status s =
-                write_large_row(report, g, row->sequence, row->begin_ns, row->end_ns, row->values);
+            tally_status s = write_large_row(report, g, row->sequence & ~REPORT_RING_SAME_VALUES,
+                                             row->begin_ns, row->end_ns, row->values);
             if (s != TALLY_OK)
                 return s;
         }

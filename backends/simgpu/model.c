@@ -383,14 +383,20 @@ static uint64_t transfer(struct simgpu *g, const tally_transfer *x, uint64_t *ra
 
 enum { MEMO_MISSES_BEFORE_REST = 16, MEMO_REST = 240 };
 
+static bool render_equal(const tally_render_state *a, const tally_render_state *b)
+{
+    return a->width == b->width && a->height == b->height && a->layers == b->layers &&
+           a->samples == b->samples && a->color_bytes_per_pixel == b->color_bytes_per_pixel &&
+           a->depth_bytes_per_sample == b->depth_bytes_per_sample && a->flags == b->flags;
+}
+
 static bool memo_matches(const struct simgpu_draw_memo *m, const tally_draw *d,
                          const struct tally_exec_state *exec)
 {
     return m->valid && d->count == m->count && d->instance_count == m->instance_count &&
            d->flags == m->flags && d->topology == m->topology &&
            d->patch_control_points == m->patch_control_points && d->index_size == m->index_size &&
-           exec->program == m->program && memcmp(exec->render, &m->render, sizeof m->render) == 0 &&
-           (!exec->program || memcmp(exec->program, &m->program_copy, sizeof m->program_copy) == 0);
+           exec->program_id == m->program_id && render_equal(exec->render, &m->render);
 }
 
 static void memo_store(struct simgpu_draw_memo *m, const tally_draw *d,
@@ -403,32 +409,45 @@ static void memo_store(struct simgpu_draw_memo *m, const tally_draw *d,
     m->topology = d->topology;
     m->patch_control_points = d->patch_control_points;
     m->index_size = d->index_size;
-    m->program = exec->program;
-    if (exec->program)
-        m->program_copy = *exec->program;
+    m->program_id = exec->program_id;
     m->render = *exec->render;
     m->cycles = cycles;
     memcpy(m->raw, raw, sizeof m->raw);
+    m->in_raw = true;
 }
 
-/* raw is zeroed by the caller (backend.h), so the counts of a draw are
- * what the model leaves in it. */
+/* The model counts into raw from zero (backend.h: raw holds the previous
+ * call's counts on entry). */
+static uint64_t draw_counted(struct simgpu *g, const tally_draw *d,
+                             const struct tally_exec_state *exec, uint64_t *raw)
+{
+    g->memo.in_raw = false;
+    memset(raw, 0, sizeof(uint64_t) * SIMGPU_RAW_COUNT);
+    return draw(g, d, exec, raw);
+}
+
+/* A repeat takes the memo's counts, and when raw still holds them (the
+ * previous call was this memo's too) leaves raw alone and says so. */
 static uint64_t draw_remembered(struct simgpu *g, const tally_draw *d,
-                                const struct tally_exec_state *exec, uint64_t *raw)
+                                const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged)
 {
     struct simgpu_draw_memo *m = &g->memo;
     if (d->indices) /* the counts depend on the index data */
-        return draw(g, d, exec, raw);
+        return draw_counted(g, d, exec, raw);
     if (m->resting) {
         m->resting--;
-        return draw(g, d, exec, raw);
+        return draw_counted(g, d, exec, raw);
     }
     if (memo_matches(m, d, exec)) {
         m->misses = 0;
-        memcpy(raw, m->raw, sizeof m->raw);
+        if (m->in_raw)
+            *unchanged = true;
+        else
+            memcpy(raw, m->raw, sizeof m->raw);
+        m->in_raw = true;
         return m->cycles;
     }
-    uint64_t cycles = draw(g, d, exec, raw);
+    uint64_t cycles = draw_counted(g, d, exec, raw);
     memo_store(m, d, exec, raw, cycles);
     if (++m->misses == MEMO_MISSES_BEFORE_REST) {
         m->misses = 0;
@@ -438,12 +457,17 @@ static uint64_t draw_remembered(struct simgpu *g, const tally_draw *d,
 }
 
 uint64_t simgpu_execute(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw)
+                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged)
 {
+    struct simgpu *g = state;
+    *unchanged = false;
+    if (work->type == TALLY_WORK_DRAW)
+        return draw_remembered(g, work->u.draw, exec, raw, unchanged);
+    g->memo.in_raw = false;
+    memset(raw, 0, sizeof(uint64_t) * SIMGPU_RAW_COUNT);
     switch (work->type) {
-    case TALLY_WORK_DRAW: return draw_remembered(state, work->u.draw, exec, raw);
-    case TALLY_WORK_DISPATCH: return dispatch(state, work->u.dispatch, exec, raw);
-    case TALLY_WORK_TRANSFER: return transfer(state, work->u.transfer, raw);
+    case TALLY_WORK_DISPATCH: return dispatch(g, work->u.dispatch, exec, raw);
+    case TALLY_WORK_TRANSFER: return transfer(g, work->u.transfer, raw);
+    default: return 0;
     }
-    return 0;
 }

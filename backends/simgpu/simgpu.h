@@ -24,15 +24,15 @@ struct simgpu_divisors {
  * repeats it (the same mesh drawn again with the same state, as frames do)
  * takes its counts without running the model. The key is everything the
  * model reads of a draw without index data: its counts, topology and flags,
- * the render state and the bound program's description (a copy: a program
- * freed and another made at the same address must not match). When many
- * draws in a row differ, the memo rests for a while, so that a stream of
- * distinct draws pays little for it.
+ * the render state and the bound program, by its identity (backend.h: equal
+ * ids, equal descriptions; a program freed and another made at the same
+ * address have different ids). When many draws in a row differ, the memo
+ * rests for a while, so that a stream of distinct draws pays little for it.
  */
 struct simgpu_draw_memo {
     bool valid;
-    const tally_program_desc *program;
-    tally_program_desc program_copy;
+    bool in_raw; /* the engine's raw holds these counts (the previous call's) */
+    uint64_t program_id;
     tally_render_state render;
     uint32_t count, instance_count, flags;
     uint8_t topology, patch_control_points, index_size;
@@ -67,6 +67,6 @@ uint64_t simgpu_vertex_cache_misses(const void *indices, uint32_t index_size, ui
 /* model.c */
 void simgpu_divisors_init(struct simgpu *g);
 uint64_t simgpu_execute(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw);
+                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged);
 
 #endif
