@@ -35,28 +35,14 @@ void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bra
     if (!bracket.before || bracket.after < bracket.before)
         return;
     uint64_t width = bracket.after - bracket.before;
-    if (c->valid && 2 * c->deviation_ns <= width)
+    if (c->valid && 2 * c->pair.deviation_ns <= width)
         return;
     *c = (cl_calibration){
         .valid = true,
-        .device_ns = queued,
-        .monotonic_ns = bracket.before + width / 2,
-        .deviation_ns = (width + 1) / 2,
+        .pair = {.gpu_ns = queued,
+                 .monotonic_ns = bracket.before + width / 2,
+                 .deviation_ns = (width + 1) / 2},
     };
-}
-
-/* A device time on CLOCK_MONOTONIC; false before its start or after `now`,
- * when the kernel had completed: then the pair is not to be trusted. */
-static bool to_monotonic(const cl_calibration *c, uint64_t device_ns, uint64_t now, uint64_t *out)
-{
-    int64_t offset = (int64_t)(device_ns - c->device_ns);
-    if (offset < 0 && (uint64_t)-offset > c->monotonic_ns)
-        return false;
-    uint64_t at = c->monotonic_ns + (uint64_t)offset;
-    if (at > now + c->deviation_ns)
-        return false;
-    *out = at;
-    return true;
 }
 
 uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)
@@ -68,29 +54,6 @@ uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, u
         tally_log(TALLY_LOG_INFO,
                   "OpenCL: kernel times calibrated to CLOCK_MONOTONIC (CL_PROFILING_COMMAND_QUEUED "
                   "within the enqueue call, deviation %llu ns)",
-                  (unsigned long long)c->deviation_ns);
-    uint64_t now = calibration_now(), began = 0, latest = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        tally_measurement *v = &values[i];
-        uint64_t begin, end;
-        if (!(v->valid & TALLY_MEASURE_TIME) || !to_monotonic(c, v->begin_ns, now, &begin) ||
-            !to_monotonic(c, v->end_ns, now, &end))
-            continue;
-        v->begin_ns = begin;
-        v->end_ns = end;
-        v->valid |= TALLY_MEASURE_TIME_MONOTONIC;
-        if (!began || begin < began)
-            began = begin;
-        latest = end > latest ? end : latest;
-    }
-    /* Within the deviation a converted time may lie after `now`, yet every
-     * one of them was written before it was read: that narrows the pair, so
-     * the times move back (by at most the deviation) to end by `now`. */
-    uint64_t late = latest > now ? latest - now : 0;
-    for (uint32_t i = 0; late && i < count; i++)
-        if (values[i].valid & TALLY_MEASURE_TIME_MONOTONIC) {
-            values[i].begin_ns -= late;
-            values[i].end_ns -= late;
-        }
-    return began ? began - late : 0;
+                  (unsigned long long)c->pair.deviation_ns);
+    return tally_measurements_to_monotonic(&c->pair, values, count, calibration_now());
 }

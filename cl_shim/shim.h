@@ -144,7 +144,7 @@ typedef struct cl_enqueue_bracket {
 /* A (device time, CLOCK_MONOTONIC) pair, at most deviation_ns apart. */
 typedef struct cl_calibration {
     bool valid;
-    uint64_t device_ns, monotonic_ns, deviation_ns;
+    tally_clock_pair pair; /* gpu_ns: the device's QUEUED time */
 } cl_calibration;
 SHIM_HIDDEN uint64_t calibration_now(void);
 /* A kernel's CL_PROFILING_COMMAND_QUEUED and its enqueue's bracket: kept

@@ -62,9 +62,9 @@ static bool sample(gl_calibration *c)
             return false; /* nothing written */
         if (after - before < best) {
             best = after - before;
-            c->gpu_ns = (uint64_t)gpu;
-            c->monotonic_ns = before + best / 2;
-            c->deviation_ns = (best + 1) / 2;
+            c->pair = (tally_clock_pair){.gpu_ns = (uint64_t)gpu,
+                                         .monotonic_ns = before + best / 2,
+                                         .deviation_ns = (best + 1) / 2};
             c->taken_ns = after;
         }
     }
@@ -86,23 +86,8 @@ void tally_gl_calibrate(gl_measuring *m)
         tally_log(TALLY_LOG_INFO,
                   "GL: GPU timestamps calibrated to CLOCK_MONOTONIC (glGetInteger64v(GL_TIMESTAMP) "
                   "between two clock reads, deviation %llu ns)",
-                  (unsigned long long)c->deviation_ns);
+                  (unsigned long long)c->pair.deviation_ns);
     }
-}
-
-/* A GL timestamp on CLOCK_MONOTONIC; false where it cannot be (before
- * CLOCK_MONOTONIC's start, or after `now`, when every timestamp read had
- * been written: then the pair is not to be trusted). */
-static bool to_monotonic(const gl_calibration *c, uint64_t gpu_ns, uint64_t now, uint64_t *out)
-{
-    int64_t offset = (int64_t)(gpu_ns - c->gpu_ns);
-    if (offset < 0 && (uint64_t)-offset > c->monotonic_ns)
-        return false;
-    uint64_t at = c->monotonic_ns + (uint64_t)offset;
-    if (at > now + c->deviation_ns)
-        return false;
-    *out = at;
-    return true;
 }
 
 uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
@@ -110,28 +95,5 @@ uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
     const gl_calibration *c = &m->calibration;
     if (!c->valid)
         return 0;
-    uint64_t now = monotonic_now(), began = 0, latest = 0;
-    for (uint32_t i = 0; i < h->read_commands; i++) {
-        tally_measurement *v = &h->values[i];
-        uint64_t begin, end;
-        if (!(v->valid & TALLY_MEASURE_TIME) || v->end_ns < v->begin_ns ||
-            !to_monotonic(c, v->begin_ns, now, &begin) || !to_monotonic(c, v->end_ns, now, &end))
-            continue;
-        v->begin_ns = begin;
-        v->end_ns = end;
-        v->valid |= TALLY_MEASURE_TIME_MONOTONIC;
-        if (!began || begin < began)
-            began = begin;
-        latest = end > latest ? end : latest;
-    }
-    /* Within the deviation a converted time may lie after `now`, yet every
-     * one of them was written before it was read: that narrows the pair, so
-     * the times move back (by at most the deviation) to end by `now`. */
-    uint64_t late = latest > now ? latest - now : 0;
-    for (uint32_t i = 0; late && i < h->read_commands; i++)
-        if (h->values[i].valid & TALLY_MEASURE_TIME_MONOTONIC) {
-            h->values[i].begin_ns -= late;
-            h->values[i].end_ns -= late;
-        }
-    return began ? began - late : 0;
+    return tally_measurements_to_monotonic(&c->pair, h->values, h->read_commands, monotonic_now());
 }

@@ -54,9 +54,7 @@ typedef struct gl_calibration {
     bool usable;           /* GL_TIMESTAMP can be read in this context, and calibrating is on */
     bool valid;            /* the pair below holds */
     bool said;             /* the first pair was logged */
-    uint64_t gpu_ns;       /* GL_TIMESTAMP ... */
-    uint64_t monotonic_ns; /* ... and CLOCK_MONOTONIC at the same moment */
-    uint64_t deviation_ns; /* at most this far apart: half the bracket's width */
+    tally_clock_pair pair; /* GL_TIMESTAMP and CLOCK_MONOTONIC, half the bracket apart */
     uint64_t taken_ns;     /* CLOCK_MONOTONIC when it was sampled */
 } gl_calibration;
 

@@ -254,6 +254,26 @@ typedef struct tally_measurement {
     uint64_t statistics[TALLY_STATISTIC_COUNT]; /* bit i of valid: statistics[i] */
 } tally_measurement;
 
+/* A moment of the GPU's clock (ns) and of CLOCK_MONOTONIC, at most
+ * deviation_ns apart: what a front end's calibration gives. */
+typedef struct tally_clock_pair {
+    uint64_t gpu_ns, monotonic_ns, deviation_ns;
+} tally_clock_pair;
+
+/*
+ * Puts the measured times of `values` (GPU ns, not yet on CLOCK_MONOTONIC) on CLOCK_MONOTONIC with
+ * `pair`, flagging them TALLY_MEASURE_TIME_MONOTONIC, for a front end that
+ * read them at `read_ns` (CLOCK_MONOTONIC), after the GPU wrote them. A
+ * measurement the pair would put after read_ns by more than its deviation
+ * is left as it was (the pair is not to be trusted for it); within the
+ * deviation, the converted times move back together to end by read_ns.
+ * Returns the earliest converted begin, for tally_submission.issued_ns (0:
+ * none converted).
+ */
+TALLY_API uint64_t tally_measurements_to_monotonic(const tally_clock_pair *pair,
+                                                   tally_measurement *values, uint32_t count,
+                                                   uint64_t read_ns);
+
 /* How the queue reads the measurements of one submission; like
  * tally_indirect_reader, its functions run on the queue thread. */
 typedef struct tally_measurement_reader {
