@@ -60,3 +60,25 @@ void engine_fixture_submit(struct engine_fixture *fx)
     assert_int_equal(tally_submit(fx->device, &sub, NULL), TALLY_OK);
     assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
 }
+
+uint32_t queue_spans_monotonic(tally_device *device, tally_subscription *timeline, uint32_t kinds,
+                               monotonic_span *spans, uint32_t max)
+{
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    uint64_t gpu, cpu;
+    tally_device_gpu_cpu_timestamps(device, &gpu, &cpu, NULL);
+    const uint64_t epoch = cpu - gpu; /* CLOCK_MONOTONIC = epoch + GPU time */
+    tally_event events[256];
+    uint32_t count = 0, n = 0;
+    assert_int_equal(tally_timeline_read(timeline, events, 256, &count, NULL), TALLY_OK);
+    for (uint32_t i = 0; i < count; i++) {
+        const tally_event *e = &events[i];
+        if (e->track != TALLY_TRACK_QUEUE || !(kinds & 1u << e->kind))
+            continue;
+        if (e->type == TALLY_EVENT_BEGIN && n < max)
+            spans[n++].begin = epoch + e->timestamp_ns;
+        else if (e->type == TALLY_EVENT_END && n)
+            spans[n - 1].end = epoch + e->timestamp_ns;
+    }
+    return n;
+}

@@ -25,4 +25,15 @@ int engine_fixture_teardown(void **state);
 /* Submits the fixture's stream (consumed) and waits until it executed. */
 void engine_fixture_submit(struct engine_fixture *fx);
 
+/* A command's span on the queue, in CLOCK_MONOTONIC ns. */
+typedef struct monotonic_span {
+    uint64_t begin, end;
+} monotonic_span;
+
+/* Once `device` executed everything submitted: the queue's spans of the
+ * commands whose tally_event_kind has its bit in `kinds`, in order, read
+ * from `timeline` (at most `max`); returns how many. */
+uint32_t queue_spans_monotonic(tally_device *device, tally_subscription *timeline, uint32_t kinds,
+                               monotonic_span *spans, uint32_t max);
+
 #endif

@@ -25,6 +25,7 @@
 
 #include "gl_fixture.h"
 #include "tally/tally.h"
+#include "fixture.h"
 
 /* The shim's pair is off by half its bracket (tens of ns on llvmpipe); this
  * allows for a bracket widened by the scheduler. */
@@ -148,31 +149,13 @@ static window draw_and_wait(fixture *f)
     return w;
 }
 
-typedef struct span {
-    uint64_t begin, end; /* CLOCK_MONOTONIC */
-} span;
+typedef monotonic_span span;
 
 /* The queue's draw spans on CLOCK_MONOTONIC, once the engine executed
  * everything submitted. */
 static uint32_t draw_spans(fixture *f, span *spans, uint32_t max)
 {
-    assert_int_equal(tally_device_wait_idle(f->engine), TALLY_OK);
-    uint64_t gpu, cpu;
-    tally_device_gpu_cpu_timestamps(f->engine, &gpu, &cpu, NULL);
-    const uint64_t epoch = cpu - gpu; /* CLOCK_MONOTONIC = epoch + GPU time */
-    tally_event events[256];
-    uint32_t count = 0, n = 0;
-    assert_int_equal(tally_timeline_read(f->timeline, events, 256, &count, NULL), TALLY_OK);
-    for (uint32_t i = 0; i < count; i++) {
-        const tally_event *e = &events[i];
-        if (e->track != TALLY_TRACK_QUEUE || e->kind != TALLY_EVENT_KIND_DRAW)
-            continue;
-        if (e->type == TALLY_EVENT_BEGIN && n < max)
-            spans[n++].begin = epoch + e->timestamp_ns;
-        else if (e->type == TALLY_EVENT_END && n)
-            spans[n - 1].end = epoch + e->timestamp_ns;
-    }
-    return n;
+    return queue_spans_monotonic(f->engine, f->timeline, 1u << TALLY_EVENT_KIND_DRAW, spans, max);
 }
 
 static void check_calibrated(fixture *f)

@@ -25,6 +25,7 @@
 
 #include "tally/tally.h"
 #include "vk_context.h"
+#include "fixture.h"
 
 static uint64_t monotonic_ns(void)
 {
@@ -163,32 +164,15 @@ static window submit_gated(fixture *f)
     return w;
 }
 
-typedef struct span {
-    uint64_t begin, end; /* CLOCK_MONOTONIC */
-} span;
+typedef monotonic_span span;
 
 /* The queue's draw and dispatch spans on CLOCK_MONOTONIC, once the engine
  * executed everything submitted. */
 static uint32_t command_spans(fixture *f, span *spans, uint32_t max)
 {
-    assert_int_equal(tally_device_wait_idle(f->engine), TALLY_OK);
-    uint64_t gpu, cpu;
-    tally_device_gpu_cpu_timestamps(f->engine, &gpu, &cpu, NULL);
-    const uint64_t epoch = cpu - gpu; /* CLOCK_MONOTONIC = epoch + GPU time */
-    tally_event events[256];
-    uint32_t count = 0, n = 0;
-    assert_int_equal(tally_timeline_read(f->timeline, events, 256, &count, NULL), TALLY_OK);
-    for (uint32_t i = 0; i < count; i++) {
-        const tally_event *e = &events[i];
-        if (e->track != TALLY_TRACK_QUEUE ||
-            (e->kind != TALLY_EVENT_KIND_DRAW && e->kind != TALLY_EVENT_KIND_DISPATCH))
-            continue;
-        if (e->type == TALLY_EVENT_BEGIN && n < max)
-            spans[n++].begin = epoch + e->timestamp_ns;
-        else if (e->type == TALLY_EVENT_END && n)
-            spans[n - 1].end = epoch + e->timestamp_ns;
-    }
-    return n;
+    return queue_spans_monotonic(f->engine, f->timeline,
+                                 1u << TALLY_EVENT_KIND_DRAW | 1u << TALLY_EVENT_KIND_DISPATCH,
+                                 spans, max);
 }
 
 static void calibrated_commands_lie_between_the_gpus_release_and_the_fence_wait(void **state)
