@@ -146,21 +146,20 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQ
 /* Under the driver backend, the application's timestamps end the layer's
  * open measurement (where Vulkan allows), so that the program's own
  * timestamps bracket whole measurements, as its queries do. */
-static void split_before_timestamp(layer_device *device, VkCommandBuffer commandBuffer)
+static layer_device *split_before_timestamp(VkCommandBuffer commandBuffer)
 {
-    if (!device->measuring)
-        return;
-    layer_command_buffer *cb = layer_command_buffer_find(device, commandBuffer);
-    if (cb && cb->measured)
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
+    if (cb && cb->measured) /* only a measuring device's command buffers are */
         layer_measure_split_at_timestamp(cb);
+    return device;
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdWriteTimestamp(VkCommandBuffer commandBuffer,
                                                     VkPipelineStageFlagBits pipelineStage,
                                                     VkQueryPool queryPool, uint32_t query)
 {
-    layer_device *device = layer_device_of(commandBuffer);
-    split_before_timestamp(device, commandBuffer);
+    layer_device *device = split_before_timestamp(commandBuffer);
     device->dispatch.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
 }
 
@@ -168,8 +167,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdWriteTimestamp2(VkCommandBuffer commandBuff
                                                      VkPipelineStageFlags2 stage,
                                                      VkQueryPool queryPool, uint32_t query)
 {
-    layer_device *device = layer_device_of(commandBuffer);
-    split_before_timestamp(device, commandBuffer);
+    layer_device *device = split_before_timestamp(commandBuffer);
     device->dispatch.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
 }
 
