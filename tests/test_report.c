@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -303,6 +304,93 @@ static void the_same_key_writes_the_previous_rows_strings(void **state)
     assert_true(strstr(row2, ",before,") && strstr(row2, ",before,") < row3);
     assert_non_null(strstr(row3, ",after,"));
     free(text);
+}
+
+/*
+ * One change to a string that tally_report_write must see, wherever it is:
+ * each byte of labels of 0 to 40 bytes changed in place (a different byte,
+ * the string cut short there, or, at its NUL, made a byte longer), each
+ * written as a row between rows of the unchanged label. With at_page_end,
+ * the label ends at the last byte of a page whose next page cannot be read
+ * (a read past the string there would kill the test), and is never made
+ * longer. The labels are read back from the file, row by row.
+ */
+static void check_changed_labels(struct fixture *fx, char *buffer, size_t room, bool at_page_end)
+{
+    const char *path = path_in(fx, at_page_end ? "page_end.csv" : "changes.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    size_t expected_capacity = 8192, expected_used = 0;
+    char *expected = malloc(expected_capacity);
+    assert_non_null(expected);
+    uint64_t sequence = 0;
+    for (size_t length = 0; length <= 40; length++) {
+        char *label = at_page_end ? buffer + room - length - 1 : buffer;
+        for (size_t at = 0; at <= length; at++) {
+            for (int change = 0; change < 3; change++) {
+                bool longer = at == length;
+                if ((longer && (at_page_end || change > 0)) || (!longer && change == 2))
+                    continue;
+                for (int phase = 0; phase < 3; phase++) {
+                    for (size_t i = 0; i < length; i++)
+                        label[i] = (char)('a' + i % 26);
+                    label[length] = '\0';
+                    if (phase == 1 && longer) {
+                        label[length] = 'z';
+                        label[length + 1] = '\0';
+                    } else if (phase == 1) {
+                        label[at] = change == 0 ? 'Z' : '\0';
+                    }
+                    tally_command_record record = sample_record(++sequence);
+                    record.label = label;
+                    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+                    size_t n = strlen(label);
+                    if (expected_used + n + 2 > expected_capacity) {
+                        expected_capacity *= 2;
+                        expected = realloc(expected, expected_capacity);
+                        assert_non_null(expected);
+                    }
+                    memcpy(expected + expected_used, label, n);
+                    expected_used += n;
+                    expected[expected_used++] = '\n';
+                }
+            }
+        }
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    /* the label is the ninth field; the labels hold no comma or quote */
+    size_t checked = 0;
+    for (const char *line = second_line(text); *line; line = second_line(line)) {
+        const char *field = line;
+        for (int comma = 0; comma < 8; comma++)
+            field = strchr(field, ',') + 1;
+        size_t n = (size_t)(strchr(field, ',') - field);
+        assert_true(checked + n < expected_used);
+        assert_memory_equal(field, expected + checked, n);
+        assert_int_equal(expected[checked + n], '\n');
+        checked += n + 1;
+    }
+    assert_int_equal(checked, expected_used);
+    free(text);
+    free(expected);
+}
+
+static void a_string_changed_at_any_byte_starts_a_new_segment(void **state)
+{
+    char buffer[64];
+    check_changed_labels(*state, buffer, sizeof buffer, false);
+}
+
+static void strings_that_end_a_readable_page_are_read_no_further(void **state)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *pages =
+        mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(pages != MAP_FAILED);
+    assert_int_equal(mprotect(pages + page, (size_t)page, PROT_NONE), 0);
+    check_changed_labels(*state, pages, (size_t)page, true);
+    munmap(pages, (size_t)page * 2);
 }
 
 static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **state)
@@ -1134,6 +1222,10 @@ int main(int argc, char **argv)
                                         remove_dir),
         cmocka_unit_test_setup_teardown(the_same_key_writes_the_previous_rows_strings, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(a_string_changed_at_any_byte_starts_a_new_segment, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(strings_that_end_a_readable_page_are_read_no_further,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(csv_duration_is_zero_when_a_record_ends_before_it_begins,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(csv_quotes_labels_with_commas_and_quotes, make_dir,
