@@ -123,9 +123,18 @@ typedef struct layer_command_buffer {
     tally_program *graphics_program; /* bound by the application */
     tally_program *compute_program;
     tally_program *stream_program; /* what the stream has bound now */
-    uint8_t topology;
-    uint8_t patch_control_points;
-    uint8_t index_size; /* bytes, of the bound index buffer's type */
+    /* The input-assembly state, laid out as a tally_packed_draw holds it
+     * after its flags, so that a draw reads it in one load
+     * (layer_try_draw). */
+    union {
+        struct {
+            uint8_t topology;
+            uint8_t patch_control_points;
+            uint8_t index_size; /* bytes, of the bound index buffer's type */
+            uint8_t zero;
+        };
+        uint32_t assembly;
+    };
     layer_indirect_list indirect;
     /* Render state (render_state.c): a secondary's inheritance info counts. */
     VkCommandBufferLevel level;
