@@ -115,14 +115,16 @@ typedef struct layer_indirect_list {
 
 /* Attached to a VkCommandBuffer: its engine stream and the state draws need. */
 typedef struct layer_command_buffer {
+    /* What every recorded draw reads, in the first 64 bytes (one cache line
+     * when the allocation is aligned, two at most). */
     VkCommandBuffer handle;
     layer_device *device;
-    VkCommandPool pool;
     tally_stream *stream;            /* NULL when not counting */
     tally_draw_lane *draw_lane;      /* the stream's */
     tally_program *graphics_program; /* bound by the application */
-    tally_program *compute_program;
-    tally_program *stream_program; /* what the stream has bound now */
+    tally_program *stream_program;   /* what the stream has bound now */
+    /* The queries around its commands when the engine measures (driver_measure.h). */
+    struct layer_measured_cb *measured;
     /* The input-assembly state, laid out as a tally_packed_draw holds it
      * after its flags, so that a draw reads it in one load
      * (layer_try_draw). */
@@ -135,12 +137,13 @@ typedef struct layer_command_buffer {
         };
         uint32_t assembly;
     };
+    /* The rest: */
+    VkCommandPool pool;
+    tally_program *compute_program;
     layer_indirect_list indirect;
     /* Render state (render_state.c): a secondary's inheritance info counts. */
     VkCommandBufferLevel level;
     layer_render_target render;
-    /* The queries around its commands when the engine measures (driver_measure.h). */
-    struct layer_measured_cb *measured;
 } layer_command_buffer;
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */
