@@ -20,6 +20,7 @@ text_counts_fn text_csv_counts_best(void);
  * where the processor lacks it). */
 char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n);
 text_counts_fn text_csv_counts_pairs(void);
+text_counts_fn text_csv_counts_quads(void);
 text_counts_fn text_csv_counts_eights(void);
 
 #endif
