@@ -50,7 +50,7 @@ struct lane_constants {
     /* the digit count's: the last digit's byte marked; 8 per byte */
     _Alignas(32) uint64_t last_digit[4];
     _Alignas(32) uint64_t eight[4];
-    /* 8 in the first byte: the ',' in the count (see digit_count) */
+    /* 8 in the first byte: the ',' in the count (see put_two) */
     _Alignas(32) uint64_t comma_first[4];
     /* ',' then '0's; 64 */
     _Alignas(32) uint64_t ascii[4];
