@@ -188,6 +188,14 @@ static char *counts_pairs(char *p, const uint64_t *values, uint32_t n)
 #define QUADS __attribute__((target(QUADS_TARGET)))
 #define K256(c, name) _mm256_load_si256((const __m256i *)(c)->name)
 
+/* The high 8 bytes of x at p (any alignment: MOVHPD's intrinsic takes a
+ * double pointer, which p is not). */
+QUADS static inline void put_high(char *p, __m128i x)
+{
+    uint64_t high = (uint64_t)_mm_extract_epi64(x, 1);
+    memcpy(p, &high, 8);
+}
+
 /*
  * Lanes first to last - 1 of v's four numbers, each below 10^7, as put_two
  * writes two, but the per-lane shift done in the register (VPSRLVQ, a count
@@ -225,11 +233,11 @@ QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m25
         __m128i high_two = _mm256_extracti128_si256(text, 1);
         _mm_storel_epi64((__m128i *)p, low_two);
         p += lengths[0];
-        _mm_storeh_pd((double *)p, _mm_castsi128_pd(low_two));
+        put_high(p, low_two);
         p += lengths[1];
         _mm_storel_epi64((__m128i *)p, high_two);
         p += lengths[2];
-        _mm_storeh_pd((double *)p, _mm_castsi128_pd(high_two));
+        put_high(p, high_two);
         return p + lengths[3];
     }
     uint64_t texts[4];
