@@ -8,8 +8,6 @@
 #include "text_format.h"
 #include "text_vector.h"
 
-#define BELOW_1E8(v) ((v) < 100000000u)
-
 char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -23,47 +21,290 @@ char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n)
 
 #include <immintrin.h>
 
-/* ",", then the text of a number below 10^8 (its digits, then bytes past
- * them), stored from a register. */
-static inline char *put_comma_text(char *p, uint64_t text, unsigned length)
+/*
+ * The vector ways below write a number's ',' and digits as one 8-byte store,
+ * which holds a number below 10^7. A run is checked once, by an OR of its
+ * numbers taken as they are written: if one is 2^23 or more, the run is
+ * written again from its start by a way that checks each group (what the
+ * unchecked way writes for such numbers stays within TEXT_CSV_COUNTS_MAX).
+ * A report's counts are mostly far below 2^23.
+ */
+#define FAST_BITS 23
+
+/*
+ * The constants of both vector ways, the same in each 64-bit lane, 256 bits
+ * wide (the SSE2 way reads the first 128). Read through a pointer the
+ * compiler cannot see through (lane_constants), so that each is a memory
+ * operand of the instruction that uses it: left to itself, a compiler
+ * rebuilds several from general registers in every group.
+ */
+struct lane_constants {
+    /* text_digits8x2's reciprocals and divisors: 32-bit lanes for the
+     * first split, then 16-bit lanes */
+    _Alignas(32) uint64_t by_10000[4];
+    _Alignas(32) uint64_t ten_thousand[4];
+    _Alignas(32) uint64_t by_100[4];
+    _Alignas(32) uint64_t hundred[4];
+    _Alignas(32) uint64_t by_10[4];
+    _Alignas(32) uint64_t ten[4];
+    /* the digit count's: the last digit's byte marked; 8 per byte */
+    _Alignas(32) uint64_t last_digit[4];
+    _Alignas(32) uint64_t eight[4];
+    /* 8 in the first byte: the ',' in the count (see put_two) */
+    _Alignas(32) uint64_t comma_first[4];
+    /* ',' then '0's; 64 */
+    _Alignas(32) uint64_t ascii[4];
+    _Alignas(32) uint64_t sixty_four[4];
+};
+
+#define EACH_64(x)                                                                                 \
+    {                                                                                              \
+        (x), (x), (x), (x)                                                                         \
+    }
+
+static const struct lane_constants lane_table = {
+    .by_10000 = EACH_64(0xd1b71759),
+    .ten_thousand = EACH_64(10000),
+    .by_100 = EACH_64(5243 * 0x0000000100000001ull),
+    .hundred = EACH_64(100 * 0x0001000100010001ull),
+    .by_10 = EACH_64(6554 * 0x0001000100010001ull),
+    .ten = EACH_64(10 * 0x0001000100010001ull),
+    .last_digit = EACH_64(1ull << 56),
+    .eight = EACH_64(8 * 0x0101010101010101ull),
+    .comma_first = EACH_64(8),
+    .ascii = EACH_64(0x303030303030302cull),
+    .sixty_four = EACH_64(64),
+};
+
+static inline const struct lane_constants *lane_constants(void)
 {
-    *p = ',';
-    memcpy(p + 1, &text, 8);
-    return p + 1 + length;
+    const struct lane_constants *c = &lane_table;
+    __asm__("" : "+r"(c));
+    return c;
 }
 
-/* The text of the one or two numbers below 10^8 in v's lanes (digits8x2). */
-static inline char *put_two(char *p, __m128i v, bool both)
+/* --- two at a time: SSE2, the x86-64 baseline ------------------------------------- */
+
+#define K128(c, name) _mm_load_si128((const __m128i *)(c)->name)
+
+/*
+ * Lanes first to last - 1 of v's two numbers, each below 10^7.
+ *  - The digits by text_digits8x2's splits, with the constants in memory.
+ *  - 8 x (the digit count + 1), the +1 for the ',': marking the last
+ *    digit's byte makes every lane nonzero (a 0 has one digit); then
+ *    x | -x has every bit from x's lowest set bit up, which is at most bit 3
+ *    of the first digit that is not 0 (digits are below 10), so bit 3 of
+ *    each byte says whether it is one of the number's digits, and one sum of
+ *    absolute differences (PSADBW) adds those bits per lane, against 8 in
+ *    the first byte, which is a leading 0 below 10^7 (|0 - 8| = 8).
+ *  - Per number, the lane shifted right by 64 - that (x86 shifts take the
+ *    count modulo 64) starts at its last leading 0, to which adding
+ *    ",0000000" gives the ',' and ASCII digits (and '0's past them); one
+ *    8-byte store, and the count / 8 added to p. `ascii`: c->ascii[0], held
+ *    in a register by the caller.
+ */
+static inline __attribute__((always_inline)) char *put_two(char *p, __m128i v, uint32_t first,
+                                                           uint32_t last,
+                                                           const struct lane_constants *c,
+                                                           uint64_t ascii)
 {
-    __m128i digits = text_digits8x2(v);
-    /* leading zero digits are the low zero bytes of each lane; the last
-     * digit always stays (0x80) */
-    unsigned nonzero = ~text_zero_digits(digits);
-    unsigned skip0 = (unsigned)__builtin_ctz(nonzero | 0x80);
-    __m128i ascii = _mm_add_epi8(digits, _mm_set1_epi8('0'));
-    p = put_comma_text(p, (uint64_t)_mm_cvtsi128_si64(ascii) >> (8 * skip0), 8 - skip0);
-    if (!both)
-        return p;
-    unsigned skip1 = (unsigned)__builtin_ctz((nonzero >> 8) | 0x80);
-    uint64_t text1 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(ascii, ascii));
-    return put_comma_text(p, text1 >> (8 * skip1), 8 - skip1);
+    __m128i high = _mm_srli_epi64(_mm_mul_epu32(v, K128(c, by_10000)), 45);
+    __m128i low = _mm_sub_epi32(v, _mm_mul_epu32(high, K128(c, ten_thousand)));
+    __m128i x = _mm_or_si128(high, _mm_slli_epi64(low, 32));
+    __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(x, K128(c, by_100)), 3);
+    __m128i rest = _mm_sub_epi16(x, _mm_mullo_epi16(hundreds, K128(c, hundred)));
+    __m128i pairs = _mm_or_si128(hundreds, _mm_slli_epi32(rest, 16));
+    __m128i tens = _mm_mulhi_epu16(pairs, K128(c, by_10));
+    __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, K128(c, ten)));
+    __m128i digits = _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
+
+    __m128i marked = _mm_or_si128(digits, K128(c, last_digit));
+    __m128i from = _mm_or_si128(marked, _mm_sub_epi64(_mm_setzero_si128(), marked));
+    __m128i eights = _mm_sad_epu8(_mm_and_si128(from, K128(c, eight)), K128(c, comma_first));
+
+    /* read back from memory by the instructions that use them */
+    uint64_t texts[2], counts[2], lengths[2];
+    _mm_storeu_si128((__m128i *)texts, digits);
+    _mm_storeu_si128((__m128i *)counts, eights);
+    _mm_storeu_si128((__m128i *)lengths, _mm_srli_epi64(eights, 3));
+    __asm__("" : "+m"(texts), "+m"(counts), "+m"(lengths));
+    for (uint32_t k = first; k < last; k++) {
+        uint64_t text = ascii + (texts[k] >> ((0 - counts[k]) & 63));
+        memcpy(p, &text, 8);
+        p += lengths[k];
+    }
+    return p;
+}
+
+/* Two at a time, each pair checked: one holding a number of 2^23 or more
+ * one at a time. */
+static __attribute__((noinline)) char *pairs_checked(char *p, const uint64_t *values, uint32_t n)
+{
+    const struct lane_constants *c = lane_constants();
+    for (uint32_t i = 0; i < n; i += 2) {
+        uint32_t lanes = n - i < 2 ? n - i : 2;
+        uint64_t any = values[i] | (lanes == 2 ? values[i + 1] : 0);
+        if (any >> FAST_BITS)
+            p = text_csv_counts_scalar(p, values + i, lanes);
+        else if (lanes == 2)
+            p = put_two(p, _mm_loadu_si128((const __m128i *)(values + i)), 0, 2, c, c->ascii[0]);
+        else
+            p = put_two(p, _mm_cvtsi64_si128((long long)values[i]), 0, 1, c, c->ascii[0]);
+    }
+    return p;
+}
+
+/* Whether any 64-bit lane of `any` is 2^FAST_BITS or more. */
+static inline bool any_slow_128(__m128i any)
+{
+    uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(any, _mm_unpackhi_epi64(any, any)));
+    return lanes >> FAST_BITS != 0;
 }
 
 static char *counts_pairs(char *p, const uint64_t *values, uint32_t n)
 {
-    uint32_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        if (!BELOW_1E8(values[i]) || !BELOW_1E8(values[i + 1]))
-            p = text_csv_counts_scalar(p, values + i, 2);
-        else
-            p = put_two(p, _mm_loadu_si128((const __m128i *)(values + i)), true);
+    const struct lane_constants *c = lane_constants();
+    uint64_t ascii = c->ascii[0];
+    char *start = p;
+    __m128i any = _mm_setzero_si128();
+    const uint64_t *v = values, *twos_end = values + (n & ~1u);
+    for (; v < twos_end; v += 2) {
+        __m128i two = _mm_loadu_si128((const __m128i *)v);
+        any = _mm_or_si128(any, two);
+        p = put_two(p, two, 0, 2, c, ascii);
     }
-    if (i < n && !BELOW_1E8(values[i]))
-        p = text_csv_counts_scalar(p, values + i, 1);
-    else if (i < n)
-        p = put_two(p, _mm_cvtsi64_si128((long long)values[i]), false);
+    if (n & 1) { /* the last two, of which the first was written, or the only one */
+        __m128i last = n > 1 ? _mm_loadu_si128((const __m128i *)(v - 1))
+                             : _mm_cvtsi64_si128((long long)values[0]);
+        any = _mm_or_si128(any, last);
+        p = put_two(p, last, n > 1, n > 1 ? 2 : 1, c, ascii);
+    }
+    return any_slow_128(any) ? pairs_checked(start, values, n) : p;
+}
+
+/* --- four at a time: AVX2 ---------------------------------------------------------- */
+
+#define QUADS_TARGET "avx2"
+#define QUADS __attribute__((target(QUADS_TARGET)))
+#define K256(c, name) _mm256_load_si256((const __m256i *)(c)->name)
+
+/* The high 8 bytes of x at p (any alignment: MOVHPD's intrinsic takes a
+ * double pointer, which p is not). */
+QUADS static inline void put_high(char *p, __m128i x)
+{
+    uint64_t high = (uint64_t)_mm_extract_epi64(x, 1);
+    memcpy(p, &high, 8);
+}
+
+/*
+ * Lanes first to last - 1 of v's four numbers, each below 10^7, as put_two
+ * writes two, but the per-lane shift done in the register (VPSRLVQ, a count
+ * per lane) with the ASCII: left per number, one 8-byte store and one
+ * addition.
+ */
+QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m256i v,
+                                                                  uint32_t first, uint32_t last,
+                                                                  const struct lane_constants *c,
+                                                                  __m256i sixty_four)
+{
+    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, K256(c, by_10000)), 45);
+    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, K256(c, ten_thousand)));
+    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
+    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, K256(c, by_100)), 3);
+    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, K256(c, hundred)));
+    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
+    __m256i tens = _mm256_mulhi_epu16(pairs, K256(c, by_10));
+    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, K256(c, ten)));
+    __m256i digits = _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
+
+    __m256i marked = _mm256_or_si256(digits, K256(c, last_digit));
+    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
+    __m256i eights = _mm256_sad_epu8(_mm256_and_si256(from, K256(c, eight)), K256(c, comma_first));
+    __m256i text = _mm256_add_epi8(_mm256_srlv_epi64(digits, _mm256_sub_epi64(sixty_four, eights)),
+                                   K256(c, ascii));
+
+    /* the texts stored from the register, the lengths read back from
+     * memory by the additions that use them: the fewest instructions */
+    uint64_t lengths[4];
+    _mm256_storeu_si256((__m256i *)lengths, _mm256_srli_epi64(eights, 3));
+    __asm__("" : "+m"(lengths));
+    if (first == 0 && last == 4) { /* unrolled */
+        __m128i low_two = _mm256_castsi256_si128(text);
+        __m128i high_two = _mm256_extracti128_si256(text, 1);
+        _mm_storel_epi64((__m128i *)p, low_two);
+        p += lengths[0];
+        put_high(p, low_two);
+        p += lengths[1];
+        _mm_storel_epi64((__m128i *)p, high_two);
+        p += lengths[2];
+        put_high(p, high_two);
+        return p + lengths[3];
+    }
+    uint64_t texts[4];
+    _mm256_storeu_si256((__m256i *)texts, text);
+    for (uint32_t k = first; k < last; k++) {
+        memcpy(p, &texts[k], 8);
+        p += lengths[k];
+    }
     return p;
 }
+
+/* n (below 4) numbers, the lanes past them 0. */
+QUADS static inline __m256i load_few(const uint64_t *values, uint32_t n)
+{
+    __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+    return _mm256_maskload_epi64((const long long *)values, live);
+}
+
+/* Four at a time, each group checked: one holding a number of 2^23 or
+ * more two at a time (pairs_checked). */
+QUADS static __attribute__((noinline)) char *quads_checked(char *p, const uint64_t *values,
+                                                           uint32_t n)
+{
+    const struct lane_constants *c = lane_constants();
+    for (uint32_t i = 0; i < n; i += 4) {
+        uint32_t lanes = n - i < 4 ? n - i : 4;
+        __m256i v = lanes == 4 ? _mm256_loadu_si256((const __m256i *)(values + i))
+                               : load_few(values + i, lanes);
+        __m256i slow = _mm256_and_si256(v, _mm256_set1_epi64x((long long)(~0ull << FAST_BITS)));
+        if (!_mm256_testz_si256(slow, slow))
+            p = pairs_checked(p, values + i, lanes);
+        else
+            p = put_four(p, v, 0, lanes, c, K256(c, sixty_four));
+    }
+    return p;
+}
+
+/* Four at a time (put_four), for processors with AVX2 but not AVX-512
+ * VBMI2; the run checked once (FAST_BITS). */
+QUADS static char *counts_quads(char *p, const uint64_t *values, uint32_t n)
+{
+    const struct lane_constants *c = lane_constants();
+    __m256i sixty_four = K256(c, sixty_four);
+    char *start = p;
+    __m256i any = _mm256_setzero_si256();
+    const uint64_t *v = values, *fours_end = values + (n & ~3u);
+    for (; v < fours_end; v += 4) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)v);
+        any = _mm256_or_si256(any, four);
+        p = put_four(p, four, 0, 4, c, sixty_four);
+    }
+    uint32_t left = n & 3;
+    if (left && n > 4) { /* the last four, of which the first were written */
+        __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
+        any = _mm256_or_si256(any, four);
+        p = put_four(p, four, 4 - left, 4, c, sixty_four);
+    } else if (left) {
+        __m256i few = load_few(v, left);
+        any = _mm256_or_si256(any, few);
+        p = put_four(p, few, 0, left, c, sixty_four);
+    }
+    if (!_mm256_testz_si256(any, _mm256_set1_epi64x((long long)(~0ull << FAST_BITS))))
+        return quads_checked(start, values, n);
+    return p;
+}
+
+/* --- eight at a time: AVX-512 VBMI2 ------------------------------------------------ */
 
 #define EIGHTS_TARGET "avx512f,avx512bw,avx512vbmi2,popcnt"
 
@@ -90,7 +331,7 @@ __attribute__((target(EIGHTS_TARGET))) static char *counts_eights(char *p, const
         __mmask8 live = (__mmask8)((1u << lanes) - 1);
         __m512i v = _mm512_maskz_loadu_epi64(live, values + i);
         if (_mm512_cmpgt_epu64_mask(v, _mm512_set1_epi64(9999999))) {
-            p = counts_pairs(p, values + i, lanes);
+            p = pairs_checked(p, values + i, lanes);
             continue;
         }
         __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, by_10000), 45);
@@ -121,6 +362,11 @@ text_counts_fn text_csv_counts_pairs(void)
     return counts_pairs;
 }
 
+text_counts_fn text_csv_counts_quads(void)
+{
+    return __builtin_cpu_supports("avx2") ? counts_quads : NULL;
+}
+
 text_counts_fn text_csv_counts_eights(void)
 {
     /* libgcc (compiler-rt with clang) reads the processor's features in a
@@ -137,6 +383,11 @@ text_counts_fn text_csv_counts_pairs(void)
     return NULL;
 }
 
+text_counts_fn text_csv_counts_quads(void)
+{
+    return NULL;
+}
+
 text_counts_fn text_csv_counts_eights(void)
 {
     return NULL;
@@ -147,6 +398,8 @@ text_counts_fn text_csv_counts_eights(void)
 text_counts_fn text_csv_counts_best(void)
 {
     text_counts_fn best = text_csv_counts_eights();
+    if (!best)
+        best = text_csv_counts_quads();
     if (!best)
         best = text_csv_counts_pairs();
     return best ? best : text_csv_counts_scalar;
