@@ -96,6 +96,7 @@ struct tally_report {
     uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
     size_t last_at, last_length;
     struct column_text duration_text; /* CSV: the latest row's duration_ns */
+    struct column_text end_high_text; /* CSV: the latest row's end_ns / 10^8 */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
@@ -595,6 +596,58 @@ static inline char *put_sequence(char *p, struct time_text *t, uint64_t v)
     return put_end(p, t, v); /* formats and keeps it */
 }
 
+#ifdef TEXT_VECTOR
+/* ",", then the duration's text, from its lane of text_digits8x2's digits. */
+static inline char *put_duration_lane(char *p, __m128i digits, unsigned nonzero)
+{
+    unsigned skip = (unsigned)__builtin_ctz((nonzero >> 8) | 0x80);
+    __m128i ascii = _mm_add_epi8(digits, _mm_set1_epi8('0'));
+    uint64_t text = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(ascii, ascii)) >> (8 * skip);
+    *p = ',';
+    memcpy(p + 1, &text, 8);
+    return p + 1 + (8 - skip);
+}
+#endif
+
+/*
+ * end_ns, ",", duration_ns. The common case, a time of 9 to 16 digits and a
+ * duration below 10^8, takes one text_digits8x2 for the time's low 8 digits
+ * and the duration together; the time's high digits change every 0.1 s and
+ * are kept as text (high_text). The time's text is kept for the next row's
+ * begin_ns (put_begin), as put_end keeps it.
+ */
+static inline char *put_end_and_duration(tally_report *r, char *p, uint64_t end_ns,
+                                         uint64_t duration)
+{
+#ifdef TEXT_VECTOR
+    if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
+        uint64_t high = end_ns / 100000000u;
+        uint32_t low = (uint32_t)(end_ns - high * 100000000u);
+        struct column_text *h = &r->end_high_text;
+        if (high != h->value) {
+            uint64_t text;
+            h->length = text_below_1e8((uint32_t)high, &text);
+            memcpy(h->text, &text, 8);
+            h->value = high;
+        }
+        __m128i digits = text_digits8x2(_mm_set_epi64x((long long)duration, low));
+        unsigned nonzero = ~text_zero_digits(digits);
+        uint64_t low_text = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi8(digits, _mm_set1_epi8('0')));
+        struct time_text *t = &r->end_text;
+        memcpy(p, h->text, 8);
+        memcpy(p + h->length, &low_text, 8);
+        memcpy(t->text, h->text, 8);
+        memcpy(t->text + h->length, &low_text, 8);
+        t->value = end_ns;
+        t->length = h->length + 8;
+        return put_duration_lane(p + t->length, digits, nonzero);
+    }
+#endif
+    p = put_end(p, &r->end_text, end_ns);
+    *p++ = ',';
+    return put_memo_u64(p, &r->duration_text, duration);
+}
+
 /* same_values: the caller knows the values are the previous row's. */
 static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values,
@@ -604,9 +657,7 @@ static inline char *csv_row(tally_report *r, char *p, const struct segment *g, u
     p = put_segment(p, g);
     p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
-    p = put_end(p, &r->end_text, end_ns);
-    *p++ = ',';
-    p = put_memo_u64(p, &r->duration_text, end_ns >= begin_ns ? end_ns - begin_ns : 0);
+    p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0);
     p = csv_values(r, p, values, same_values);
     *p++ = '\n';
     return p;
@@ -783,6 +834,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     r->generation = 1;
     r->put_counts = text_csv_counts_best();
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
+    r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
     /* aligned, for atomic_file_write_aligned */
     if (posix_memalign((void **)&r->text, TEXT_PAGE, TEXT_BUFFER_SIZE + SLACK) != 0)
         r->text = NULL;
