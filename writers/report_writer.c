@@ -750,8 +750,9 @@ static tally_status write_large_row(tally_report *r, const struct segment *g, ui
     return TALLY_OK;
 }
 
-static tally_status write_row(tally_report *r, const struct segment *g, uint64_t sequence,
-                              uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
+static inline __attribute__((always_inline)) tally_status
+write_row(tally_report *r, const struct segment *g, uint64_t sequence, uint64_t begin_ns,
+          uint64_t end_ns, const tally_value *values)
 {
     if (g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
         return write_large_row(r, g, sequence, begin_ns, end_ns, values);
