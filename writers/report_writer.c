@@ -476,21 +476,34 @@ static inline char *put_segment(char *p, const struct segment *g)
  * column's previous value (ratios often do), else by text_f64; a signed
  * one by text_i64.
  */
+static __attribute__((noinline)) char *put_signed_group(char *p, const tally_value *values,
+                                                        uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        *p++ = ',';
+        p = text_i64(p, values[i].i64);
+    }
+    return p;
+}
+
+/* At least one group (a report with columns). */
 static inline char *csv_columns(tally_report *r, char *p, const tally_value *values)
 {
-    const struct column_group *groups = r->groups;
-    for (uint32_t k = 0; k < r->group_count; k++) {
-        const struct column_group g = groups[k];
-        if (g.kind == COLUMN_UNSIGNED) {
-            p = r->put_counts(p, &values[g.first].u64, g.count);
-            continue;
+    const struct column_group *g = r->groups, *end = g + r->group_count;
+    do {
+        const tally_value *v = values + g->first;
+        if (g->kind == COLUMN_UNSIGNED) {
+            p = r->put_counts(p, &v->u64, g->count);
+        } else if (g->kind == COLUMN_FLOAT) {
+            struct float_memo *memo = r->floats + g->first;
+            for (uint32_t i = 0; i < g->count; i++) {
+                *p++ = ',';
+                p = put_float(r, p, &memo[i], v[i].f64);
+            }
+        } else {
+            p = put_signed_group(p, v, g->count);
         }
-        for (uint32_t i = g.first; i < g.first + g.count; i++) {
-            *p++ = ',';
-            p = g.kind == COLUMN_FLOAT ? put_float(r, p, &r->floats[i], values[i].f64)
-                                       : text_i64(p, values[i].i64);
-        }
-    }
+    } while (++g < end);
     return p;
 }
 
