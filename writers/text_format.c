@@ -332,6 +332,7 @@ static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t w
     uint32_t middle8 = (uint32_t)high9 - first * 100000000u;
     __m128i rest = text_digits8x2(_mm_set_epi64x(low8, middle8));
     __m128i keep = _mm_loadu_si128((const __m128i *)(windows.keep + window));
+    __m128i point = _mm_loadu_si128((const __m128i *)(windows.point + window));
     /* bit i: rest[i] is a digit after the point and not 0 */
     unsigned fraction = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(rest, keep));
     rest = _mm_add_epi8(rest, _mm_set1_epi8('0'));
@@ -341,10 +342,9 @@ static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t w
         p -= d; /* the first digit at p + 1, rest[i] at p + 2 + i */
         p[1] = lead;
         _mm_storeu_si128((__m128i *)(p + 2), rest);
-        return p + 1 + (unsigned)_bit_scan_reverse((int)(fraction << 2 | 2));
+        return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 2));
     }
     /* byte i: rest[i] before the point (i < d), '.' at d, rest[i - 1] after */
-    __m128i point = _mm_loadu_si128((const __m128i *)(windows.point + window));
     __m128i after = _mm_slli_si128(_mm_andnot_si128(keep, rest), 1);
     __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(rest, keep), after), point);
     _mm_storeu_si128((__m128i *)(p + 2), rest); /* for its last byte: the 17th digit */
@@ -352,7 +352,7 @@ static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t w
     *p = lead;
     /* rest[i] after the point is at p + 2 + i; the digits before it end at
      * p + d: the last of either ends the text */
-    return p + 1 + (unsigned)_bit_scan_reverse((int)(fraction << 2 | 1u << d));
+    return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 1u << d));
 }
 #endif
 
