@@ -308,7 +308,7 @@ static const struct {
  * d; nothing in either for d < 0 (16 - d up to 20), and no '.' for d = 16.
  * 0x7f keeps an ASCII digit whole, and no digit value (0 to 9) is above it. */
 static const struct {
-    uint8_t keep[32];
+    uint8_t keep[48];
     char point[48];
 } windows __attribute__((aligned(64))) = {
     .keep = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
