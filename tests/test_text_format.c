@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text_columns.h"
@@ -118,6 +119,178 @@ static void edges_are_written_as_printf_writes_them(void **state)
     }
 }
 
+/* --- the fast path of doubles: 2^-13 <= |v| < 2^56, fixed notation -------------------- */
+
+/* v and its neighbours within `steps` ulps on both sides, and their negatives. */
+static void check_around(double v, int steps)
+{
+    double down = v, up = v;
+    for (int step = 0; step <= steps; step++) {
+        check_double(down);
+        check_double(up);
+        check_double(-down);
+        check_double(-up);
+        down = nextafter(down, 0);
+        up = nextafter(up, INFINITY);
+    }
+}
+
+/* Every decade the fast path holds (10^-4 to 10^17) and every binade
+ * (2^-14 to 2^57: one on either side of its range), at their edges. */
+static void decades_and_binades_of_the_fast_path_are_written_exactly_at_their_edges(void **state)
+{
+    (void)state;
+    for (int k = -5; k <= 17; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "1e%d", k);
+        check_around(strtod(text, NULL), 40); /* the double nearest 10^k */
+    }
+    for (int e = -14; e <= 57; e++)
+        check_around(ldexp(1.0, e), 40);
+    check_around(1e-3, 64);
+    check_around(1e-4, 64);
+}
+
+/* The largest double below 10^k, nines up to its last digits, keeps its
+ * decade when its 17th digit rounds: 9.9999999999999982,
+ * 0.099999999999999992..., never "10" or "0.1". */
+static void the_double_below_each_power_of_ten_keeps_its_decade(void **state)
+{
+    (void)state;
+    for (int k = -4; k <= 16; k++) {
+        char text[64];
+        snprintf(text, sizeof text, "1e%d", k);
+        double ten = strtod(text, NULL); /* the double nearest 10^k */
+        snprintf(text, sizeof text, "%.30e", ten);
+        double below = text[0] == '9' ? ten : nextafter(ten, 0);
+        check_double(below);
+        *text_f64(text, below) = '\0';
+        assert_int_equal(text[strspn(text, "0.")], '9'); /* not 1 of the next decade */
+    }
+}
+
+/* Roundings that carry through a run of nines into the digits before it
+ * (1.2999...97 to 1.3), for every run length and decade. */
+static void roundings_that_carry_through_nines_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    for (int d = -4; d <= 16; d++) {
+        for (int nines = 1; nines <= 18; nines++) {
+            for (int last = 0; last <= 9; last++) {
+                char text[64];
+                int n = snprintf(text, sizeof text, "1.2");
+                for (int i = 0; i < nines; i++)
+                    text[n++] = '9';
+                snprintf(text + n, sizeof text - (size_t)n, "%de%d", last, d);
+                check_around(strtod(text, NULL), 2);
+            }
+        }
+    }
+}
+
+/* A double with a short decimal expansion: an odd multiple of 2^-j, or an
+ * integer of 1 to 17 digits times a power of ten; 0 if it is not exact. */
+static double short_decimal(uint64_t r, uint64_t k)
+{
+    if (r & 1) {
+        int bits = 1 + (int)((r >> 1) % 53), j = (int)((r >> 8) % 32);
+        return ldexp((double)((k & ((1ull << bits) - 1)) | 1), -j);
+    }
+    static const uint64_t tens[18] = {1ull,
+                                      10ull,
+                                      100ull,
+                                      1000ull,
+                                      10000ull,
+                                      100000ull,
+                                      1000000ull,
+                                      10000000ull,
+                                      100000000ull,
+                                      1000000000ull,
+                                      10000000000ull,
+                                      100000000000ull,
+                                      1000000000000ull,
+                                      10000000000000ull,
+                                      100000000000000ull,
+                                      1000000000000000ull,
+                                      10000000000000000ull,
+                                      100000000000000000ull};
+    int n = 1 + (int)((r >> 1) % 17), zeros = (int)((r >> 6) % (uint64_t)(18 - n));
+    uint64_t digits = tens[n - 1] + (r >> 11) % (tens[n] - tens[n - 1]);
+    digits += digits % 10 == 0; /* n significant digits */
+    uint64_t whole = digits * tens[zeros];
+    double v = (double)whole;
+    return (uint64_t)v == whole ? v : 0.0;
+}
+
+/* Doubles with short decimal expansions in every decade of the fast path
+ * (10^-4 to 10^16): every count of significant digits a decade can hold
+ * exactly (all 17 from 10^-1 up; a multiple of 2^-j below 10^-1 has j
+ * decimals, so 3 digits or more in 10^-2, 5 in 10^-3, 7 in 10^-4), so every
+ * count of trailing zeros trimmed, with and without a point, is seen
+ * (checked), each written as printf writes it. */
+static void trailing_zeros_of_every_length_are_trimmed_as_printf_trims_them(void **state)
+{
+    (void)state;
+    unsigned seen[21] = {0}; /* per decade -4 to 16, a bit per count of digits */
+    uint64_t rng = 6;
+    for (uint32_t i = 0; i < TEXT_TEST_CASES; i++) {
+        uint64_t r = next_random(&rng);
+        double v = short_decimal(r, next_random(&rng));
+        if (!(v >= 0x1p-13 && v < 0x1p56))
+            continue;
+        check_double(v);
+        check_double(-v);
+        char text[64];
+        snprintf(text, sizeof text, "%.16e", v); /* d.dddddddddddddddde+XX */
+        int significant = 17;
+        while (significant > 1 && text[significant] == '0') /* text[1] is the point */
+            significant--;
+        int d = atoi(strchr(text, 'e') + 1);
+        seen[d + 4] |= 1u << significant;
+    }
+    static const int fewest[21] = {7, 5, 3}; /* decades -4, -3, -2; 1 from 10^-1 up */
+    for (int d = -4; d <= 16; d++) {
+        for (int n = fewest[d + 4] ? fewest[d + 4] : 1; n <= 17; n++) {
+            if (!(seen[d + 4] >> n & 1))
+                print_error("decade %d: no double of %d significant digits\n", d, n);
+            assert_true(seen[d + 4] >> n & 1);
+        }
+    }
+}
+
+/* Ties: odd multiples of 2^-(17-d) in decade d have 18 significant digits,
+ * the last a 5, so the 17th rounds half to even, both ways. */
+static void exact_halves_round_to_even_in_every_decade(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    for (int d = -4; d <= 15; d++) {
+        for (uint32_t i = 0; i < TEXT_TEST_CASES / 100; i++) {
+            uint64_t r = next_random(&rng);
+            double v = pow(10.0, d) * (1.0 + 9.0 * (double)(r >> 11) / 9007199254740992.0);
+            double k = nearbyint(ldexp(v, 17 - d));
+            if (k >= 0x1p53)
+                break;
+            k = fmod(k, 2.0) == 0.0 ? k + 1.0 : k; /* odd */
+            check_double(ldexp(k, d - 17));
+            check_double(-ldexp(k, d - 17));
+        }
+    }
+}
+
+/* Every binade of the fast path and one past either end, random
+ * significands, both signs. */
+static void every_binade_of_the_fast_path_is_written_as_printf_writes_it(void **state)
+{
+    (void)state;
+    uint64_t rng = 8;
+    for (uint32_t i = 0; i < TEXT_TEST_CASES; i++) {
+        uint64_t r = next_random(&rng);
+        double v = ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 72) - 14);
+        check_double(r >> 10 & 1 ? -v : v);
+    }
+}
+
 /* Counts of every length: each power of ten and its neighbours, random
  * numbers of each digit count, UINT64_MAX; and the vector ways' bounds
  * (10^7, 2^26, 10^8, 2^32, 2^63) with their neighbours. */
@@ -218,6 +391,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(doubles_of_any_bit_pattern_are_written_as_printf_writes_them),
         cmocka_unit_test(ratios_and_rates_are_written_as_printf_writes_them),
         cmocka_unit_test(edges_are_written_as_printf_writes_them),
+        cmocka_unit_test(decades_and_binades_of_the_fast_path_are_written_exactly_at_their_edges),
+        cmocka_unit_test(the_double_below_each_power_of_ten_keeps_its_decade),
+        cmocka_unit_test(roundings_that_carry_through_nines_are_written_as_printf_writes_them),
+        cmocka_unit_test(trailing_zeros_of_every_length_are_trimmed_as_printf_trims_them),
+        cmocka_unit_test(exact_halves_round_to_even_in_every_decade),
+        cmocka_unit_test(every_binade_of_the_fast_path_is_written_as_printf_writes_it),
         cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
         cmocka_unit_test(text_u64_writes_as_printf_writes),
     };

@@ -8,6 +8,10 @@
 #include "report_text.h"
 #include "text_vector.h"
 
+#ifdef TEXT_VECTOR
+#include <immintrin.h> /* _bit_scan_reverse */
+#endif
+
 char *text_i64(char *p, int64_t v)
 {
     if (v >= 0)
@@ -203,55 +207,173 @@ static char *put_general(char *p, uint64_t digits, int exponent)
     return text_u64(p, x);
 }
 
-/* 10^k for k from -3 to 17 as doubles: exact from 10^0 up; 10^-3 to 10^-1
- * round up, so that v >= tens[k + 3] exactly when v >= 10^k. */
-static const double tens[21] = {1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
-                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+/*
+ * The fast path: the doubles "%.17g" writes in fixed notation, in whole
+ * binades: 2^-13 <= v < 2^56, inside [10^-4, 10^17) (ratios, rates, times).
+ * v = m x 2^(b-1075), m the 53-bit significand, b the biased exponent. Its
+ * decade d (10^d <= v < 10^(d+1)) is the binade's lower decade or the next,
+ * told by one comparison, and its 17 digits are v x 10^(16-d) rounded half
+ * to even. With m' = m << 11 (the significand in a register's top bits) and
+ *     c = 10^(16-d) x 2^(b-1022),
+ * m' x c = v x 10^(16-d) x 2^64 exactly: the product's high word is the
+ * digits, its low word the fraction that rounds them. No shift and no
+ * division. c is an integer below 2 x 10^17 (10^(16-d) holds the factor
+ * 2^(1022-b) wherever b < 1022, as 16-d >= 17 > 1022-b there); each binade
+ * holds c and d of both its decades, and the power of ten between them.
+ */
+#define FAST_FIRST 1010 /* 2^-13, 1.2e-4: "%g" writes fixed from 10^-4 up */
+#define FAST_BINADES 69 /* to 2^56, 7.2e16: "%.17g" writes fixed below 10^17 */
+
+/* floor(e log10(2)) for |e| < 100: 78913 / 2^18 is log10(2) within 8e-7 */
+#define LOG10_POW2(e) ((e) >= 0 ? (e)*78913 / 262144 : -((-(e)*78913 + 262143) / 262144))
+#define LOWER_DECADE(i) LOG10_POW2((i) + FAST_FIRST - 1023)
+/* 5^n for n from 0 to 20 as a constant expression; 0 outside (the upper
+ * decade of the last binade, which none of its doubles reaches) */
+#define POW5(n)                                                                                    \
+    ((n) == 0    ? 1ull                                                                            \
+     : (n) == 1  ? 5ull                                                                            \
+     : (n) == 2  ? 25ull                                                                           \
+     : (n) == 3  ? 125ull                                                                          \
+     : (n) == 4  ? 625ull                                                                          \
+     : (n) == 5  ? 3125ull                                                                         \
+     : (n) == 6  ? 15625ull                                                                        \
+     : (n) == 7  ? 78125ull                                                                        \
+     : (n) == 8  ? 390625ull                                                                       \
+     : (n) == 9  ? 1953125ull                                                                      \
+     : (n) == 10 ? 9765625ull                                                                      \
+     : (n) == 11 ? 48828125ull                                                                     \
+     : (n) == 12 ? 244140625ull                                                                    \
+     : (n) == 13 ? 1220703125ull                                                                   \
+     : (n) == 14 ? 6103515625ull                                                                   \
+     : (n) == 15 ? 30517578125ull                                                                  \
+     : (n) == 16 ? 152587890625ull                                                                 \
+     : (n) == 17 ? 762939453125ull                                                                 \
+     : (n) == 18 ? 3814697265625ull                                                                \
+     : (n) == 19 ? 19073486328125ull                                                               \
+     : (n) == 20 ? 95367431640625ull                                                               \
+                 : 0ull)
+/* c = 10^(16-d) x 2^(b-1022) = 5^(16-d) x 2^(16-d+b-1022) */
+#define SCALE(i, d) (POW5(16 - (d)) << (16 - (d) + (i) + FAST_FIRST - 1022))
+/* 10^k for k from -3 to 17: exact from 10^0 up; the literals 1e-3 to 1e-1
+ * round up, so that v >= TEN(k) exactly when v >= 10^k */
+#define TEN(k)                                                                                     \
+    ((k) == -3   ? 1e-3                                                                            \
+     : (k) == -2 ? 1e-2                                                                            \
+     : (k) == -1 ? 1e-1                                                                            \
+     : (k) == 0  ? 1e0                                                                             \
+     : (k) == 1  ? 1e1                                                                             \
+     : (k) == 2  ? 1e2                                                                             \
+     : (k) == 3  ? 1e3                                                                             \
+     : (k) == 4  ? 1e4                                                                             \
+     : (k) == 5  ? 1e5                                                                             \
+     : (k) == 6  ? 1e6                                                                             \
+     : (k) == 7  ? 1e7                                                                             \
+     : (k) == 8  ? 1e8                                                                             \
+     : (k) == 9  ? 1e9                                                                             \
+     : (k) == 10 ? 1e10                                                                            \
+     : (k) == 11 ? 1e11                                                                            \
+     : (k) == 12 ? 1e12                                                                            \
+     : (k) == 13 ? 1e13                                                                            \
+     : (k) == 14 ? 1e14                                                                            \
+     : (k) == 15 ? 1e15                                                                            \
+     : (k) == 16 ? 1e16                                                                            \
+                 : 1e17)
+
+/* The fast path's tables: for binade i, upper[i] = 10^(its lower decade +
+ * 1), which v reaches in the upper decade; at decade[2i] the scale c of its
+ * lower decade, at decade[2i + 1] that of its upper, each with d and 16 - d
+ * (where the point's windows below start). */
+static const struct {
+    double upper[FAST_BINADES];
+    struct {
+        uint64_t scale;
+        int32_t point;  /* d */
+        int32_t window; /* 16 - d */
+    } decade[2 * FAST_BINADES];
+} fast = {
+#define UPPER(i) TEN(LOWER_DECADE(i) + 1),
+#define UPPER4(i) UPPER(i) UPPER((i) + 1) UPPER((i) + 2) UPPER((i) + 3)
+#define UPPER16(i) UPPER4(i) UPPER4((i) + 4) UPPER4((i) + 8) UPPER4((i) + 12)
+    .upper = {UPPER16(0) UPPER16(16) UPPER16(32) UPPER16(48) UPPER4(64) UPPER(68)},
+#define DECADE(i, d) {SCALE(i, d), d, 16 - (d)},
+#define DECADES(i) DECADE(i, LOWER_DECADE(i)) DECADE(i, LOWER_DECADE(i) + 1)
+#define DECADES4(i) DECADES(i) DECADES((i) + 1) DECADES((i) + 2) DECADES((i) + 3)
+#define DECADES16(i) DECADES4(i) DECADES4((i) + 4) DECADES4((i) + 8) DECADES4((i) + 12)
+    .decade = {DECADES16(0) DECADES16(16) DECADES16(32) DECADES16(48) DECADES4(64) DECADES(68)},
+};
+
+#ifdef TEXT_VECTOR
+/* Windows for the point: the 16 bytes from `window` (16 - d) hold, in
+ * `keep`, 0x7f in the d bytes before the point, and in `point` '.' in byte
+ * d; nothing in either for d < 0 (16 - d up to 20), and no '.' for d = 16.
+ * 0x7f keeps an ASCII digit whole, and no digit value (0 to 9) is above it. */
+static const struct {
+    uint8_t keep[48];
+    char point[48];
+} windows __attribute__((aligned(64))) = {
+    .keep = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+             0x7f, 0x7f},
+    .point = {[16] = '.'},
+};
 
 /*
- * The common case of ratios and rates, 10^-3 <= v < 2^52, v = m x 2^-s
- * with 1 <= s <= 62: its decade d (10^d <= v < 10^(d+1)) from the binary
- * exponent and one comparison, then DIGITS digits as m x 10^(16-d) / 2^s
- * rounded half to even, from one 64x64-bit product (under 2^119) and the
- * bits the shift drops.
+ * "%.17g" of digits x 10^(d-16) for -4 <= d <= 16, fixed notation: the 17
+ * digits split 1 + 8 + 8, the 16 after the first made in one SSE2 register,
+ * the point put in that register by masks for d (no shift by a variable
+ * count), stored whole; the length from one bit scan; no branch but on d's
+ * sign. Writes up to 22 bytes.
  */
-static bool fast_decimal(double v, uint64_t *digits, int *exponent)
+static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t window)
 {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    int biased = (int)(bits >> 52);
-    if (biased < 1023 - 10 || biased > 1023 + 51 || v < 1e-3)
-        return false;
-    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
-    unsigned s = (unsigned)(1075 - biased);
-    /* floor(log10(v)) is d or d + 1 (78913 / 2^18 is just below log10(2)) */
-    int d = ((biased - 1023) * 78913) >> 18;
-    d += v >= tens[d + 1 + 3];
-    u128 num = (u128)m * powers_of_ten[DIGITS - 1 - d];
-    uint64_t q = (uint64_t)(num >> s);
-    uint64_t dropped = (uint64_t)num << (64 - s); /* the s bits below q, at the top */
-    q += dropped > 1ull << 63 || (dropped == 1ull << 63 && (q & 1));
-    if (q == HIGH) { /* rounding carried into an 18th digit: 10^(d+1) */
-        q = LOW;
-        d++;
+    uint64_t high9 = digits / 100000000u;
+    uint32_t low8 = (uint32_t)(digits - high9 * 100000000u);
+    /* x * 720575941 >> 56 is x / 10^8 for x < 1.16 x 10^9 */
+    uint32_t first = (uint32_t)(high9 * 720575941u >> 56);
+    uint32_t middle8 = (uint32_t)high9 - first * 100000000u;
+    __m128i rest = text_digits8x2(_mm_set_epi64x(low8, middle8));
+    __m128i keep = _mm_loadu_si128((const __m128i *)(windows.keep + window));
+    __m128i point = _mm_loadu_si128((const __m128i *)(windows.point + window));
+    /* bit i: rest[i] is a digit after the point and not 0 */
+    unsigned fraction = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(rest, keep));
+    rest = _mm_add_epi8(rest, _mm_set1_epi8('0'));
+    char lead = (char)('0' + first);
+    if (d < 0) {
+        memcpy(p, "0.000000", 8);
+        p -= d; /* the first digit at p + 1, rest[i] at p + 2 + i */
+        p[1] = lead;
+        _mm_storeu_si128((__m128i *)(p + 2), rest);
+        return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 2));
     }
-    *digits = q;
-    *exponent = d;
-    return true;
+    /* byte i: rest[i] before the point (i < d), '.' at d, rest[i - 1] after */
+    __m128i after = _mm_slli_si128(_mm_andnot_si128(keep, rest), 1);
+    __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(rest, keep), after), point);
+    _mm_storeu_si128((__m128i *)(p + 2), rest); /* for its last byte: the 17th digit */
+    _mm_storeu_si128((__m128i *)(p + 1), text);
+    *p = lead;
+    /* rest[i] after the point is at p + 2 + i; the digits before it end at
+     * p + d: the last of either ends the text */
+    return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 1u << d));
 }
+#endif
 
-/* The doubles fast_decimal does not take, apart: their stack and saved
+/* The doubles the fast path does not take, apart: their stack and saved
  * registers would otherwise cost every call. */
 static __attribute__((noinline)) char *put_other_f64(char *p, double v)
 {
+    if (v < 0) { /* -v may take the fast path */
+        *p = '-';
+        return text_f64(p + 1, -v);
+    }
+    if (v == 0.0) { /* 0 or -0 */
+        *p = '-';
+        p += signbit(v) != 0;
+        *p = '0';
+        return p + 1;
+    }
     uint64_t digits;
     int exponent;
-    double magnitude = fabs(v);
-    if (isfinite(v) && magnitude >= 1e-3 && decimal(magnitude, &digits, &exponent)) {
-        if (v < 0)
-            *p++ = '-';
+    if (isfinite(v) && v >= 1e-3 && decimal(v, &digits, &exponent))
         return put_general(p, digits, exponent);
-    }
     char text[REPORT_F64_SIZE];
     report_format_f64(v, text);
     size_t n = strlen(text);
@@ -261,17 +383,27 @@ static __attribute__((noinline)) char *put_other_f64(char *p, double v)
 
 char *text_f64(char *p, double v)
 {
-    if (v == 0.0 && !signbit(v)) {
-        *p = '0';
-        return p + 1;
-    }
-    uint64_t digits;
-    int exponent;
-    if (!fast_decimal(fabs(v), &digits, &exponent))
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    /* the sign bit takes negative values out of range too */
+    uint64_t binade = (bits >> 52) - FAST_FIRST;
+    if (binade >= FAST_BINADES)
         return put_other_f64(p, v);
-    if (v < 0)
-        *p++ = '-';
-    return put_general(p, digits, exponent);
+    size_t i = 2 * binade + (v >= fast.upper[binade]);
+    u128 product = (u128)(bits << 11 | 1ull << 63) * fast.decade[i].scale;
+    /* Half to even: the low word (the product is exact) carries a 1 into the
+     * digits when it is over a half, or a half and the digits are odd. */
+    uint64_t digits = (uint64_t)(product >> 64);
+    digits = (uint64_t)((product + ((1ull << 63) - 1 + (digits & 1))) >> 64);
+    /* The rounding carries into no 18th digit: the double below 10^k is
+     * 10^k - 2^-54 x 10^k or less for 10^0 to 10^16 (exact doubles), and
+     * 0.099999999999999992, 0.0099999999999999985, 0.00099999999999999980
+     * for 10^-1 to 10^-3; 10^17 is past 2^56. */
+#ifdef TEXT_VECTOR
+    return put_fixed(p, digits, fast.decade[i].point, fast.decade[i].window);
+#else
+    return put_general(p, digits, fast.decade[i].point);
+#endif
 }
 
 /* --- strings ---------------------------------------------------------------------- */

@@ -20,9 +20,9 @@ static inline __attribute__((always_inline)) char *text_u64(char *p, uint64_t v)
 char *text_i64(char *p, int64_t v);
 
 /* As report_format_f64 writes it: "%.17g" with a '.' decimal point, "nan",
- * "inf" or "-inf". Exact, by integer arithmetic, for magnitudes from 1e-3 to
- * 2^128 (the ratios and rates reports hold); through report_format_f64
- * otherwise. */
+ * "inf" or "-inf". Exact, by integer arithmetic, for magnitudes from 2^-13
+ * (1.2e-4) to 2^128, fastest from 2^-13 to 2^56 (the ratios and rates
+ * reports hold); through report_format_f64 otherwise. */
 char *text_f64(char *p, double v);
 
 /* Most bytes text_csv_field and text_json_string write for n bytes of s. */
