@@ -459,9 +459,10 @@ static inline const struct segment *segment_for(tally_report *r, const tally_com
 static inline char *put_segment(char *p, const struct segment *g)
 {
     if (g->text_length <= 64) {
-        char piece[64];
-        memcpy(piece, g->text, 64);
-        memcpy(p, piece, 64);
+        memcpy(p, g->text, 16);
+        memcpy(p + 16, g->text + 16, 16);
+        memcpy(p + 32, g->text + 32, 16);
+        memcpy(p + 48, g->text + 48, 16);
         return p + g->text_length;
     }
     for (size_t i = 0; i < g->text_length; i += 16)
@@ -594,14 +595,19 @@ static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
 static inline char *put_sequence(char *p, struct time_text *t, uint64_t v)
 {
     if (v - 1 == t->value && t->length) {
-        uint64_t words[2];
-        memcpy(words, t->text, 16);
+        uint64_t low, high;
+        memcpy(&low, t->text, 8);
+        memcpy(&high, t->text + 8, 8);
         unsigned last = t->length - 1, shift = 8 * (last & 7);
-        uint64_t *w = &words[last >> 3];
-        if ((*w >> shift & 0xff) != '9') {
-            *w += 1ull << shift;
-            memcpy(p, words, 16);
-            memcpy(t->text, words, 16);
+        uint64_t digit = 1ull << shift; /* in the word that holds the last digit */
+        uint64_t word = last < 8 ? low : high;
+        if ((word >> shift & 0xff) != '9') {
+            low += last < 8 ? digit : 0;
+            high += last < 8 ? 0 : digit;
+            memcpy(p, &low, 8);
+            memcpy(p + 8, &high, 8);
+            memcpy(t->text, &low, 8);
+            memcpy(t->text + 8, &high, 8);
             t->value = v;
             return p + t->length;
         }
