@@ -104,8 +104,7 @@ struct tally_report {
     /* Rows are formatted here and reach the file TEXT_BUFFER_SIZE at a time. */
     char *text;
     size_t used;
-    uint64_t generation; /* counts the buffer's fills, from 1 */
-    bool own_row;        /* a row is being formatted outside the buffer */
+    uint64_t generation; /* counts the buffer's fills and large rows, from 1 */
     size_t keys_size;    /* JSON: the counters' "symbol": keys, summed */
     uint8_t *kinds;      /* enum column_kind, per column */
     char **keys;         /* JSON: each column's "symbol": key */
@@ -162,8 +161,8 @@ static inline char *put_float(tally_report *r, char *p, struct float_memo *memo,
         return copy_earlier(p, r->text + memo->at, memo->length);
     char *end = text_f64(p, v);
     *memo = (struct float_memo){.bits = bits,
-                                .generation = r->own_row ? 0 : r->generation,
-                                .at = (uint32_t)(p - r->text),
+                                .generation = r->generation,
+                                .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
                                 .length = (uint32_t)(end - p)};
     return end;
 }
@@ -525,12 +524,10 @@ static inline char *csv_values(tally_report *r, char *restrict p,
     }
     char *start = p;
     p = csv_columns(r, p, values);
-    if (!r->own_row) {
-        memcpy(r->last_values, values, bytes);
-        r->last_generation = r->generation;
-        r->last_at = (size_t)(start - r->text);
-        r->last_length = (size_t)(p - start);
-    }
+    memcpy(r->last_values, values, bytes);
+    r->last_generation = r->generation;
+    r->last_at = (size_t)((uintptr_t)start - (uintptr_t)r->text);
+    r->last_length = (size_t)(p - start);
     return p;
 }
 
@@ -760,9 +757,8 @@ static tally_status write_large_row(tally_report *r, const struct segment *g, ui
     char *own = malloc(g->row_bound);
     if (!own)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    r->own_row = true; /* the float memos cannot point into it */
     char *end = any_row(r, own, g, sequence, begin_ns, end_ns, values);
-    r->own_row = false;
+    r->generation++; /* the memos the row made point into own, not the buffer */
     fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
     free(own);
     r->failed = atomic_file_failed(&r->file);
