@@ -32,8 +32,8 @@ char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n)
 #define FAST_BITS 23
 
 /*
- * The constants of both vector ways, the same in each 64-bit lane, 256 bits
- * wide (the SSE2 way reads the first 128). Read through a pointer the
+ * The constants of the vector ways, the same in each 64-bit lane, 512 bits
+ * wide (the SSE2 way reads the first 128, AVX2 the first 256). Read through a pointer the
  * compiler cannot see through (lane_constants), so that each is a memory
  * operand of the instruction that uses it: left to itself, a compiler
  * rebuilds several from general registers in every group.
@@ -41,25 +41,29 @@ char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n)
 struct lane_constants {
     /* text_digits8x2's reciprocals and divisors: 32-bit lanes for the
      * first split, then 16-bit lanes */
-    _Alignas(32) uint64_t by_10000[4];
-    _Alignas(32) uint64_t ten_thousand[4];
-    _Alignas(32) uint64_t by_100[4];
-    _Alignas(32) uint64_t hundred[4];
-    _Alignas(32) uint64_t by_10[4];
-    _Alignas(32) uint64_t ten[4];
+    _Alignas(64) uint64_t by_10000[8];
+    _Alignas(64) uint64_t ten_thousand[8];
+    _Alignas(64) uint64_t by_100[8];
+    _Alignas(64) uint64_t hundred[8];
+    _Alignas(64) uint64_t by_10[8];
+    _Alignas(64) uint64_t ten[8];
     /* the digit count's: the last digit's byte marked; 8 per byte */
-    _Alignas(32) uint64_t last_digit[4];
-    _Alignas(32) uint64_t eight[4];
+    _Alignas(64) uint64_t last_digit[8];
+    _Alignas(64) uint64_t eight[8];
     /* 8 in the first byte: the ',' in the count (see put_two) */
-    _Alignas(32) uint64_t comma_first[4];
+    _Alignas(64) uint64_t comma_first[8];
     /* ',' then '0's; 64 */
-    _Alignas(32) uint64_t ascii[4];
-    _Alignas(32) uint64_t sixty_four[4];
+    _Alignas(64) uint64_t ascii[8];
+    _Alignas(64) uint64_t sixty_four[8];
+    /* the bits of a number too large for one 8-byte store (FAST_BITS) */
+    _Alignas(64) uint64_t slow[8];
+    /* the lanes 0 to n - 1 of eight, by n: one load of a mask register */
+    uint8_t first_lanes[8];
 };
 
 #define EACH_64(x)                                                                                 \
     {                                                                                              \
-        (x), (x), (x), (x)                                                                         \
+        (x), (x), (x), (x), (x), (x), (x), (x)                                                     \
     }
 
 static const struct lane_constants lane_table = {
@@ -74,6 +78,8 @@ static const struct lane_constants lane_table = {
     .comma_first = EACH_64(8),
     .ascii = EACH_64(0x303030303030302cull),
     .sixty_four = EACH_64(64),
+    .slow = EACH_64(~0ull << FAST_BITS),
+    .first_lanes = {0x00, 0x01, 0x03, 0x07, 0x0f, 0x1f, 0x3f, 0x7f},
 };
 
 static inline const struct lane_constants *lane_constants(void)
@@ -304,6 +310,108 @@ QUADS static char *counts_quads(char *p, const uint64_t *values, uint32_t n)
     return p;
 }
 
+/* --- eight at a time by stores: AVX-512F and BW, without VBMI2 ---------------------- */
+
+#define OCTETS_TARGET "avx512f,avx512bw"
+#define OCTETS __attribute__((target(OCTETS_TARGET)))
+#define K512(c, name) _mm512_load_si512((const void *)(c)->name)
+
+/* The low and the high 8 bytes of x at p and at p + lengths[0], p moved past
+ * both numbers. */
+OCTETS static inline __attribute__((always_inline)) char *put_pair(char *p, __m128i x,
+                                                                   const uint64_t *lengths)
+{
+    _mm_storel_epi64((__m128i *)p, x);
+    p += lengths[0];
+    /* MOVHPS, one store (PEXTRQ to memory is a shuffle and a store) */
+    _mm_storeh_pi((__m64 *)(void *)p, _mm_castsi128_ps(x));
+    return p + lengths[1];
+}
+
+/*
+ * The live lanes of v's eight numbers, each below 10^7 (the lanes past them
+ * 0), as put_four writes four: the digits, the lengths and the per-lane shift
+ * in one 512-bit register, then per number one 8-byte store and one
+ * addition. The lanes past the live ones count 0 bytes: their stores land at
+ * the end, within TEXT_CSV_COUNTS_MAX, and are written over or left past it.
+ * That costs a short group three or so instructions per missing number, less
+ * than a branch or a loop per number would.
+ */
+OCTETS static inline __attribute__((always_inline)) char *
+put_eight(char *p, __m512i v, __mmask8 live, const struct lane_constants *c, __m512i sixty_four)
+{
+    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, K512(c, by_10000)), 45);
+    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, K512(c, ten_thousand)));
+    __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
+    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, K512(c, by_100)), 3);
+    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, K512(c, hundred)));
+    __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
+    __m512i tens = _mm512_mulhi_epu16(pairs, K512(c, by_10));
+    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, K512(c, ten)));
+    __m512i digits = _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
+
+    __m512i marked = _mm512_or_si512(digits, K512(c, last_digit));
+    __m512i from = _mm512_or_si512(marked, _mm512_sub_epi64(_mm512_setzero_si512(), marked));
+    __m512i eights = _mm512_sad_epu8(_mm512_and_si512(from, K512(c, eight)), K512(c, comma_first));
+    __m512i text = _mm512_add_epi8(_mm512_srlv_epi64(digits, _mm512_sub_epi64(sixty_four, eights)),
+                                   K512(c, ascii));
+
+    /* as in put_four: the texts from the register, the lengths read back
+     * from memory by the additions */
+    uint64_t lengths[8];
+    _mm512_storeu_si512(lengths, _mm512_maskz_srli_epi64(live, eights, 3));
+    __asm__("" : "+m"(lengths));
+    p = put_pair(p, _mm512_castsi512_si128(text), lengths);
+    p = put_pair(p, _mm512_extracti32x4_epi32(text, 1), lengths + 2);
+    p = put_pair(p, _mm512_extracti32x4_epi32(text, 2), lengths + 4);
+    return put_pair(p, _mm512_extracti32x4_epi32(text, 3), lengths + 6);
+}
+
+/* Eight at a time, each group checked: one holding a number of 2^23 or
+ * more two at a time (pairs_checked). */
+OCTETS static __attribute__((noinline)) char *octets_checked(char *p, const uint64_t *values,
+                                                             uint32_t n)
+{
+    const struct lane_constants *c = lane_constants();
+    for (uint32_t i = 0; i < n; i += 8) {
+        uint32_t lanes = n - i < 8 ? n - i : 8;
+        __mmask8 live = lanes == 8 ? 0xff : (__mmask8)c->first_lanes[lanes];
+        __m512i v = _mm512_maskz_loadu_epi64(live, values + i);
+        if (_mm512_test_epi64_mask(v, K512(c, slow)))
+            p = pairs_checked(p, values + i, lanes);
+        else
+            p = put_eight(p, v, live, c, K512(c, sixty_four));
+    }
+    return p;
+}
+
+/* Eight at a time (put_eight), for processors with AVX-512F and BW but not
+ * VBMI2; the run checked once (FAST_BITS). A short last group is a masked
+ * load: 13 numbers are two groups. */
+OCTETS static char *counts_octets(char *p, const uint64_t *values, uint32_t n)
+{
+    const struct lane_constants *c = lane_constants();
+    __m512i sixty_four = K512(c, sixty_four);
+    char *start = p;
+    __m512i any = _mm512_setzero_si512();
+    const uint64_t *v = values, *eights_end = values + (n & ~7u);
+    for (; v < eights_end; v += 8) {
+        __m512i eight = _mm512_loadu_si512(v);
+        any = _mm512_or_si512(any, eight);
+        p = put_eight(p, eight, 0xff, c, sixty_four);
+    }
+    if (n & 7) {
+        __mmask8 live = (__mmask8)c->first_lanes[n & 7];
+        __m512i few = _mm512_maskz_loadu_epi64(live, v);
+        any = _mm512_or_si512(any, few);
+        p = put_eight(p, few, live, c, sixty_four);
+    }
+    __mmask16 slow = _mm512_test_epi64_mask(any, K512(c, slow));
+    if (!_mm512_kortestz(slow, slow))
+        return octets_checked(start, values, n);
+    return p;
+}
+
 /* --- eight at a time: AVX-512 VBMI2 ------------------------------------------------ */
 
 #define EIGHTS_TARGET "avx512f,avx512bw,avx512vbmi2,popcnt"
@@ -367,6 +475,12 @@ text_counts_fn text_csv_counts_quads(void)
     return __builtin_cpu_supports("avx2") ? counts_quads : NULL;
 }
 
+text_counts_fn text_csv_counts_octets(void)
+{
+    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return avx512 ? counts_octets : NULL;
+}
+
 text_counts_fn text_csv_counts_eights(void)
 {
     /* libgcc (compiler-rt with clang) reads the processor's features in a
@@ -388,6 +502,11 @@ text_counts_fn text_csv_counts_quads(void)
     return NULL;
 }
 
+text_counts_fn text_csv_counts_octets(void)
+{
+    return NULL;
+}
+
 text_counts_fn text_csv_counts_eights(void)
 {
     return NULL;
@@ -398,6 +517,8 @@ text_counts_fn text_csv_counts_eights(void)
 text_counts_fn text_csv_counts_best(void)
 {
     text_counts_fn best = text_csv_counts_eights();
+    if (!best)
+        best = text_csv_counts_octets();
     if (!best)
         best = text_csv_counts_quads();
     if (!best)
