@@ -197,24 +197,9 @@ static double short_decimal(uint64_t r, uint64_t k)
         int bits = 1 + (int)((r >> 1) % 53), j = (int)((r >> 8) % 32);
         return ldexp((double)((k & ((1ull << bits) - 1)) | 1), -j);
     }
-    static const uint64_t tens[18] = {1ull,
-                                      10ull,
-                                      100ull,
-                                      1000ull,
-                                      10000ull,
-                                      100000ull,
-                                      1000000ull,
-                                      10000000ull,
-                                      100000000ull,
-                                      1000000000ull,
-                                      10000000000ull,
-                                      100000000000ull,
-                                      1000000000000ull,
-                                      10000000000000ull,
-                                      100000000000000ull,
-                                      1000000000000000ull,
-                                      10000000000000000ull,
-                                      100000000000000000ull};
+    uint64_t tens[18] = {1};
+    for (int i = 1; i < 18; i++)
+        tens[i] = tens[i - 1] * 10;
     int n = 1 + (int)((r >> 1) % 17), zeros = (int)((r >> 6) % (uint64_t)(18 - n));
     uint64_t digits = tens[n - 1] + (r >> 11) % (tens[n] - tens[n - 1]);
     digits += digits % 10 == 0; /* n significant digits */
