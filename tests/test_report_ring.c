@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "report_keyed.h"
 #include "report_ring.h"
 #include "tally/tally.h"
 
@@ -202,6 +203,82 @@ static void limits_that_cannot_hold_rows_are_refused(void **state)
     assert_int_equal(report_ring_close(NULL), TALLY_ERROR_INVALID_ARGUMENT);
 }
 
+/* The last column of each data row of a CSV file, in order. */
+static int last_columns(const char *path, unsigned long long *out, int most)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f)); /* the header */
+    int n = 0;
+    while (n < most && fgets(line, sizeof line, f))
+        assert_int_equal(sscanf(strrchr(line, ',') + 1, "%llu", &out[n++]), 1);
+    fclose(f);
+    return n;
+}
+
+/* A run of one row from the ring, its values flagged the previous row's or not. */
+static void write_ring_row(tally_report *report, uint64_t sequence, uint64_t value, bool same)
+{
+    struct {
+        report_ring_row row;
+        tally_value value;
+    } one = {
+        {.sequence = sequence | (same ? REPORT_RING_SAME_VALUES : 0), .begin_ns = 10, .end_ns = 20},
+        {.u64 = value}};
+    tally_command_record record = {.sequence = sequence,
+                                   .api_name = "vkCmdDraw",
+                                   .kind = "draw",
+                                   .context = 1,
+                                   .context_api = "vulkan",
+                                   .label = "",
+                                   .begin_ns = 10,
+                                   .end_ns = 20};
+    report_ring_run run = {&record, 1, (const unsigned char *)&one, 1, sizeof one};
+    assert_int_equal(report_write_run(report, &run), TALLY_OK);
+}
+
+/* The writer copies a row's value text from the previous row when the ring
+ * says the values repeat, or when tally_report_write finds them equal to
+ * the copy it kept: a ring row keeps no copy, so a compared row after it
+ * is not matched against values older than the ring row's. */
+static void flagged_and_compared_rows_write_their_own_values(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tally_mixed_XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    const tally_catalogue *cat = NULL;
+    assert_int_equal(tally_backend_catalogue("simgpu", &cat), TALLY_OK);
+    uint32_t column = 0;
+    assert_int_equal(tally_catalogue_find(cat, "IaVertices", &column), TALLY_OK);
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, cat, &column, 1, &report), TALLY_OK);
+    tally_command_record record = {.api_name = "vkCmdDraw",
+                                   .kind = "draw",
+                                   .context = 1,
+                                   .context_api = "vulkan",
+                                   .label = "",
+                                   .begin_ns = 10,
+                                   .end_ns = 20};
+    tally_value seven = {.u64 = 7};
+    record.sequence = 1;
+    assert_int_equal(tally_report_write(report, &record, &seven), TALLY_OK); /* 7, kept */
+    write_ring_row(report, 2, 9, false);                                     /* 9 */
+    write_ring_row(report, 3, 9, true);                                      /* 9, flagged */
+    record.sequence = 4;
+    assert_int_equal(tally_report_write(report, &record, &seven), TALLY_OK); /* 7 again */
+    assert_int_equal(tally_report_write(report, &record, &seven), TALLY_OK); /* 7, matched */
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    unsigned long long values[8];
+    assert_int_equal(last_columns(path, values, 8), 5);
+    unlink(path);
+    const unsigned long long expected[5] = {7, 9, 9, 7, 7};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(values[i], expected[i]);
+}
+
 /* Through the engine: a device's CSV report has one row per draw, numbered
  * without a gap, however fast the draws were submitted. */
 static void a_device_report_has_a_row_for_every_draw(void **state)
@@ -334,6 +411,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_sink_error_stops_the_sink_and_close_returns_it),
         cmocka_unit_test(a_label_larger_than_a_block_is_cut_to_fit),
         cmocka_unit_test(limits_that_cannot_hold_rows_are_refused),
+        cmocka_unit_test(flagged_and_compared_rows_write_their_own_values),
         cmocka_unit_test(a_device_report_has_a_row_for_every_draw),
         cmocka_unit_test(derived_values_in_a_report_equal_each_commands_own_scope),
     };

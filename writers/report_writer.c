@@ -93,6 +93,7 @@ struct tally_report {
     /* CSV: the latest row's values and where their text is in the text
      * buffer: a row that repeats them (the same draw again) copies it. */
     tally_value *last_values;
+    bool last_values_kept;    /* last_values holds them (tally_report_write's rows) */
     uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
     size_t last_at, last_length;
     struct column_text duration_text; /* CSV: the latest row's duration_ns */
@@ -507,24 +508,35 @@ static inline char *csv_columns(tally_report *r, char *p, const tally_value *val
     return p;
 }
 
+/* What the caller knows of a row's values against the previous row's. */
+enum row_values {
+    VALUES_UNKNOWN, /* compared here (tally_report_write, _keyed) */
+    VALUES_SAME,    /* the ring's producer knows they repeat */
+    VALUES_NEW,     /* ... or that they may not */
+};
+
 /* The value columns, or the previous row's text of them when this row's
  * values are the same (its text is in the buffer until the buffer is
  * written out). */
 static inline char *csv_values(tally_report *r, char *restrict p,
-                               const tally_value *restrict values, bool same_values)
+                               const tally_value *restrict values, enum row_values known)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
     if (r->last_generation == r->generation &&
-        (same_values ||
-         (values[0].u64 == r->last_values[0].u64 && memcmp(values, r->last_values, bytes) == 0))) {
+        (known == VALUES_SAME ||
+         (known == VALUES_UNKNOWN && r->last_values_kept &&
+          values[0].u64 == r->last_values[0].u64 && memcmp(values, r->last_values, bytes) == 0))) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
     char *start = p;
     p = csv_columns(r, p, values);
-    memcpy(r->last_values, values, bytes);
+    /* the ring's producer says which rows repeat: its rows keep no copy */
+    r->last_values_kept = known == VALUES_UNKNOWN;
+    if (r->last_values_kept)
+        memcpy(r->last_values, values, bytes);
     r->last_generation = r->generation;
     r->last_at = (size_t)((uintptr_t)start - (uintptr_t)r->text);
     r->last_length = (size_t)(p - start);
@@ -664,17 +676,17 @@ static inline char *put_end_and_duration(tally_report *r, char *p, uint64_t end_
     return put_memo_u64(p, &r->duration_text, duration);
 }
 
-/* same_values: the caller knows the values are the previous row's. */
+/* known: what the caller knows of the values (csv_values). */
 static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                             uint64_t begin_ns, uint64_t end_ns, const tally_value *values,
-                            bool same_values)
+                            enum row_values known)
 {
     p = put_sequence(p, &r->sequence_text, sequence);
     p = put_segment(p, g);
     p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
     p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0);
-    p = csv_values(r, p, values, same_values);
+    p = csv_values(r, p, values, known);
     *p++ = '\n';
     return p;
 }
@@ -744,7 +756,7 @@ static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t
 {
     return r->format == TALLY_REPORT_JSON
                ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
-               : csv_row(r, p, g, sequence, begin_ns, end_ns, values, false);
+               : csv_row(r, p, g, sequence, begin_ns, end_ns, values, VALUES_UNKNOWN);
 }
 
 /* A row too large for the text buffer (a label of megabytes; the buffer
@@ -945,8 +957,9 @@ static void csv_rows(tally_report *r, const struct segment *g, const report_ring
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end = csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
-                            row->end_ns, row->values, row->sequence >> 63);
+        char *end =
+            csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                    row->end_ns, row->values, row->sequence >> 63 ? VALUES_SAME : VALUES_NEW);
         r->used += (size_t)(end - start);
     }
 }
