@@ -115,6 +115,7 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         if (device->context && tally_stream_create(device->context, &cb->stream) != TALLY_OK)
             cb->stream = NULL;
         cb->draw_lane = tally_stream_draw_lane(cb->stream);
+        layer_command_buffer_ready(cb);
         if (!pool || !pool_add(pool, cb->handle) ||
             object_map_put(&device->command_buffers, (uint64_t)(uintptr_t)cb->handle, cb) != cb) {
             if (pool)
@@ -148,6 +149,7 @@ static void reset_recording(layer_command_buffer *cb)
     cb->graphics_program = NULL;
     cb->compute_program = NULL;
     cb->stream_program = NULL;
+    layer_command_buffer_ready(cb);
     cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
     cb->patch_control_points = 0;
     cb->index_size = 4;
@@ -265,6 +267,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
     /* Vulkan leaves the primary's bindings undefined after secondaries ran:
      * the next command binds again. */
     cb->stream_program = NULL;
+    layer_command_buffer_ready(cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginDebugUtilsLabelEXT(VkCommandBuffer commandBuffer,

@@ -9,6 +9,7 @@ void layer_record_bind(layer_command_buffer *cb, tally_program *program)
         return;
     if (tally_stream_bind_program(cb->stream, program) == TALLY_OK)
         cb->stream_program = program;
+    layer_command_buffer_ready(cb);
 }
 
 void layer_record_multi_draw(layer_command_buffer *cb, const char *api_name, uint32_t draw_count,

@@ -56,16 +56,15 @@ static inline void layer_record_draw(layer_command_buffer *cb, const char *api_n
                                                first_instance, vertex_offset, flags);
     tally_stream_draw_inline(cb->stream, cb->draw_lane, &draw);
 }
-/* The whole of a plain draw's recording when nothing else is due: the
- * stream counts, its program is the bound one and the lane has room. False
- * (nothing recorded) otherwise, and layer_record_draw does it all. */
+/* The whole of a plain draw's recording when nothing else is due (the
+ * command buffer's ready lane) and the lane has room. False (nothing
+ * recorded) otherwise, and layer_record_draw does it all. */
 static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name, uint32_t count,
                                   uint32_t instance_count, uint32_t first, uint32_t first_instance,
                                   int32_t vertex_offset, uint32_t flags)
 {
-    tally_draw_lane *lane = cb->draw_lane;
-    if (!cb->stream || cb->measured || cb->stream_program != cb->graphics_program ||
-        lane->next == lane->end)
+    tally_draw_lane *lane = cb->ready_lane;
+    if (!lane || lane->next == lane->end)
         return false;
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* Three stores where the fields would take six (the four counts from

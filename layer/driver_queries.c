@@ -52,6 +52,7 @@ static layer_measured_cb *measured_of(layer_command_buffer *cb)
     if (mc)
         mc->family = (uint32_t)(family - 1);
     cb->measured = mc;
+    layer_command_buffer_ready(cb);
     return mc;
 }
 
@@ -142,6 +143,7 @@ void layer_measure_free(layer_command_buffer *cb)
     free(mc->secondaries);
     free(mc);
     cb->measured = NULL;
+    layer_command_buffer_ready(cb);
 }
 
 void layer_measure_executes(layer_command_buffer *primary, layer_command_buffer *secondary)

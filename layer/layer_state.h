@@ -115,16 +115,15 @@ typedef struct layer_indirect_list {
 
 /* Attached to a VkCommandBuffer: its engine stream and the state draws need. */
 typedef struct layer_command_buffer {
-    /* What every recorded draw reads, in the first 64 bytes (one cache line
-     * when the allocation is aligned, two at most). */
+    /* What every recorded draw reads (device, ready_lane, assembly) comes
+     * first, within 32 bytes: one cache line, two at most. */
     VkCommandBuffer handle;
     layer_device *device;
-    tally_stream *stream;            /* NULL when not counting */
-    tally_draw_lane *draw_lane;      /* the stream's */
-    tally_program *graphics_program; /* bound by the application */
-    tally_program *stream_program;   /* what the stream has bound now */
-    /* The queries around its commands when the engine measures (driver_measure.h). */
-    struct layer_measured_cb *measured;
+    /* The lane a plain draw appends to (layer_try_draw), or NULL when
+     * something else is due first: no stream, a measured recording, or a
+     * program to bind. layer_command_buffer_ready keeps it after every
+     * change of the four fields it depends on. */
+    tally_draw_lane *ready_lane;
     /* The input-assembly state, laid out as a tally_packed_draw holds it
      * after its flags, so that a draw reads it in one load
      * (layer_try_draw). */
@@ -137,6 +136,12 @@ typedef struct layer_command_buffer {
         };
         uint32_t assembly;
     };
+    tally_stream *stream;            /* NULL when not counting */
+    tally_draw_lane *draw_lane;      /* the stream's */
+    tally_program *graphics_program; /* bound by the application */
+    tally_program *stream_program;   /* what the stream has bound now */
+    /* The queries around its commands when the engine measures (driver_measure.h). */
+    struct layer_measured_cb *measured;
     /* The rest: */
     VkCommandPool pool;
     tally_program *compute_program;
@@ -145,6 +150,12 @@ typedef struct layer_command_buffer {
     VkCommandBufferLevel level;
     layer_render_target render;
 } layer_command_buffer;
+
+static inline void layer_command_buffer_ready(layer_command_buffer *cb)
+{
+    bool plain = cb->stream && !cb->measured && cb->stream_program == cb->graphics_program;
+    cb->ready_lane = plain ? cb->draw_lane : NULL;
+}
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */
 typedef struct layer_shader_module {

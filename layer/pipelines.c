@@ -247,6 +247,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
     tally_program *program = record ? record->program : NULL;
     if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS) {
         cb->graphics_program = program;
+        layer_command_buffer_ready(cb);
         if (record && !record->dynamic_topology)
             cb->topology = record->topology;
         if (record)

@@ -18,6 +18,7 @@
  *
  * Usage: bench_overhead [--rounds N] [--cpu C] [--icd FILE]
  *        bench_overhead --record DRAWS          (child)
+ *        bench_overhead --record-paired DRAWS ROUNDS (child)
  *        bench_overhead --frame DRAWS SUBMITS   (child)
  */
 #include <sched.h>
@@ -76,6 +77,64 @@ static int child_record(uint32_t draws)
     vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
     vk_context_destroy(&c);
     printf("%.2f\n", median(ns, RECORD_REPEATS));
+    return 0;
+}
+
+/*
+ * Recording in one process, paired: no layer, the pass-through layer and
+ * tally idle, each its own instance enabling its layer by name, recorded in
+ * turn round after round. Separate processes differ by more than the
+ * layers do on some machines (a driver's no-layer figure moved from 29 to
+ * 46 ns a draw between runs on one lent H100 host); here every round
+ * compares the three under the same conditions, and the figure is the
+ * median of the rounds' differences.
+ */
+static int child_record_paired(uint32_t draws, int rounds)
+{
+    static const char *const names[] = {"no layer", "pass-through layer", "tally, idle"};
+    const char *layers[] = {NULL, "VK_LAYER_TALLY_passthrough", "VK_LAYER_TALLY_counters"};
+    enum { N = 3 };
+    vk_context c[N];
+    VkCommandBuffer cb[N];
+    for (int i = 0; i < N; i++) {
+        vk_context_options options = {.keep_environment = true, .enabled_layer = layers[i]};
+        if (!vk_context_create(&c[i], &options))
+            return 1;
+        cb[i] = vk_context_begin(&c[i]);
+        vkEndCommandBuffer(cb[i]);
+    }
+    static double ns[N][256], over_none[N][256], over_pass[N][256];
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < N; k++) {
+            int i = (r + k) % N; /* each takes each place in turn */
+            VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            vkBeginCommandBuffer(cb[i], &begin);
+            vk_context_begin_render_pass(&c[i], cb[i], VK_SUBPASS_CONTENTS_INLINE);
+            vkCmdBindPipeline(cb[i], VK_PIPELINE_BIND_POINT_GRAPHICS, c[i].triangle);
+            uint64_t start = clock_ns(CLOCK_MONOTONIC);
+            for (uint32_t d = 0; d < draws; d++)
+                vkCmdDraw(cb[i], 3, 1, 0, 0);
+            ns[i][r] = (double)(clock_ns(CLOCK_MONOTONIC) - start) / draws;
+            vkCmdEndRenderPass(cb[i]);
+            vkEndCommandBuffer(cb[i]);
+        }
+        for (int i = 0; i < N; i++) {
+            over_none[i][r] = ns[i][r] - ns[0][r];
+            over_pass[i][r] = ns[i][r] - ns[1][r];
+        }
+    }
+    printf("### Recording, paired in one process: ns per vkCmdDraw (%u draws, %d rounds, "
+           "medians of each round's figures)\n\n",
+           draws, rounds);
+    printf("| configuration | ns per draw | over no layer | over pass-through |\n"
+           "|---|---|---|---|\n");
+    for (int i = 0; i < N; i++)
+        printf("| %s | %.1f | %+.1f | %+.1f |\n", names[i], median(ns[i], rounds),
+               median(over_none[i], rounds), median(over_pass[i], rounds));
+    for (int i = N - 1; i >= 0; i--) {
+        vkFreeCommandBuffers(c[i].device, c[i].pool, 1, &cb[i]);
+        vk_context_destroy(&c[i]);
+    }
     return 0;
 }
 
@@ -157,6 +216,27 @@ static double run_child(const char *self, const char *const *args, const char *c
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? value : -1;
 }
 
+/* Runs this program as a child writing to our standard output: VK_INSTANCE_LAYERS
+ * unset (its instances name their layers), the given environment added. */
+static int run_child_printing(const char *self, const char *const *args, const char *const *env)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsetenv("VK_INSTANCE_LAYERS");
+        for (const char *const *e = env; *e; e++)
+            putenv((char *)*e);
+        const char *argv[8] = {self};
+        for (int i = 0; args[i] && i < 6; i++)
+            argv[i + 1] = args[i];
+        execv(self, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 static void pin_to(int cpu)
 {
     cpu_set_t set;
@@ -190,6 +270,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--record") == 0)
         return child_record((uint32_t)atoi(argv[2]));
+    if (argc == 4 && strcmp(argv[1], "--record-paired") == 0)
+        return child_record_paired((uint32_t)atoi(argv[2]), atoi(argv[3]));
     if (argc == 4 && strcmp(argv[1], "--frame") == 0)
         return child_frame((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
     int rounds = 5, cpu = first_allowed_cpu();
@@ -276,5 +358,12 @@ int main(int argc, char **argv)
            "|---|---|---|---|\n");
     for (int i = 0; i < CONFIGS; i++)
         print_row(configs[i].name, fr[i], fr[0], fr[1]);
+    printf("\n");
+    char paired_rounds[16];
+    snprintf(paired_rounds, sizeof paired_rounds, "%d", 4 * rounds + 1);
+    const char *paired_args[] = {"--record-paired", draws, paired_rounds, NULL};
+    const char *paired_env[] = {icd, layers, NULL};
+    if (run_child_printing(argv[0], paired_args, paired_env) != 0)
+        printf("### Recording, paired in one process: failed\n");
     return 0;
 }

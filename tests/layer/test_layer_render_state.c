@@ -238,15 +238,15 @@ static bool has_fragment_shader(const target *t)
 
 /* draw.vert, and draw.frag if it has an attachment; viewport and scissor are dynamic, set where the
  * draw is recorded. */
-static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass render_pass,
-                                  uint32_t subpass)
+static VkPipeline create_pipeline_with(fixture *f, const target *t, VkRenderPass render_pass,
+                                       uint32_t subpass, VkShaderModule fragment)
 {
     vk_context *c = &f->c;
     VkPipelineShaderStageCreateInfo stages[2] = {
         {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_VERTEX_BIT,
          c->modules[0], "main", NULL},
         {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_FRAGMENT_BIT,
-         t->desc.color_count == 2 ? f->two_outputs : c->modules[1], "main", NULL},
+         fragment, "main", NULL},
     };
     VkPipelineVertexInputStateCreateInfo input = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
@@ -303,6 +303,14 @@ static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass rend
         vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &info, NULL, &pipeline),
         VK_SUCCESS);
     return pipeline;
+}
+
+/* draw.frag, or draw_two.frag for two colour attachments. */
+static VkPipeline create_pipeline(fixture *f, const target *t, VkRenderPass render_pass,
+                                  uint32_t subpass)
+{
+    VkShaderModule fragment = t->desc.color_count == 2 ? f->two_outputs : f->c.modules[1];
+    return create_pipeline_with(f, t, render_pass, subpass, fragment);
 }
 
 static target create_target(fixture *f, const target_desc *desc)
@@ -797,6 +805,48 @@ static void a_secondary_without_framebuffer_takes_a_pipeline_s_fixed_scissor(voi
     check_static_scissor(*state);
 }
 
+/* A pipeline bound between two draws counts as itself: draw.frag (one
+ * output) then draw_two.frag (two; the second has no attachment here, so
+ * it is dropped, but the shader still stores it) in one render pass count
+ * what each counts alone. The layer records a draw without a call
+ * (layer_try_draw) only while the bound program is the stream's; binding
+ * another must end that, though no other command comes between. */
+static void a_pipeline_bound_between_draws_counts_as_itself(void **state)
+{
+    fixture *f = *state;
+    target t = create_target(f, &single_sampled);
+    VkPipeline pipelines[2] = {t.pass_pipeline,
+                               create_pipeline_with(f, &t, t.render_pass, 0, f->two_outputs)};
+    counts alone[2], both;
+    for (int i = 0; i <= 2; i++) {
+        start_measurement(f);
+        VkCommandBuffer cb = vk_context_begin(&f->c);
+        vkCmdBeginQuery(cb, f->pool, 0, 0);
+        to_attachment_layouts(cb, &t);
+        VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                       .renderPass = t.render_pass,
+                                       .framebuffer = t.framebuffer,
+                                       .renderArea = {{0, 0}, {WIDTH, HEIGHT}}};
+        vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        for (int p = 0; p < 2; p++)
+            if (i == 2 || i == p)
+                draw_triangle(cb, pipelines[p]);
+        vkCmdEndRenderPass(cb);
+        counts got = end_measure(f, cb, VK_NULL_HANDLE);
+        if (i < 2)
+            alone[i] = got;
+        else
+            both = got;
+    }
+    assert_true(alone[1].values[SHADER_STORES] > alone[0].values[SHADER_STORES]);
+    counts sum;
+    for (uint32_t i = 0; i < COUNTER_COUNT; i++)
+        sum.values[i] = alone[0].values[i] + alone[1].values[i];
+    assert_counts_equal(&both, &sum, "two pipelines' draws in one render pass");
+    vkDestroyPipeline(f->c.device, pipelines[1], NULL);
+    destroy_target(&f->c, &t);
+}
+
 static bool load_two_outputs(fixture *f)
 {
     static uint32_t words[4096];
@@ -876,6 +926,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(multiview_counts_its_views_in_every_recording),
         cmocka_unit_test(each_subpass_counts_its_own_attachments),
         cmocka_unit_test(a_secondary_without_framebuffer_takes_a_pipeline_s_fixed_scissor),
+        cmocka_unit_test(a_pipeline_bound_between_draws_counts_as_itself),
         cmocka_unit_test(every_recording_under_validation_gets_no_message),
     };
     return cmocka_run_group_tests(tests, open_fixture, close_fixture);

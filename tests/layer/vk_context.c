@@ -57,7 +57,9 @@ static bool create_device(vk_context *c, const vk_context_options *o)
                                           .pNext = o->messenger ? &messenger : NULL,
                                           .pApplicationInfo = &app,
                                           .enabledExtensionCount = o->messenger ? 1 : 0,
-                                          .ppEnabledExtensionNames = &debug_utils};
+                                          .ppEnabledExtensionNames = &debug_utils,
+                                          .enabledLayerCount = o->enabled_layer ? 1 : 0,
+                                          .ppEnabledLayerNames = &o->enabled_layer};
     if (vkCreateInstance(&instance_info, NULL, &c->instance) != VK_SUCCESS)
         return false;
     /* The chained messenger covers instance creation only; this one the rest. */

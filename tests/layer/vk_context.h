@@ -40,6 +40,7 @@ typedef struct vk_context_options {
     bool performance_query_feature;   /* and performanceCounterQueryPools */
     const char *extra_layer;          /* e.g. VK_LAYER_KHRONOS_validation, or NULL */
     bool keep_environment;            /* the caller chose the layers: leave the environment */
+    const char *enabled_layer;        /* enabled for this instance by name, or NULL */
     bool dynamic_rendering;           /* enable the dynamicRendering feature */
     bool multiview;                   /* enable the multiview feature */
     bool transform_feedback;          /* enable VK_EXT_transform_feedback and its feature */
