@@ -217,6 +217,19 @@ static int last_columns(const char *path, unsigned long long *out, int most)
     return n;
 }
 
+/* The record of every row of flagged_and_compared_rows_write_their_own_values. */
+static tally_command_record mixed_record(uint64_t sequence)
+{
+    return (tally_command_record){.sequence = sequence,
+                                  .api_name = "vkCmdDraw",
+                                  .kind = "draw",
+                                  .context = 1,
+                                  .context_api = "vulkan",
+                                  .label = "",
+                                  .begin_ns = 10,
+                                  .end_ns = 20};
+}
+
 /* A run of one row from the ring, its values flagged the previous row's or not. */
 static void write_ring_row(tally_report *report, uint64_t sequence, uint64_t value, bool same)
 {
@@ -226,14 +239,7 @@ static void write_ring_row(tally_report *report, uint64_t sequence, uint64_t val
     } one = {
         {.sequence = sequence | (same ? REPORT_RING_SAME_VALUES : 0), .begin_ns = 10, .end_ns = 20},
         {.u64 = value}};
-    tally_command_record record = {.sequence = sequence,
-                                   .api_name = "vkCmdDraw",
-                                   .kind = "draw",
-                                   .context = 1,
-                                   .context_api = "vulkan",
-                                   .label = "",
-                                   .begin_ns = 10,
-                                   .end_ns = 20};
+    tally_command_record record = mixed_record(sequence);
     report_ring_run run = {&record, 1, (const unsigned char *)&one, 1, sizeof one};
     assert_int_equal(report_write_run(report, &run), TALLY_OK);
 }
@@ -255,15 +261,8 @@ static void flagged_and_compared_rows_write_their_own_values(void **state)
     assert_int_equal(tally_catalogue_find(cat, "IaVertices", &column), TALLY_OK);
     tally_report *report = NULL;
     assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, cat, &column, 1, &report), TALLY_OK);
-    tally_command_record record = {.api_name = "vkCmdDraw",
-                                   .kind = "draw",
-                                   .context = 1,
-                                   .context_api = "vulkan",
-                                   .label = "",
-                                   .begin_ns = 10,
-                                   .end_ns = 20};
+    tally_command_record record = mixed_record(1);
     tally_value seven = {.u64 = 7};
-    record.sequence = 1;
     assert_int_equal(tally_report_write(report, &record, &seven), TALLY_OK); /* 7, kept */
     write_ring_row(report, 2, 9, false);                                     /* 9 */
     write_ring_row(report, 3, 9, true);                                      /* 9, flagged */

@@ -22,6 +22,7 @@
  *        bench_overhead --frame DRAWS SUBMITS   (child)
  */
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,24 +186,43 @@ typedef struct config {
     const char *env[6];
 } config;
 
+/* Starts this program as a child with extra environment (VK_INSTANCE_LAYERS
+ * removed first when clear_layers: its instances name their layers), its
+ * standard output on out_fd (-1: ours). */
+static pid_t start_child(const char *self, const char *const *args, const char *const *env,
+                         int out_fd, bool clear_layers)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    if (out_fd >= 0)
+        dup2(out_fd, STDOUT_FILENO);
+    if (clear_layers)
+        unsetenv("VK_INSTANCE_LAYERS");
+    for (const char *const *e = env; *e; e++)
+        putenv((char *)*e);
+    const char *argv[8] = {self};
+    for (int i = 0; args[i] && i < 6; i++)
+        argv[i + 1] = args[i];
+    execv(self, (char *const *)argv);
+    _exit(127);
+}
+
+static bool child_succeeded(pid_t pid)
+{
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
 /* Runs this program as a child with extra environment; its output as a number, or -1. */
 static double run_child(const char *self, const char *const *args, const char *const *env)
 {
     int fds[2];
     if (pipe(fds) != 0)
         return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        for (const char *const *e = env; *e; e++)
-            putenv((char *)*e);
-        const char *argv[8] = {self};
-        for (int i = 0; args[i] && i < 6; i++)
-            argv[i + 1] = args[i];
-        execv(self, (char *const *)argv);
-        _exit(127);
-    }
+    pid_t pid = start_child(self, args, env, fds[1], false);
     close(fds[1]);
     FILE *out = fdopen(fds[0], "r");
     double value = -1;
@@ -211,30 +231,13 @@ static double run_child(const char *self, const char *const *args, const char *c
         value = atof(line);
     if (out)
         fclose(out);
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? value : -1;
+    return child_succeeded(pid) ? value : -1;
 }
 
-/* Runs this program as a child writing to our standard output: VK_INSTANCE_LAYERS
- * unset (its instances name their layers), the given environment added. */
+/* Runs this program as a child writing to our standard output. */
 static int run_child_printing(const char *self, const char *const *args, const char *const *env)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        unsetenv("VK_INSTANCE_LAYERS");
-        for (const char *const *e = env; *e; e++)
-            putenv((char *)*e);
-        const char *argv[8] = {self};
-        for (int i = 0; args[i] && i < 6; i++)
-            argv[i + 1] = args[i];
-        execv(self, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return child_succeeded(start_child(self, args, env, -1, true)) ? 0 : -1;
 }
 
 static void pin_to(int cpu)
