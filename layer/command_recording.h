@@ -69,9 +69,10 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* Three stores where the fields would take six (the four counts from
      * one register), and the input-assembly bytes in one load. With the
-     * command buffer's hot fields in one cache line, this took the idle
-     * layer's recording on one H100 host from +8.7 ns a draw over a
-     * pass-through layer to +0.5 (docs/benchmarks.md, round five). */
+     * command buffer's hot fields together, this took the idle layer's
+     * recording on an H100 host from +6.9 to +5.0 ns a draw over a
+     * pass-through layer, measured paired in one process
+     * (docs/benchmarks.md, "Recording, paired in one process"). */
     unsigned char *slot = (unsigned char *)lane->next++;
     uint64_t tail = (uint32_t)vertex_offset | (uint64_t)(flags | cb->assembly << 8) << 32;
     memcpy(slot, &api_name, 8);

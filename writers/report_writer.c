@@ -393,7 +393,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
         g->wanted[i] = lengths[i] < 32 ? (uint32_t)((2ull << lengths[i]) - 1) : 0;
         at += lengths[i] + 1;
     }
-    memset(at, 0, STRINGS_SLACK); /* what same_string's loads read past the label */
+    memset(at, 0, STRINGS_SLACK); /* what same_strings' loads read past the label */
     char *p = g->text;
     if (r->format == TALLY_REPORT_CSV) {
         *p++ = ',';
