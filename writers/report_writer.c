@@ -651,19 +651,13 @@ static inline char *put_end_and_duration(tally_report *r, char *p, uint64_t end_
     if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
         uint64_t high = end_ns / 100000000u;
         uint32_t low = (uint32_t)(end_ns - high * 100000000u);
-        struct column_text *h = &r->end_high_text;
-        if (high != h->value) {
-            uint64_t text;
-            h->length = text_below_1e8((uint32_t)high, &text);
-            memcpy(h->text, &text, 8);
-            h->value = high;
-        }
+        const struct column_text *h = &r->end_high_text;
+        char *after_high = put_memo_u64(p, &r->end_high_text, high); /* high < 10^8 */
         __m128i digits = text_digits8x2(_mm_set_epi64x((long long)duration, low));
         unsigned nonzero = ~text_zero_digits(digits);
         uint64_t low_text = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi8(digits, _mm_set1_epi8('0')));
         struct time_text *t = &r->end_text;
-        memcpy(p, h->text, 8);
-        memcpy(p + h->length, &low_text, 8);
+        memcpy(after_high, &low_text, 8);
         memcpy(t->text, h->text, 8);
         memcpy(t->text + h->length, &low_text, 8);
         t->value = end_ns;
