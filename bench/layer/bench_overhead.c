@@ -53,6 +53,23 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Records `draws` draws of a triangle into cb (not recording) in a render
+ * pass: ns per vkCmdDraw, the draws alone timed. */
+static double time_recording(vk_context *c, VkCommandBuffer cb, uint32_t draws)
+{
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cb, &begin);
+    vk_context_begin_render_pass(c, cb, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
+    uint64_t start = clock_ns(CLOCK_MONOTONIC);
+    for (uint32_t i = 0; i < draws; i++)
+        vkCmdDraw(cb, 3, 1, 0, 0);
+    double ns = (double)(clock_ns(CLOCK_MONOTONIC) - start) / draws;
+    vkCmdEndRenderPass(cb);
+    vkEndCommandBuffer(cb);
+    return ns;
+}
+
 static int child_record(uint32_t draws)
 {
     vk_context c;
@@ -60,21 +77,10 @@ static int child_record(uint32_t draws)
     if (!vk_context_create(&c, &options))
         return 1;
     VkCommandBuffer cb = vk_context_begin(&c);
+    vkEndCommandBuffer(cb);
     double ns[RECORD_REPEATS];
-    for (int r = 0; r < RECORD_REPEATS; r++) {
-        if (r > 0) {
-            VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-            vkBeginCommandBuffer(cb, &begin);
-        }
-        vk_context_begin_render_pass(&c, cb, VK_SUBPASS_CONTENTS_INLINE);
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c.triangle);
-        uint64_t start = clock_ns(CLOCK_MONOTONIC);
-        for (uint32_t i = 0; i < draws; i++)
-            vkCmdDraw(cb, 3, 1, 0, 0);
-        ns[r] = (double)(clock_ns(CLOCK_MONOTONIC) - start) / draws;
-        vkCmdEndRenderPass(cb);
-        vkEndCommandBuffer(cb);
-    }
+    for (int r = 0; r < RECORD_REPEATS; r++)
+        ns[r] = time_recording(&c, cb, draws);
     vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
     vk_context_destroy(&c);
     printf("%.2f\n", median(ns, RECORD_REPEATS));
@@ -108,16 +114,7 @@ static int child_record_paired(uint32_t draws, int rounds)
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < N; k++) {
             int i = (r + k) % N; /* each takes each place in turn */
-            VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-            vkBeginCommandBuffer(cb[i], &begin);
-            vk_context_begin_render_pass(&c[i], cb[i], VK_SUBPASS_CONTENTS_INLINE);
-            vkCmdBindPipeline(cb[i], VK_PIPELINE_BIND_POINT_GRAPHICS, c[i].triangle);
-            uint64_t start = clock_ns(CLOCK_MONOTONIC);
-            for (uint32_t d = 0; d < draws; d++)
-                vkCmdDraw(cb[i], 3, 1, 0, 0);
-            ns[i][r] = (double)(clock_ns(CLOCK_MONOTONIC) - start) / draws;
-            vkCmdEndRenderPass(cb[i]);
-            vkEndCommandBuffer(cb[i]);
+            ns[i][r] = time_recording(&c[i], cb[i], draws);
         }
         for (int i = 0; i < N; i++) {
             over_none[i][r] = ns[i][r] - ns[0][r];
