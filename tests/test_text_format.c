@@ -320,11 +320,20 @@ static void check_run(text_counts_fn put, const char *name, const uint64_t *valu
     size_t used = 0;
     for (uint32_t i = 0; i < n; i++)
         used += (size_t)snprintf(expected + used, sizeof expected - used, ",%" PRIu64, values[i]);
-    char *end = put(text, values, n);
+    /* keep: the values copied, and nothing past them written */
+    uint64_t keep[25];
+    memset(keep, 0xa5, sizeof keep);
+    char *end = put(text, values, n, keep);
     if ((size_t)(end - text) != used || memcmp(text, expected, used) != 0) {
         print_error("%s, %u values: %.*s, printf %s\n", name, n, (int)(end - text), text, expected);
         fail();
     }
+    if (memcmp(keep, values, n * sizeof *values) != 0) {
+        print_error("%s, %u values: not all kept\n", name, n);
+        fail();
+    }
+    for (uint32_t i = n; i < 25; i++)
+        assert_int_equal(keep[i], 0xa5a5a5a5a5a5a5a5ull);
 }
 
 static void check_counts(text_counts_fn put, const char *name)

@@ -26,6 +26,21 @@ enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
  * (JSON): the same for every command of a stream until its frame, label or
  * submission changes, so it is formatted once and copied. */
 struct segment {
+    /* the strings as same_strings compares them: each below 32 bytes (most
+     * names of a report) in a 32-byte slot, NUL-padded; which bytes of the
+     * slot are the string's bytes and NUL; and which slots' strings reach
+     * past their first 16 bytes (their second 16 are compared too) */
+    _Alignas(16) char slots[4][32];
+    uint32_t wanted[4];
+    uint32_t long_slots; /* bit i: slot i */
+    uintptr_t spans[4];  /* 16 or 32, less one: the bytes a compare loads */
+    bool short_strings;  /* all four in slots */
+    /* the numbers as segment_matches compares them: the record's frame,
+     * submission and stream, and its context with `state` above it, 0
+     * only for a valid segment of compared strings (one compare for
+     * both) */
+    uint64_t numbers[3];
+    uint64_t context_state;
     bool valid;
     /* How the next row finds out whether it shares this segment: */
     enum segment_keyed {
@@ -36,13 +51,9 @@ struct segment {
     uint64_t key;
     const char *kind, *api_name;
     uint32_t context;
-    uint64_t frame, submission, stream;
-    size_t lengths[4]; /* kind, api_name, context_api, label */
-    char *strings;     /* the four, each with its NUL */
-    /* same_strings: each string's first byte in strings, and which of the
-     * 32 bytes from there are its bytes and NUL (all four below 32 bytes) */
-    uint32_t offsets[4], wanted[4];
-    bool short_strings;
+    size_t lengths[4];   /* kind, api_name, context_api, label */
+    char *strings;       /* the four, each with its NUL */
+    uint32_t offsets[4]; /* each string's first byte in strings */
     size_t strings_capacity;
     char *text; /* capacity rounded up to 16, for copies in 16-byte pieces */
     size_t text_length, text_capacity;
@@ -90,10 +101,10 @@ struct tally_report {
     text_counts_fn put_counts;      /* the fastest way this processor has */
     struct time_text end_text;      /* CSV: the latest row's end_ns */
     struct time_text sequence_text; /* CSV: the latest row's sequence */
-    /* CSV: the latest row's values and where their text is in the text
-     * buffer: a row that repeats them (the same draw again) copies it. */
+    /* CSV: the latest row's values (kept by csv_columns as it formats
+     * them) and where their text is in the text buffer: a row that repeats
+     * them (the same draw again) copies it. */
     tally_value *last_values;
-    bool last_values_kept;    /* last_values holds them (tally_report_write's rows) */
     uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
     size_t last_at, last_length;
     struct column_text duration_text; /* CSV: the latest row's duration_ns */
@@ -280,14 +291,14 @@ static struct record_strings measure(const tally_command_record *record)
 /*
  * Whether the record's four strings are the stored ones (their bytes and
  * NULs). When each stored string is below 32 bytes (most names of a report)
- * they are compared 32 bytes at a time in two SSE2 registers: 32 bytes of
- * each record string are loaded when they lie in one page, as strlen does
- * (a load that does not cross a page can fault only where a byte of the
- * string would), and only the stored string's bytes and NUL count. The
- * segment's strings buffer keeps STRINGS_SLACK bytes past its last NUL for
- * its own loads. Else strncmp: exact, and it stops at the record's NUL.
+ * they are compared from their slots 16 bytes at a time in SSE2 registers,
+ * the second 16 only for a string that reaches them: 16 or 32 bytes of each
+ * record string are loaded when they lie in one page, as strlen does (a
+ * load that does not cross a page can fault only where a byte of the
+ * string would), and only the stored string's bytes and NUL count. Else
+ * strncmp: exact, and it stops at the record's NUL.
  */
-enum { STRINGS_SLACK = 32 };
+enum { STRINGS_SLACK = 1 };
 
 static bool same_strings_bytewise(const struct segment *g, const char *const strings[4])
 {
@@ -298,43 +309,65 @@ static bool same_strings_bytewise(const struct segment *g, const char *const str
 }
 
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-/* A bit per byte of the 32 from a and b: set where they are equal. */
-static inline uint32_t equal_bytes(const char *a, const char *b)
+/* A bit per byte of the 16 from the slot and s: set where they differ. */
+static inline uint32_t differing_bytes(const char *slot, const char *s)
 {
-    const __m128i *x = (const __m128i *)(const void *)a, *y = (const __m128i *)(const void *)b;
-    uint32_t low =
-        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(x), _mm_loadu_si128(y)));
-    uint32_t high =
-        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(x + 1), _mm_loadu_si128(y + 1)));
-    return low | high << 16;
+    __m128i equal = _mm_cmpeq_epi8(_mm_load_si128((const __m128i *)(const void *)slot),
+                                   _mm_loadu_si128((const __m128i *)(const void *)s));
+    return (uint32_t)_mm_movemask_epi8(equal) ^ 0xffffu;
 }
 
-static inline bool within_page(const char *s)
+/* Whether each string's loads (spans: their bytes less one) lie within a
+ * page: a first and last byte in one page. */
+static inline bool within_pages(const char *const strings[4], const uintptr_t spans[4])
 {
-    return ((uintptr_t)s & (TEXT_PAGE - 1)) <= TEXT_PAGE - 32;
+    uintptr_t crossed = 0;
+    for (int i = 0; i < 4; i++)
+        crossed |= (uintptr_t)strings[i] ^ ((uintptr_t)strings[i] + spans[i]);
+    return (crossed & TEXT_PAGE) == 0;
 }
 #endif
 
 static inline bool same_strings(const struct segment *g, const char *const strings[4])
 {
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    if (g->short_strings && within_page(strings[0]) && within_page(strings[1]) &&
-        within_page(strings[2]) && within_page(strings[3])) {
+    if (g->short_strings && within_pages(strings, g->spans)) {
         uint32_t differ = 0; /* the four at once: one branch, not four */
 #pragma GCC unroll 4
         for (int i = 0; i < 4; i++)
-            differ |= ~equal_bytes(g->strings + g->offsets[i], strings[i]) & g->wanted[i];
+            differ |= differing_bytes(g->slots[i], strings[i]) & g->wanted[i];
+        if (__builtin_expect(g->long_slots != 0, 1)) {
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; i++)
+                if (g->long_slots >> i & 1)
+                    differ |=
+                        differing_bytes(g->slots[i] + 16, strings[i] + 16) << 16 & g->wanted[i];
+        }
         return differ == 0;
     }
 #endif
     return same_strings_bytewise(g, strings);
 }
 
-/* Whether the record's numbers and strings are the segment's. */
-static bool segment_matches(const struct segment *g, const tally_command_record *record)
+/* The record's frame, submission and stream (neighbours in it). */
+static inline void record_numbers(const tally_command_record *record, uint64_t numbers[3])
 {
-    if (!g->valid || g->context != record->context || g->frame != record->frame ||
-        g->submission != record->submission || g->stream != record->stream)
+    numbers[0] = record->frame;
+    numbers[1] = record->submission;
+    numbers[2] = record->stream;
+}
+
+static inline bool same_numbers_as(const struct segment *g, const tally_command_record *record)
+{
+    return ((g->numbers[0] ^ record->frame) | (g->numbers[1] ^ record->submission) |
+            (g->numbers[2] ^ record->stream)) == 0;
+}
+
+/* Whether the record's numbers and strings are the segment's, and the
+ * segment is valid and of compared strings. */
+static inline bool segment_matches(const struct segment *g, const tally_command_record *record)
+{
+    if (g->context_state != record->context || !same_numbers_as(g, record))
         return false;
     const char *const strings[4] = {record->kind, record->api_name, record->context_api,
                                     record->label};
@@ -362,8 +395,7 @@ static char *put_literal(char *p, const char *text)
 
 static bool same_numbers(const struct segment *g, const tally_command_record *record)
 {
-    return g->valid && g->context == record->context && g->frame == record->frame &&
-           g->submission == record->submission && g->stream == record->stream;
+    return g->valid && g->context == record->context && same_numbers_as(g, record);
 }
 
 /* The segment of this record, formatted anew (apart from the rows' path:
@@ -375,6 +407,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     struct record_strings measured = measure(record);
     const struct record_strings *n = &measured;
     g->valid = false;
+    g->context_state = UINT64_MAX; /* matches no record until made */
     g->keyed = SEGMENT_COMPARED;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
@@ -385,15 +418,22 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     size_t lengths[4] = {n->kind, n->api_name, n->context_api, n->label};
     char *at = g->strings;
     g->short_strings = true;
+    g->long_slots = 0;
+    memset(g->slots, 0, sizeof g->slots);
     for (int i = 0; i < 4; i++) {
         memcpy(at, strings[i], lengths[i] + 1);
         g->offsets[i] = (uint32_t)(at - g->strings);
         g->lengths[i] = lengths[i];
-        g->short_strings &= lengths[i] < 32;
-        g->wanted[i] = lengths[i] < 32 ? (uint32_t)((2ull << lengths[i]) - 1) : 0;
         at += lengths[i] + 1;
+        bool in_slot = lengths[i] < 32;
+        g->short_strings &= in_slot;
+        if (!in_slot)
+            continue;
+        memcpy(g->slots[i], strings[i], lengths[i]);
+        g->wanted[i] = (uint32_t)((2ull << lengths[i]) - 1);
+        g->long_slots |= (lengths[i] >= 16 ? 1u : 0u) << i;
+        g->spans[i] = lengths[i] >= 16 ? 31 : 15;
     }
-    memset(at, 0, STRINGS_SLACK); /* what same_strings' loads read past the label */
     char *p = g->text;
     if (r->format == TALLY_REPORT_CSV) {
         *p++ = ',';
@@ -436,18 +476,25 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
                    (size_t)r->count * (TEXT_NUMBER_MAX + 1) + TEXT_CSV_COUNTS_MAX(0);
     g->context = record->context;
-    g->frame = record->frame;
-    g->submission = record->submission;
-    g->stream = record->stream;
+    record_numbers(record, g->numbers);
     g->valid = true;
+    g->context_state = record->context; /* compared strings: state 0 */
     return g;
+}
+
+/* A segment made for a caller that keys its strings: tally_report_write
+ * compares strings and makes its own. */
+static void segment_keyed_by(struct segment *g, enum segment_keyed keyed)
+{
+    g->keyed = keyed;
+    g->context_state = g->context | (uint64_t)keyed << 32;
 }
 
 /* The segment of this record, made when it differs from the last. */
 static inline const struct segment *segment_for(tally_report *r, const tally_command_record *record)
 {
     const struct segment *g = &r->segment;
-    if (g->keyed == SEGMENT_COMPARED && segment_matches(g, record))
+    if (segment_matches(g, record))
         return g;
     return make_segment(r, record);
 }
@@ -458,16 +505,28 @@ static inline const struct segment *segment_for(tally_report *r, const tally_com
  * 128 bytes, and the row's bound counts 128 bytes more than the row). */
 static inline char *put_segment(char *p, const struct segment *g)
 {
-    if (g->text_length <= 64) {
-        memcpy(p, g->text, 16);
-        memcpy(p + 16, g->text + 16, 16);
-        memcpy(p + 32, g->text + 32, 16);
-        memcpy(p + 48, g->text + 48, 16);
-        return p + g->text_length;
+    const char *text = g->text;
+    size_t length = g->text_length;
+    if (length <= 64) {
+#ifdef TEXT_VECTOR
+        /* all four loaded before the stores, which the compiler must
+         * otherwise take to change g->text */
+        const __m128i *from = (const __m128i *)(const void *)text;
+        __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1);
+        __m128i c = _mm_loadu_si128(from + 2), d = _mm_loadu_si128(from + 3);
+        __m128i *to = (__m128i *)(void *)p;
+        _mm_storeu_si128(to, a);
+        _mm_storeu_si128(to + 1, b);
+        _mm_storeu_si128(to + 2, c);
+        _mm_storeu_si128(to + 3, d);
+#else
+        memmove(p, text, 64);
+#endif
+        return p + length;
     }
-    for (size_t i = 0; i < g->text_length; i += 16)
-        memcpy(p + i, g->text + i, 16);
-    return p + g->text_length;
+    for (size_t i = 0; i < length; i += 16)
+        memcpy(p + i, text + i, 16);
+    return p + length;
 }
 
 /*
@@ -478,31 +537,35 @@ static inline char *put_segment(char *p, const struct segment *g)
  * one by text_i64.
  */
 static __attribute__((noinline)) char *put_signed_group(char *p, const tally_value *values,
-                                                        uint32_t n)
+                                                        uint32_t n, tally_value *keep)
 {
     for (uint32_t i = 0; i < n; i++) {
+        keep[i] = values[i];
         *p++ = ',';
         p = text_i64(p, values[i].i64);
     }
     return p;
 }
 
-/* At least one group (a report with columns). */
+/* At least one group (a report with columns). The values are kept in
+ * last_values on the way (csv_values). */
 static inline char *csv_columns(tally_report *r, char *p, const tally_value *values)
 {
     const struct column_group *g = r->groups, *end = g + r->group_count;
     do {
         const tally_value *v = values + g->first;
+        tally_value *keep = r->last_values + g->first;
         if (g->kind == COLUMN_UNSIGNED) {
-            p = r->put_counts(p, &v->u64, g->count);
+            p = r->put_counts(p, &v->u64, g->count, &keep->u64);
         } else if (g->kind == COLUMN_FLOAT) {
             struct float_memo *memo = r->floats + g->first;
             for (uint32_t i = 0; i < g->count; i++) {
+                keep[i] = v[i];
                 *p++ = ',';
                 p = put_float(r, p, &memo[i], v[i].f64);
             }
         } else {
-            p = put_signed_group(p, v, g->count);
+            p = put_signed_group(p, v, g->count, keep);
         }
     } while (++g < end);
     return p;
@@ -518,25 +581,22 @@ enum row_values {
 /* The value columns, or the previous row's text of them when this row's
  * values are the same (its text is in the buffer until the buffer is
  * written out). */
-static inline char *csv_values(tally_report *r, char *restrict p,
-                               const tally_value *restrict values, enum row_values known)
+static inline __attribute__((always_inline)) char *csv_values(tally_report *r, char *restrict p,
+                                                              const tally_value *restrict values,
+                                                              enum row_values known)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
     if (r->last_generation == r->generation &&
         (known == VALUES_SAME ||
-         (known == VALUES_UNKNOWN && r->last_values_kept &&
-          values[0].u64 == r->last_values[0].u64 && memcmp(values, r->last_values, bytes) == 0))) {
+         (known == VALUES_UNKNOWN && values[0].u64 == r->last_values[0].u64 &&
+          memcmp(values, r->last_values, bytes) == 0))) {
         memcpy(p, r->text + r->last_at, r->last_length);
         return p + r->last_length;
     }
     char *start = p;
     p = csv_columns(r, p, values);
-    /* the ring's producer says which rows repeat: its rows keep no copy */
-    r->last_values_kept = known == VALUES_UNKNOWN;
-    if (r->last_values_kept)
-        memcpy(r->last_values, values, bytes);
     r->last_generation = r->generation;
     r->last_at = (size_t)((uintptr_t)start - (uintptr_t)r->text);
     r->last_length = (size_t)(p - start);
@@ -644,8 +704,8 @@ static inline char *put_duration_lane(char *p, __m128i digits, unsigned nonzero)
  * are kept as text (high_text). The time's text is kept for the next row's
  * begin_ns (put_begin), as put_end keeps it.
  */
-static inline char *put_end_and_duration(tally_report *r, char *p, uint64_t end_ns,
-                                         uint64_t duration)
+static inline __attribute__((always_inline)) char *
+put_end_and_duration(tally_report *r, char *p, uint64_t end_ns, uint64_t duration)
 {
 #ifdef TEXT_VECTOR
     if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
@@ -671,9 +731,9 @@ static inline char *put_end_and_duration(tally_report *r, char *p, uint64_t end_
 }
 
 /* known: what the caller knows of the values (csv_values). */
-static inline char *csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
-                            uint64_t begin_ns, uint64_t end_ns, const tally_value *values,
-                            enum row_values known)
+static inline __attribute__((always_inline)) char *
+csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence, uint64_t begin_ns,
+        uint64_t end_ns, const tally_value *values, enum row_values known)
 {
     p = put_sequence(p, &r->sequence_text, sequence);
     p = put_segment(p, g);
@@ -854,6 +914,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
+    r->segment.context_state = UINT64_MAX; /* no segment yet: matches no record */
     r->put_counts = text_csv_counts_best();
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
@@ -914,6 +975,15 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
     const struct segment *g = segment_for(report, record);
     if (!g)
         return TALLY_ERROR_OUT_OF_MEMORY;
+    /* A CSV row that fits the buffer, the rows' path, in line: */
+    if (__builtin_expect(report->format == TALLY_REPORT_CSV, 1) &&
+        report->used + g->row_bound <= TEXT_BUFFER_SIZE - TEXT_PAGE) {
+        char *start = report->text + report->used;
+        char *end = csv_row(report, start, g, record->sequence, record->begin_ns, record->end_ns,
+                            values, VALUES_UNKNOWN);
+        report->used += (size_t)(end - start);
+        return report->failed ? TALLY_ERROR_IO : TALLY_OK;
+    }
     tally_status s =
         write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
     if (s != TALLY_OK)
@@ -932,7 +1002,7 @@ tally_status tally_report_write_keyed(tally_report *report, const tally_command_
     if (g->keyed != SEGMENT_CALLER_KEYED || g->key != strings_key || !same_numbers(g, record)) {
         if (!make_segment(report, record))
             return TALLY_ERROR_OUT_OF_MEMORY;
-        g->keyed = SEGMENT_CALLER_KEYED;
+        segment_keyed_by(g, SEGMENT_CALLER_KEYED);
         g->key = strings_key;
     }
     tally_status s =
@@ -979,7 +1049,7 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
         g->api_name != record->api_name || !same_numbers(g, record)) {
         if (!make_segment(report, record))
             return TALLY_ERROR_OUT_OF_MEMORY;
-        g->keyed = SEGMENT_RUN_KEYED;
+        segment_keyed_by(g, SEGMENT_RUN_KEYED);
         g->key = run->strings_key;
         g->kind = record->kind;
         g->api_name = record->api_name;

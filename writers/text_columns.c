@@ -8,7 +8,19 @@
 #include "text_format.h"
 #include "text_vector.h"
 
-char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n)
+char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
+                             uint64_t *restrict keep)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        keep[i] = values[i];
+        *p++ = ',';
+        p = text_u64(p, values[i]);
+    }
+    return p;
+}
+
+/* The checked ways write a run again: its values were kept by the first pass. */
+static char *counts_scalar(char *p, const uint64_t *values, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         *p++ = ',';
@@ -151,7 +163,7 @@ static __attribute__((noinline)) char *pairs_checked(char *p, const uint64_t *va
         uint32_t lanes = n - i < 2 ? n - i : 2;
         uint64_t any = values[i] | (lanes == 2 ? values[i + 1] : 0);
         if (any >> FAST_BITS)
-            p = text_csv_counts_scalar(p, values + i, lanes);
+            p = counts_scalar(p, values + i, lanes);
         else if (lanes == 2)
             p = put_two(p, _mm_loadu_si128((const __m128i *)(values + i)), 0, 2, c, c->ascii[0]);
         else
@@ -167,7 +179,8 @@ static inline bool any_slow_128(__m128i any)
     return lanes >> FAST_BITS != 0;
 }
 
-static char *counts_pairs(char *p, const uint64_t *values, uint32_t n)
+static char *counts_pairs(char *p, const uint64_t *restrict values, uint32_t n,
+                          uint64_t *restrict keep)
 {
     const struct lane_constants *c = lane_constants();
     uint64_t ascii = c->ascii[0];
@@ -176,12 +189,14 @@ static char *counts_pairs(char *p, const uint64_t *values, uint32_t n)
     const uint64_t *v = values, *twos_end = values + (n & ~1u);
     for (; v < twos_end; v += 2) {
         __m128i two = _mm_loadu_si128((const __m128i *)v);
+        _mm_storeu_si128((__m128i *)(keep + (v - values)), two);
         any = _mm_or_si128(any, two);
         p = put_two(p, two, 0, 2, c, ascii);
     }
     if (n & 1) { /* the last two, of which the first was written, or the only one */
         __m128i last = n > 1 ? _mm_loadu_si128((const __m128i *)(v - 1))
                              : _mm_cvtsi64_si128((long long)values[0]);
+        keep[n - 1] = values[n - 1];
         any = _mm_or_si128(any, last);
         p = put_two(p, last, n > 1, n > 1 ? 2 : 1, c, ascii);
     }
@@ -255,11 +270,16 @@ QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m25
     return p;
 }
 
+/* The lanes 0 to n - 1 of four (n below 4), for masked loads and stores. */
+QUADS static inline __m256i few_lanes(uint32_t n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
 /* n (below 4) numbers, the lanes past them 0. */
 QUADS static inline __m256i load_few(const uint64_t *values, uint32_t n)
 {
-    __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
-    return _mm256_maskload_epi64((const long long *)values, live);
+    return _mm256_maskload_epi64((const long long *)values, few_lanes(n));
 }
 
 /* Four at a time, each group checked: one holding a number of 2^23 or
@@ -283,7 +303,8 @@ QUADS static __attribute__((noinline)) char *quads_checked(char *p, const uint64
 
 /* Four at a time (put_four), for processors with AVX2 but not AVX-512
  * VBMI2; the run checked once (FAST_BITS). */
-QUADS static char *counts_quads(char *p, const uint64_t *values, uint32_t n)
+QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
+                                uint64_t *restrict keep)
 {
     const struct lane_constants *c = lane_constants();
     __m256i sixty_four = K256(c, sixty_four);
@@ -292,16 +313,20 @@ QUADS static char *counts_quads(char *p, const uint64_t *values, uint32_t n)
     const uint64_t *v = values, *fours_end = values + (n & ~3u);
     for (; v < fours_end; v += 4) {
         __m256i four = _mm256_loadu_si256((const __m256i *)v);
+        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
         any = _mm256_or_si256(any, four);
         p = put_four(p, four, 0, 4, c, sixty_four);
     }
     uint32_t left = n & 3;
     if (left && n > 4) { /* the last four, of which the first were written */
         __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
+        _mm256_storeu_si256((__m256i *)(keep + n - 4), four);
         any = _mm256_or_si256(any, four);
         p = put_four(p, four, 4 - left, 4, c, sixty_four);
     } else if (left) {
-        __m256i few = load_few(v, left);
+        __m256i live = few_lanes(left);
+        __m256i few = _mm256_maskload_epi64((const long long *)v, live);
+        _mm256_maskstore_epi64((long long *)(keep + (v - values)), live, few);
         any = _mm256_or_si256(any, few);
         p = put_four(p, few, 0, left, c, sixty_four);
     }
@@ -388,7 +413,8 @@ OCTETS static __attribute__((noinline)) char *octets_checked(char *p, const uint
 /* Eight at a time (put_eight), for processors with AVX-512F and BW but not
  * VBMI2; the run checked once (FAST_BITS). A short last group is a masked
  * load: 13 numbers are two groups. */
-OCTETS static char *counts_octets(char *p, const uint64_t *values, uint32_t n)
+OCTETS static char *counts_octets(char *p, const uint64_t *restrict values, uint32_t n,
+                                  uint64_t *restrict keep)
 {
     const struct lane_constants *c = lane_constants();
     __m512i sixty_four = K512(c, sixty_four);
@@ -397,12 +423,14 @@ OCTETS static char *counts_octets(char *p, const uint64_t *values, uint32_t n)
     const uint64_t *v = values, *eights_end = values + (n & ~7u);
     for (; v < eights_end; v += 8) {
         __m512i eight = _mm512_loadu_si512(v);
+        _mm512_storeu_si512(keep + (v - values), eight);
         any = _mm512_or_si512(any, eight);
         p = put_eight(p, eight, 0xff, c, sixty_four);
     }
     if (n & 7) {
         __mmask8 live = (__mmask8)c->first_lanes[n & 7];
         __m512i few = _mm512_maskz_loadu_epi64(live, v);
+        _mm512_mask_storeu_epi64(keep + (v - values), live, few);
         any = _mm512_or_si512(any, few);
         p = put_eight(p, few, live, c, sixty_four);
     }
@@ -424,8 +452,8 @@ OCTETS static char *counts_octets(char *p, const uint64_t *values, uint32_t n)
  * first that is not 0 (the last always), packing the eight texts side by
  * side. A group holding a larger number goes two at a time.
  */
-__attribute__((target(EIGHTS_TARGET))) static char *counts_eights(char *p, const uint64_t *values,
-                                                                  uint32_t n)
+__attribute__((target(EIGHTS_TARGET))) static char *
+counts_eights(char *p, const uint64_t *restrict values, uint32_t n, uint64_t *restrict keep)
 {
     /* the reciprocals of text_digits8x2 */
     const __m512i by_10000 = _mm512_set1_epi64(0xd1b71759), ten_thousand = _mm512_set1_epi64(10000);
@@ -438,6 +466,7 @@ __attribute__((target(EIGHTS_TARGET))) static char *counts_eights(char *p, const
         uint32_t lanes = n - i < 8 ? n - i : 8;
         __mmask8 live = (__mmask8)((1u << lanes) - 1);
         __m512i v = _mm512_maskz_loadu_epi64(live, values + i);
+        _mm512_mask_storeu_epi64(keep + i, live, v);
         if (_mm512_cmpgt_epu64_mask(v, _mm512_set1_epi64(9999999))) {
             p = pairs_checked(p, values + i, lanes);
             continue;

@@ -9,8 +9,12 @@
  * whole registers may write past the end it returns. */
 #define TEXT_CSV_COUNTS_MAX(n) ((size_t)(n)*21 + 64)
 
-/* ",v" for each of the n values, v as "%" PRIu64 writes it; returns the end. */
-typedef char *(*text_counts_fn)(char *p, const uint64_t *values, uint32_t n);
+/* ",v" for each of the n values, v as "%" PRIu64 writes it; returns the end.
+ * The values are copied to keep on the way (the report's memo of a row's
+ * values: a store per register the values are loaded in, where a copy of
+ * its own costs the row a memcpy call). */
+typedef char *(*text_counts_fn)(char *p, const uint64_t *restrict values, uint32_t n,
+                                uint64_t *restrict keep);
 
 /* The fastest this processor runs, chosen once. */
 text_counts_fn text_csv_counts_best(void);
@@ -26,7 +30,8 @@ text_counts_fn text_csv_counts_best(void);
  * each group); a run holding a larger number is written again, group by
  * group, larger numbers one at a time. Octets write a run of 13 (a report's
  * usual) as two groups, 8 and 5, the short one by a masked load. */
-char *text_csv_counts_scalar(char *p, const uint64_t *values, uint32_t n);
+char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
+                             uint64_t *restrict keep);
 text_counts_fn text_csv_counts_pairs(void);
 text_counts_fn text_csv_counts_quads(void);
 text_counts_fn text_csv_counts_octets(void);
