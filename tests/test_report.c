@@ -1042,6 +1042,72 @@ static void floats_are_written_as_printf_17g_writes_them(void **state)
     free(text);
 }
 
+/*
+ * Float columns in runs of 1, 2 and 3 (a pair and a column alone) between
+ * counts, each column repeating its previous value or not on its own (the
+ * pairs are formatted together and copied when both repeat), against
+ * printf's "%.17g", row by row.
+ */
+static void float_runs_repeat_and_change_column_by_column(void **state)
+{
+    struct fixture *fx = *state;
+    static const char *const symbols[] = {"GpuTime",        "GpuBusy",       "DrawCalls",
+                                          "L2CacheHitRate", "ShaderBusy",    "IaVertices",
+                                          "TexL1HitRate",   "DramBandwidth", "AvgGpuCoreFrequency"};
+    enum { COLUMNS = sizeof symbols / sizeof symbols[0], ROWS = 20000 };
+    bool is_float[COLUMNS] = {false, true, false, true, true, false, true, true, true};
+    uint32_t columns[COLUMNS];
+    for (uint32_t c = 0; c < COLUMNS; c++)
+        columns[c] = counter(symbols[c]);
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "float_runs.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, COLUMNS, &report),
+                     TALLY_OK);
+    static tally_value rows[ROWS][COLUMNS];
+    uint64_t rng = 77;
+    for (uint32_t i = 0; i < ROWS; i++) {
+        for (uint32_t c = 0; c < COLUMNS; c++) {
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            uint64_t r = rng >> 16;
+            bool repeat = i > 0 && r % 3 != 0; /* each column on its own */
+            if (repeat)
+                rows[i][c] = rows[i - 1][c];
+            else if (is_float[c])
+                rows[i][c].f64 = float_case(r >> 2, &rng);
+            else
+                rows[i][c].u64 = r >> 24;
+        }
+        tally_command_record record = sample_record(i);
+        assert_int_equal(tally_report_write(report, &record, rows[i]), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    assert_non_null(text);
+    const char *line = second_line(text);
+    for (uint32_t i = 0; i < ROWS; i++) {
+        char expected[COLUMNS * 32] = "", *at = expected;
+        for (uint32_t c = 0; c < COLUMNS; c++) {
+            *at++ = ',';
+            if (is_float[c])
+                printf_g17(at, sizeof expected - (size_t)(at - expected), rows[i][c].f64);
+            else
+                snprintf(at, sizeof expected - (size_t)(at - expected), "%llu",
+                         (unsigned long long)rows[i][c].u64);
+            at += strlen(at);
+        }
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        size_t n = strlen(expected);
+        if ((size_t)(end - line) < n || memcmp(end - n, expected, n) != 0) {
+            print_error("row %u: %.*s\nexpected the values %s\n", i, (int)(end - line), line,
+                        expected);
+            fail();
+        }
+        line = end + 1;
+    }
+    free(text);
+}
+
 static void integers_are_written_in_full(void **state)
 {
     struct fixture *fx = *state;
@@ -1269,6 +1335,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(trace_rejects_null_arguments, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unknown_counter_index_is_rejected, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(floats_are_written_as_printf_17g_writes_them, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(float_runs_repeat_and_change_column_by_column, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,

@@ -60,11 +60,12 @@ struct segment {
     size_t row_bound; /* most bytes a row with this segment takes, slack included */
 };
 
-/* A column's latest float and where its text is in the text buffer:
- * ratios often repeat from one command to the next, and a repeat is copied
- * from the earlier row instead of formatted again. */
+/* The latest floats of a column (JSON) or of two neighbouring columns
+ * (CSV: a pair, formatted together) and where their text is in the text
+ * buffer: ratios often repeat from one command to the next, and a repeat is
+ * copied from the earlier row instead of formatted again. */
 struct float_memo {
-    uint64_t bits;
+    uint64_t bits[2];    /* of a single column: bits[0] */
     uint64_t generation; /* the buffer's fill it was written in; 0: none */
     uint32_t at, length;
 };
@@ -95,9 +96,14 @@ struct time_text {
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
-    struct float_memo *floats;   /* per column */
+    struct float_memo *floats;   /* JSON: per column; CSV: per pair of a float group */
     struct column_group *groups; /* CSV: the value columns by kind */
     uint32_t group_count;
+    /* CSV: the counts' columns when the value columns are unsigned ones
+     * then floats (a report's usual: counts, then ratios), float_columns of
+     * them; else counts_then_floats is false and the groups are walked */
+    bool counts_then_floats;
+    uint32_t count_columns, float_columns;
     text_counts_fn put_counts;      /* the fastest way this processor has */
     struct time_text end_text;      /* CSV: the latest row's end_ns */
     struct time_text sequence_text; /* CSV: the latest row's sequence */
@@ -157,7 +163,8 @@ static void put_csv_field(FILE *out, const char *s)
     putc('"', out);
 }
 
-/* Up to 32 bytes from an earlier row: the source ends before dst. */
+/* Bytes from an earlier row, 8 at a time (the row's bound leaves room for
+ * the last piece): the source ends before dst. */
 static char *copy_earlier(char *dst, const char *src, size_t n)
 {
     for (size_t i = 0; i < n; i += 8)
@@ -169,10 +176,10 @@ static inline char *put_float(tally_report *r, char *p, struct float_memo *memo,
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (memo->generation == r->generation && memo->bits == bits)
+    if (memo->generation == r->generation && memo->bits[0] == bits)
         return copy_earlier(p, r->text + memo->at, memo->length);
     char *end = text_f64(p, v);
-    *memo = (struct float_memo){.bits = bits,
+    *memo = (struct float_memo){.bits = {bits},
                                 .generation = r->generation,
                                 .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
                                 .length = (uint32_t)(end - p)};
@@ -547,26 +554,60 @@ static __attribute__((noinline)) char *put_signed_group(char *p, const tally_val
     return p;
 }
 
+/* ",a,b" through the pair's memo. */
+static inline char *put_float_pair(tally_report *r, char *p, struct float_memo *memo,
+                                   const tally_value *v)
+{
+    if (memo->generation == r->generation && memo->bits[0] == v[0].u64 && memo->bits[1] == v[1].u64)
+        return copy_earlier(p, r->text + memo->at, memo->length);
+    char *end = text_csv_f64_pair(p, v[0].f64, v[1].f64);
+    *memo = (struct float_memo){.bits = {v[0].u64, v[1].u64},
+                                .generation = r->generation,
+                                .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
+                                .length = (uint32_t)(end - p)};
+    return end;
+}
+
+/* A CSV run of float columns, two at a time: memo holds one entry per
+ * pair and one for a last column alone. */
+static inline char *put_float_group(tally_report *r, char *p, const tally_value *v,
+                                    tally_value *keep, struct float_memo *memo, uint32_t n)
+{
+    uint32_t i = 0;
+    for (; i + 2 <= n; i += 2, memo++) {
+        keep[i] = v[i];
+        keep[i + 1] = v[i + 1];
+        p = put_float_pair(r, p, memo, v + i);
+    }
+    if (i < n) {
+        keep[i] = v[i];
+        *p++ = ',';
+        p = put_float(r, p, memo, v[i].f64);
+    }
+    return p;
+}
+
 /* At least one group (a report with columns). The values are kept in
  * last_values on the way (csv_values). */
-static inline char *csv_columns(tally_report *r, char *p, const tally_value *values)
+static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, char *p,
+                                                               const tally_value *values)
 {
+    if (r->counts_then_floats) { /* no walk of the groups */
+        uint32_t n = r->count_columns;
+        p = r->put_counts(p, &values->u64, n, &r->last_values->u64);
+        return put_float_group(r, p, values + n, r->last_values + n, r->floats + n,
+                               r->float_columns);
+    }
     const struct column_group *g = r->groups, *end = g + r->group_count;
     do {
         const tally_value *v = values + g->first;
         tally_value *keep = r->last_values + g->first;
-        if (g->kind == COLUMN_UNSIGNED) {
+        if (g->kind == COLUMN_UNSIGNED)
             p = r->put_counts(p, &v->u64, g->count, &keep->u64);
-        } else if (g->kind == COLUMN_FLOAT) {
-            struct float_memo *memo = r->floats + g->first;
-            for (uint32_t i = 0; i < g->count; i++) {
-                keep[i] = v[i];
-                *p++ = ',';
-                p = put_float(r, p, &memo[i], v[i].f64);
-            }
-        } else {
+        else if (g->kind == COLUMN_FLOAT)
+            p = put_float_group(r, p, v, keep, r->floats + g->first, g->count);
+        else
             p = put_signed_group(p, v, g->count, keep);
-        }
     } while (++g < end);
     return p;
 }
@@ -898,6 +939,14 @@ static bool prepare_columns(tally_report *r)
         *end++ = ':';
         *end = '\0';
         r->keys_size += (size_t)(end - r->keys[i]) + 1;
+    }
+    const struct column_group *g = r->groups;
+    r->counts_then_floats = r->group_count >= 1 && r->group_count <= 2 &&
+                            g[0].kind == COLUMN_UNSIGNED &&
+                            (r->group_count == 1 || g[1].kind == COLUMN_FLOAT);
+    if (r->counts_then_floats) {
+        r->count_columns = g[0].count;
+        r->float_columns = r->group_count == 2 ? g[1].count : 0;
     }
     return true;
 }

@@ -25,6 +25,15 @@ char *text_i64(char *p, int64_t v);
  * reports hold); through report_format_f64 otherwise. */
 char *text_f64(char *p, double v);
 
+/* ",a,b", each as text_f64 writes it. (Stand-in until the pair's own.) */
+static inline char *text_csv_f64_pair(char *p, double a, double b)
+{
+    *p++ = ',';
+    p = text_f64(p, a);
+    *p++ = ',';
+    return text_f64(p, b);
+}
+
 /* Most bytes text_csv_field and text_json_string write for n bytes of s. */
 #define TEXT_CSV_MAX(n) (2 * (n) + 2)
 #define TEXT_JSON_MAX(n) (6 * (n) + 2)
