@@ -35,6 +35,12 @@ struct segment {
     uint32_t long_slots; /* bit i: slot i */
     uintptr_t spans[4];  /* 16 or 32, less one: the bytes a compare loads */
     bool short_strings;  /* all four in slots */
+    /* The record's string pointers when all four are in slots and their
+     * loads lie within a page: a record with the same pointers (most: the
+     * same names and label again, maybe rewritten in place) is compared
+     * without the pages checked, nor the pointers checked for NULL. Else
+     * pointers no caller has (the array's own address). */
+    const char *pointers[4];
     /* the numbers as segment_matches compares them: the record's frame,
      * submission and stream, and its context with `state` above it, 0
      * only for a valid segment of compared strings (one compare for
@@ -335,25 +341,40 @@ static inline bool within_pages(const char *const strings[4], const uintptr_t sp
 }
 #endif
 
+#if defined(TEXT_VECTOR) && READS_PAST_STRINGS
+/* The strings against the slots, their loads known to lie within pages. */
+static inline bool same_as_slots(const struct segment *g, const char *const strings[4])
+{
+    uint32_t differ = 0; /* the four at once: one branch, not four */
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+        differ |= differing_bytes(g->slots[i], strings[i]) & g->wanted[i];
+    if (__builtin_expect(g->long_slots != 0, 1)) {
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++)
+            if (g->long_slots >> i & 1)
+                differ |= differing_bytes(g->slots[i] + 16, strings[i] + 16) << 16 & g->wanted[i];
+    }
+    return differ == 0;
+}
+#endif
+
 static inline bool same_strings(const struct segment *g, const char *const strings[4])
 {
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    if (g->short_strings && within_pages(strings, g->spans)) {
-        uint32_t differ = 0; /* the four at once: one branch, not four */
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; i++)
-            differ |= differing_bytes(g->slots[i], strings[i]) & g->wanted[i];
-        if (__builtin_expect(g->long_slots != 0, 1)) {
-#pragma GCC unroll 4
-            for (int i = 0; i < 4; i++)
-                if (g->long_slots >> i & 1)
-                    differ |=
-                        differing_bytes(g->slots[i] + 16, strings[i] + 16) << 16 & g->wanted[i];
-        }
-        return differ == 0;
-    }
+    if (g->short_strings && within_pages(strings, g->spans))
+        return same_as_slots(g, strings);
 #endif
     return same_strings_bytewise(g, strings);
+}
+
+/* Whether the record's pointers are the segment's (see pointers). */
+static inline bool same_pointers(const struct segment *g, const char *const strings[4])
+{
+    uintptr_t differ = 0;
+    for (int i = 0; i < 4; i++)
+        differ |= (uintptr_t)strings[i] ^ (uintptr_t)g->pointers[i];
+    return differ == 0;
 }
 
 /* The record's frame, submission and stream (neighbours in it). */
@@ -379,6 +400,23 @@ static inline bool segment_matches(const struct segment *g, const tally_command_
     const char *const strings[4] = {record->kind, record->api_name, record->context_api,
                                     record->label};
     return same_strings(g, strings);
+}
+
+/* segment_matches for a record with the segment's pointers (most rows of
+ * tally_report_write): false for any other, whose strings may be NULL. */
+static inline bool segment_matches_pointers(const struct segment *g,
+                                            const tally_command_record *record)
+{
+#if defined(TEXT_VECTOR) && READS_PAST_STRINGS
+    const char *const strings[4] = {record->kind, record->api_name, record->context_api,
+                                    record->label};
+    return g->context_state == record->context && same_numbers_as(g, record) &&
+           same_pointers(g, strings) && same_as_slots(g, strings);
+#else
+    (void)g;
+    (void)record;
+    return false;
+#endif
 }
 
 static bool grow(char **buffer, size_t *capacity, size_t needed)
@@ -416,6 +454,8 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     g->valid = false;
     g->context_state = UINT64_MAX; /* matches no record until made */
     g->keyed = SEGMENT_COMPARED;
+    for (int i = 0; i < 4; i++)
+        g->pointers[i] = (const char *)g->pointers;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
     if (!grow(&g->strings, &g->strings_capacity, total + STRINGS_SLACK) ||
@@ -441,6 +481,10 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
         g->long_slots |= (lengths[i] >= 16 ? 1u : 0u) << i;
         g->spans[i] = lengths[i] >= 16 ? 31 : 15;
     }
+#if defined(TEXT_VECTOR) && READS_PAST_STRINGS
+    if (g->short_strings && within_pages(strings, g->spans))
+        memcpy(g->pointers, strings, sizeof g->pointers);
+#endif
     char *p = g->text;
     if (r->format == TALLY_REPORT_CSV) {
         *p++ = ',';
@@ -555,8 +599,8 @@ static __attribute__((noinline)) char *put_signed_group(char *p, const tally_val
 }
 
 /* ",a,b" through the pair's memo. */
-static inline char *put_float_pair(tally_report *r, char *p, struct float_memo *memo,
-                                   const tally_value *v)
+static inline __attribute__((always_inline)) char *
+put_float_pair(tally_report *r, char *p, struct float_memo *memo, const tally_value *v)
 {
     if (memo->generation == r->generation && memo->bits[0] == v[0].u64 && memo->bits[1] == v[1].u64)
         return copy_earlier(p, r->text + memo->at, memo->length);
@@ -570,8 +614,9 @@ static inline char *put_float_pair(tally_report *r, char *p, struct float_memo *
 
 /* A CSV run of float columns, two at a time: memo holds one entry per
  * pair and one for a last column alone. */
-static inline char *put_float_group(tally_report *r, char *p, const tally_value *v,
-                                    tally_value *keep, struct float_memo *memo, uint32_t n)
+static inline __attribute__((always_inline)) char *
+put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *keep,
+                struct float_memo *memo, uint32_t n)
 {
     uint32_t i = 0;
     for (; i + 2 <= n; i += 2, memo++) {
@@ -1019,11 +1064,16 @@ static bool has_strings(const tally_command_record *record)
 tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                 const tally_value *values)
 {
-    if (!report || !record || !has_strings(record) || (report->count && !values))
+    if (!report || !record || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    const struct segment *g = segment_for(report, record);
-    if (!g)
-        return TALLY_ERROR_OUT_OF_MEMORY;
+    const struct segment *g = &report->segment;
+    if (!segment_matches_pointers(g, record)) {
+        if (!has_strings(record))
+            return TALLY_ERROR_INVALID_ARGUMENT;
+        g = segment_for(report, record);
+        if (!g)
+            return TALLY_ERROR_OUT_OF_MEMORY;
+    }
     /* A CSV row that fits the buffer, the rows' path, in line: */
     if (__builtin_expect(report->format == TALLY_REPORT_CSV, 1) &&
         report->used + g->row_bound <= TEXT_BUFFER_SIZE - TEXT_PAGE) {
