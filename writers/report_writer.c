@@ -368,15 +368,6 @@ static inline bool same_strings(const struct segment *g, const char *const strin
     return same_strings_bytewise(g, strings);
 }
 
-/* Whether the record's pointers are the segment's (see pointers). */
-static inline bool same_pointers(const struct segment *g, const char *const strings[4])
-{
-    uintptr_t differ = 0;
-    for (int i = 0; i < 4; i++)
-        differ |= (uintptr_t)strings[i] ^ (uintptr_t)g->pointers[i];
-    return differ == 0;
-}
-
 /* The record's frame, submission and stream (neighbours in it). */
 static inline void record_numbers(const tally_command_record *record, uint64_t numbers[3])
 {
@@ -408,10 +399,12 @@ static inline bool segment_matches_pointers(const struct segment *g,
                                             const tally_command_record *record)
 {
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    const char *const strings[4] = {record->kind, record->api_name, record->context_api,
-                                    record->label};
+    /* the pointers one by one, and the loads through the segment's copy
+     * of them: gathered in an array, they cost a dozen shuffles */
     return g->context_state == record->context && same_numbers_as(g, record) &&
-           same_pointers(g, strings) && same_as_slots(g, strings);
+           record->kind == g->pointers[0] && record->api_name == g->pointers[1] &&
+           record->context_api == g->pointers[2] && record->label == g->pointers[3] &&
+           same_as_slots(g, g->pointers);
 #else
     (void)g;
     (void)record;
