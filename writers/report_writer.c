@@ -547,7 +547,7 @@ static inline const struct segment *segment_for(tally_report *r, const tally_com
  * and the row's bound leaves room for the last piece); one of at most 64
  * bytes (most) as four pieces without a loop (its buffer holds at least
  * 128 bytes, and the row's bound counts 128 bytes more than the row). */
-static inline char *put_segment(char *p, const struct segment *g)
+static inline __attribute__((always_inline)) char *put_segment(char *p, const struct segment *g)
 {
     const char *text = g->text;
     size_t length = g->text_length;
@@ -683,7 +683,8 @@ static inline __attribute__((always_inline)) char *csv_values(tally_report *r, c
 }
 
 /* An unsigned number through a one-entry memo of its text (see csv_values). */
-static inline char *put_memo_u64(char *p, struct column_text *m, uint64_t v)
+static inline __attribute__((always_inline)) char *put_memo_u64(char *p, struct column_text *m,
+                                                                uint64_t v)
 {
     if (v == m->value && m->length) {
         memcpy(p, m->text, 8);
@@ -728,7 +729,8 @@ static inline char *put_end(char *p, struct time_text *t, uint64_t v)
     return p + length;
 }
 
-static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
+static inline __attribute__((always_inline)) char *put_begin(char *p, const struct time_text *t,
+                                                             uint64_t v)
 {
     if (v != t->value || !t->length)
         return text_u64(p, v);
@@ -740,7 +742,8 @@ static inline char *put_begin(char *p, const struct time_text *t, uint64_t v)
  * consecutive) whose last digit is not 9: the previous text with that digit
  * plus one, in the register it is loaded into (a byte stored and read back
  * as a wider word would stall store forwarding). */
-static inline char *put_sequence(char *p, struct time_text *t, uint64_t v)
+static inline __attribute__((always_inline)) char *put_sequence(char *p, struct time_text *t,
+                                                                uint64_t v)
 {
     if (v - 1 == t->value && t->length) {
         uint64_t low, high;
@@ -1049,6 +1052,27 @@ tally_status tally_report_open(const char *path, tally_report_format format,
     return TALLY_OK;
 }
 
+/* A record's row, and the status the writes so far leave: a CSV row that
+ * fits the buffer (the rows' path) in line. */
+static inline __attribute__((always_inline)) tally_status
+write_record(tally_report *r, const struct segment *g, const tally_command_record *record,
+             const tally_value *values)
+{
+    if (__builtin_expect(r->format == TALLY_REPORT_CSV, 1) &&
+        r->used + g->row_bound <= TEXT_BUFFER_SIZE - TEXT_PAGE) {
+        char *start = r->text + r->used;
+        char *end = csv_row(r, start, g, record->sequence, record->begin_ns, record->end_ns, values,
+                            VALUES_UNKNOWN);
+        r->used += (size_t)(end - start);
+    } else {
+        tally_status s =
+            write_row(r, g, record->sequence, record->begin_ns, record->end_ns, values);
+        if (s != TALLY_OK)
+            return s;
+    }
+    return r->failed ? TALLY_ERROR_IO : TALLY_OK;
+}
+
 static bool has_strings(const tally_command_record *record)
 {
     return record->api_name && record->kind && record->context_api && record->label;
@@ -1067,20 +1091,7 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
         if (!g)
             return TALLY_ERROR_OUT_OF_MEMORY;
     }
-    /* A CSV row that fits the buffer, the rows' path, in line: */
-    if (__builtin_expect(report->format == TALLY_REPORT_CSV, 1) &&
-        report->used + g->row_bound <= TEXT_BUFFER_SIZE - TEXT_PAGE) {
-        char *start = report->text + report->used;
-        char *end = csv_row(report, start, g, record->sequence, record->begin_ns, record->end_ns,
-                            values, VALUES_UNKNOWN);
-        report->used += (size_t)(end - start);
-        return report->failed ? TALLY_ERROR_IO : TALLY_OK;
-    }
-    tally_status s =
-        write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
-    if (s != TALLY_OK)
-        return s;
-    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
+    return write_record(report, g, record, values);
 }
 
 /* The caller's key stands for the four strings (report.h): the segment is
@@ -1097,11 +1108,7 @@ tally_status tally_report_write_keyed(tally_report *report, const tally_command_
         segment_keyed_by(g, SEGMENT_CALLER_KEYED);
         g->key = strings_key;
     }
-    tally_status s =
-        write_row(report, g, record->sequence, record->begin_ns, record->end_ns, values);
-    if (s != TALLY_OK)
-        return s;
-    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
+    return write_record(report, g, record, values);
 }
 
 /* The run's rows in a loop of their own per format: the segment, the
