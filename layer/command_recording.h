@@ -19,6 +19,15 @@ _Static_assert(sizeof(tally_packed_draw) == 32 && offsetof(tally_packed_draw, co
                    offsetof(tally_packed_draw, patch_control_points) == 30 &&
                    offsetof(tally_packed_draw, index_size) == 31,
                "tally_packed_draw is laid out as layer_try_draw writes it");
+_Static_assert(offsetof(layer_command_buffer, topology) -
+                           offsetof(layer_command_buffer, assembly) ==
+                       offsetof(tally_packed_draw, topology) - 24 &&
+                   offsetof(layer_command_buffer, index_size) -
+                           offsetof(layer_command_buffer, assembly) ==
+                       offsetof(tally_packed_draw, index_size) - 24 &&
+                   offsetof(layer_command_buffer, assembly) + 8 <= 32,
+               "a command buffer's assembly is laid out as a packed draw's last 8 bytes, and "
+               "lies within the hot 32 bytes");
 
 /* Binds the program to the command buffer's stream if another is bound there. */
 void layer_record_bind(layer_command_buffer *cb, tally_program *program);
@@ -74,7 +83,7 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
      * pass-through layer, measured paired in one process
      * (docs/benchmarks.md, "Recording, paired in one process"). */
     unsigned char *slot = (unsigned char *)lane->next++;
-    uint64_t tail = (uint32_t)vertex_offset | (uint64_t)(flags | cb->assembly << 8) << 32;
+    uint64_t tail = cb->assembly | (uint32_t)vertex_offset | (uint64_t)flags << 32;
     memcpy(slot, &api_name, 8);
     _mm_storeu_si128((__m128i *)(void *)(slot + 8), _mm_set_epi32((int)first_instance, (int)first,
                                                                   (int)instance_count, (int)count));

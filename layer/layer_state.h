@@ -124,17 +124,17 @@ typedef struct layer_command_buffer {
      * program to bind. layer_command_buffer_ready keeps it after every
      * change of the four fields it depends on. */
     tally_draw_lane *ready_lane;
-    /* The input-assembly state, laid out as a tally_packed_draw holds it
-     * after its flags, so that a draw reads it in one load
-     * (layer_try_draw). */
+    /* The input-assembly state, laid out as a tally_packed_draw's last 8
+     * bytes hold it (vertex_offset and flags 0 here), so that a draw makes
+     * them with one load and an OR (layer_try_draw). */
     union {
         struct {
+            uint8_t draw_fields[5]; /* vertex_offset and flags: always 0 */
             uint8_t topology;
             uint8_t patch_control_points;
             uint8_t index_size; /* bytes, of the bound index buffer's type */
-            uint8_t zero;
         };
-        uint32_t assembly;
+        uint64_t assembly;
     };
     tally_stream *stream;            /* NULL when not counting */
     tally_draw_lane *draw_lane;      /* the stream's */
@@ -225,14 +225,21 @@ extern __thread layer_command_buffer_cache layer_last_command_buffer
  * layer has none (its allocation failed, or the handle is not one). */
 layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle);
 
-/* The thread's cached record of the command buffer, or NULL (look it up). */
+/* The thread's cached record of the command buffer, or NULL (look it up).
+ * A hit's record is never NULL: layer_command_buffer_lookup caches only
+ * records it found, and the zeroed cache of a new thread holds generation
+ * 0, which the global never is (it starts at 1). Said to the compiler, this
+ * spares each recorded draw a test. */
 static inline layer_command_buffer *layer_command_buffer_cached(VkCommandBuffer handle)
 {
     const layer_command_buffer_cache *last = &layer_last_command_buffer;
-    bool hit = last->handle == handle &&
-               last->generation ==
-                   atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire);
-    return hit ? last->record : NULL;
+    if (last->handle != handle ||
+        last->generation !=
+            atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire))
+        return NULL;
+    if (!last->record)
+        __builtin_unreachable();
+    return last->record;
 }
 
 static inline layer_command_buffer *layer_command_buffer_of(VkCommandBuffer handle)
