@@ -364,18 +364,18 @@ static const struct fast_tables {
 };
 
 /* The decade entry of v (bits: its bits) in the fast path's binade
- * `binade`: one comparison, which adds with the carry. */
+ * `binade`: one comparison of integers. */
 static inline __attribute__((always_inline)) size_t fast_entry(uint64_t bits, uint64_t binade)
 {
     return 2 * binade + (bits < fast.upper_bits[binade]);
 }
 
 /*
- * The 17 digits of v (bits: its bits) in decade entry j, rounded half to
- * even: up when the low word (the product is exact) is over a half, or a
- * half and the digits are odd, which is when the low word with the digits'
- * last bit in its own (a multiple of 2^11: the significand was shifted by
- * 11) is over a half.
+ * The 17 digits of v (bits: its bits) with the scale of its decade entry,
+ * rounded half to even: up when the low word (the product is exact) is over
+ * a half, or a half and the digits are odd; that is, when the low word with
+ * the digits' last bit put in its bit 0 is over a half (bit 0 lifts a half
+ * over it, and nothing below a half up to it).
  * The rounding carries into no 18th digit: the double below 10^k is
  * 10^k - 2^-54 x 10^k or less for 10^0 to 10^16 (exact doubles), and
  * 0.099999999999999992, 0.0099999999999999985, 0.00099999999999999980
