@@ -1,5 +1,6 @@
 /* The report's number text held to printf, byte for byte: text_f64 against
- * "%.17g" over millions of doubles, and every way of writing a row's counts
+ * "%.17g" over millions of doubles, text_csv_f64_pair (each way) against
+ * ",%.17g,%.17g" for pairs of every kind, and every way of writing a row's counts
  * (one, two, four and eight at a time, eight by compression or by stores)
  * against "%" PRIu64. A white-box test: it
  * links the writers' objects. */
@@ -11,6 +12,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +279,176 @@ static void every_binade_of_the_fast_path_is_written_as_printf_writes_it(void **
     }
 }
 
+/* --- two doubles at once: text_csv_f64_pair ------------------------------------------- */
+
+/* The pair's ways with their names: the one callers get, then each. */
+struct pair_way {
+    text_f64_pair_fn put;
+    const char *name;
+};
+
+static size_t pair_ways(struct pair_way *ways)
+{
+    size_t n = 0;
+    ways[n++] = (struct pair_way){text_csv_f64_pair, "the chosen way"};
+    if (text_csv_f64_pair_sse2())
+        ways[n++] = (struct pair_way){text_csv_f64_pair_sse2(), "SSE2"};
+    if (text_csv_f64_pair_avx2())
+        ways[n++] = (struct pair_way){text_csv_f64_pair_avx2(), "AVX2"};
+    else
+        print_message("this processor has no AVX2: the pair's AVX2 way not run\n");
+    return n;
+}
+
+/* The pair's text against printf's ",%.17g,%.17g", and nothing written
+ * past TEXT_CSV_F64_PAIR_MAX bytes; fails on a difference. */
+static void check_pair(const struct pair_way *way, double a, double b)
+{
+    char expected[128], text[TEXT_CSV_F64_PAIR_MAX + 32];
+    expected[0] = ',';
+    printf_g17(expected + 1, sizeof expected - 1, a);
+    size_t n = strlen(expected);
+    expected[n] = ',';
+    printf_g17(expected + n + 1, sizeof expected - n - 1, b);
+    n = strlen(expected);
+    memset(text, '#', sizeof text);
+    char *end = way->put(text, a, b);
+    bool same = (size_t)(end - text) == n && memcmp(text, expected, n) == 0;
+    for (size_t i = TEXT_CSV_F64_PAIR_MAX; i < sizeof text; i++)
+        same = same && text[i] == '#';
+    if (!same) {
+        uint64_t bits_a, bits_b;
+        memcpy(&bits_a, &a, sizeof bits_a);
+        memcpy(&bits_b, &b, sizeof bits_b);
+        print_error("%s, 0x%016" PRIx64 " 0x%016" PRIx64 ": %.*s, printf %s\n", way->name, bits_a,
+                    bits_b, (int)(end - text), text, expected);
+        fail();
+    }
+}
+
+/* Values of every kind the pair meets: in and out of its one-pass range
+ * (2^-13 to 2^43) and text_f64's fast path (to 2^56), below 1 (a point
+ * first), zeros, negatives, NaN, infinities, subnormals, the edges of
+ * 1e-4, powers of ten and their neighbours, 2^43 and 2^56 with theirs, and
+ * the double below each power of ten, which rounds towards the next
+ * decade at 17 digits but keeps its own. */
+static size_t pair_values(double *values)
+{
+    size_t n = 0;
+    const double fixed[] = {0.0,
+                            -0.0,
+                            1.0,
+                            -1.0,
+                            57.731958762886599,
+                            100.0,
+                            0.5,
+                            -0.25,
+                            NAN,
+                            -NAN,
+                            INFINITY,
+                            -INFINITY,
+                            5e-324,
+                            2.2250738585072009e-308,
+                            2.2250738585072014e-308,
+                            1.7976931348623157e308,
+                            1.2345678901234567e-5,
+                            0.1,
+                            0.30000000000000004,
+                            123456789012.34567,
+                            9007199254740993.0};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        values[n++] = fixed[i];
+    const double edges[] = {1e-4, 0x1p-13, 0x1p-14, 0x1p43, 0x1p56, 0x1p57};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        values[n++] = nextafter(edges[i], 0);
+        values[n++] = edges[i];
+        values[n++] = nextafter(edges[i], INFINITY);
+    }
+    for (int k = -5; k <= 17; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "1e%d", k);
+        double ten = strtod(text, NULL);
+        values[n++] = nextafter(nextafter(ten, 0), 0);
+        values[n++] = nextafter(ten, 0); /* 9.99...: rounds up at 17 digits? */
+        values[n++] = ten;
+        values[n++] = nextafter(ten, INFINITY);
+        values[n++] = -nextafter(ten, 0);
+    }
+    return n;
+}
+
+static void pairs_of_every_kind_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    struct pair_way ways[3];
+    size_t way_count = pair_ways(ways);
+    double values[256];
+    size_t n = pair_values(values);
+    for (size_t w = 0; w < way_count; w++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                check_pair(&ways[w], values[i], values[j]);
+}
+
+/* A double of random significand in a random binade from 2^-15 to 2^57
+ * (both sides of the pair's one-pass range and of text_f64's fast path),
+ * one in 16 negative, one in 16 a value of pair_values. */
+static double pair_case(uint64_t r, const double *values, size_t count)
+{
+    if (r % 16 == 0)
+        return values[(r >> 4) % count];
+    double v = ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 73) - 15);
+    return r % 16 == 1 ? -v : v;
+}
+
+/* Both lanes' bits random within the fast range and around it, hundreds
+ * of thousands of pairs per way (a tenth under the sanitizers), a fixed
+ * seed; and the ratios of a report (100 k / 97) in both. */
+static void random_pairs_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    struct pair_way ways[3];
+    size_t way_count = pair_ways(ways);
+    double values[256];
+    size_t count = pair_values(values);
+    for (size_t w = 0; w < way_count; w++) {
+        uint64_t rng = 9;
+        for (uint32_t i = 0; i < TEXT_TEST_CASES / 2; i++) {
+            uint64_t r = next_random(&rng), q = next_random(&rng);
+            check_pair(&ways[w], pair_case(r, values, count), pair_case(q, values, count));
+        }
+        for (uint32_t k = 0; k < 97 * 97; k++)
+            check_pair(&ways[w], 100.0 * (double)(k % 97) / 97.0, 100.0 * (double)(k / 97) / 97.0);
+    }
+}
+
+/* Ties at the 17th digit (odd multiples of 2^-(17-d) in decade d, 18
+ * digits ending in 5) in either lane, beside a value of the other kind:
+ * half to even in each. */
+static void pairs_round_exact_halves_to_even_in_each_lane(void **state)
+{
+    (void)state;
+    struct pair_way ways[3];
+    size_t way_count = pair_ways(ways);
+    for (size_t w = 0; w < way_count; w++) {
+        uint64_t rng = 10;
+        for (int d = -4; d <= 12; d++) {
+            for (uint32_t i = 0; i < TEXT_TEST_CASES / 1000; i++) {
+                uint64_t r = next_random(&rng);
+                double v = pow(10.0, d) * (1.0 + 9.0 * (double)(r >> 11) / 9007199254740992.0);
+                double k = nearbyint(ldexp(v, 17 - d));
+                if (k >= 0x1p53)
+                    break;
+                k = fmod(k, 2.0) == 0.0 ? k + 1.0 : k; /* odd */
+                double tie = ldexp(k, d - 17), other = (double)(r % 1000) / 7.0;
+                check_pair(&ways[w], tie, other);
+                check_pair(&ways[w], other, tie);
+                check_pair(&ways[w], tie, tie);
+            }
+        }
+    }
+}
+
 /* Counts of every length: each power of ten and its neighbours, random
  * numbers of each digit count, UINT64_MAX; and the vector ways' bounds
  * (10^7, 2^26, 10^8, 2^32, 2^63) with their neighbours. */
@@ -399,6 +571,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(trailing_zeros_of_every_length_are_trimmed_as_printf_trims_them),
         cmocka_unit_test(exact_halves_round_to_even_in_every_decade),
         cmocka_unit_test(every_binade_of_the_fast_path_is_written_as_printf_writes_it),
+        cmocka_unit_test(pairs_of_every_kind_are_written_as_printf_writes_them),
+        cmocka_unit_test(random_pairs_are_written_as_printf_writes_them),
+        cmocka_unit_test(pairs_round_exact_halves_to_even_in_each_lane),
         cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
         cmocka_unit_test(text_u64_writes_as_printf_writes),
     };

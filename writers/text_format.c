@@ -279,51 +279,134 @@ static char *put_general(char *p, uint64_t digits, int exponent)
      : (k) == 16 ? 1e16                                                                            \
                  : 1e17)
 
-/* The fast path's tables: for binade i, upper[i] = 10^(its lower decade +
- * 1), which v reaches in the upper decade; at decade[2i] the scale c of its
- * lower decade, at decade[2i + 1] that of its upper, each with d and 16 - d
- * (where the point's windows below start). */
-static const struct {
-    double upper[FAST_BINADES];
-    struct {
-        uint64_t scale;
-        int32_t point;  /* d */
-        int32_t window; /* 16 - d */
-    } decade[2 * FAST_BINADES];
-} fast = {
-#define UPPER(i) TEN(LOWER_DECADE(i) + 1),
-#define UPPER4(i) UPPER(i) UPPER((i) + 1) UPPER((i) + 2) UPPER((i) + 3)
-#define UPPER16(i) UPPER4(i) UPPER4((i) + 4) UPPER4((i) + 8) UPPER4((i) + 12)
-    .upper = {UPPER16(0) UPPER16(16) UPPER16(32) UPPER16(48) UPPER4(64) UPPER(68)},
-#define DECADE(i, d) {SCALE(i, d), d, 16 - (d)},
-#define DECADES(i) DECADE(i, LOWER_DECADE(i)) DECADE(i, LOWER_DECADE(i) + 1)
-#define DECADES4(i) DECADES(i) DECADES((i) + 1) DECADES((i) + 2) DECADES((i) + 3)
-#define DECADES16(i) DECADES4(i) DECADES4((i) + 4) DECADES4((i) + 8) DECADES4((i) + 12)
-    .decade = {DECADES16(0) DECADES16(16) DECADES16(32) DECADES16(48) DECADES4(64) DECADES(68)},
-};
+/* X(i) for every binade i of the fast path */
+#define EACH4(X, i) X(i) X((i) + 1) X((i) + 2) X((i) + 3)
+#define EACH16(X, i) EACH4(X, i) EACH4(X, (i) + 4) EACH4(X, (i) + 8) EACH4(X, (i) + 12)
+#define EACH_BINADE(X) EACH16(X, 0) EACH16(X, 16) EACH16(X, 32) EACH16(X, 48) EACH4(X, 64) X(68)
 
-#ifdef TEXT_VECTOR
-/* Windows for the point: the 16 bytes from `window` (16 - d) hold, in
- * `keep`, 0x7f in the d bytes before the point, and in `point` '.' in byte
- * d; nothing in either for d < 0 (16 - d up to 20), and no '.' for d = 16.
- * 0x7f keeps an ASCII digit whole, and no digit value (0 to 9) is above it. */
-static const struct {
-    uint8_t keep[48];
-    char point[48];
-} windows __attribute__((aligned(64))) = {
-    .keep = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
-             0x7f, 0x7f},
-    .point = {[16] = '.'},
-};
+/* The same in each 64-bit lane of a 256-bit register */
+#define EACH_LANE(x)                                                                               \
+    {                                                                                              \
+        (x), (x), (x), (x)                                                                         \
+    }
 
 /*
- * "%.17g" of digits x 10^(d-16) for -4 <= d <= 16, fixed notation: the 17
- * digits split 1 + 8 + 8, the 16 after the first made in one SSE2 register,
- * the point put in that register by masks for d (no shift by a variable
- * count), stored whole; the length from one bit scan; no branch but on d's
- * sign. Writes up to 22 bytes.
+ * The fast path's tables, in one object: one base register reaches every
+ * entry by a displacement and a scaled index.
+ *  - By binade i: upper[i] = 10^(its lower decade + 1), which v reaches
+ *    in the upper decade, compared as bits (positive doubles order as
+ *    their bits do).
+ *  - By decade entry j = 2i (the binade's upper decade) or 2i + 1 (its
+ *    lower): the scale c, d, and 16 - d (where the point's windows start).
+ *  - The windows for the point (vector ways): the 16 bytes from window[j]
+ *    hold, in `keep`, 0x7f in the d bytes before the point, and in `dot` '.'
+ *    in byte d; nothing in either for d < 0 (16 - d up to 20), and no '.'
+ *    for d = 16. 0x7f keeps an ASCII digit whole, and no digit value (0 to
+ *    9) is above it.
+ *  - The constants of the pair's AVX2 way (text_csv_f64_pair), in every
+ *    64-bit lane: read as memory operands (see pair_avx2).
  */
-static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t window)
+static const struct fast_tables {
+#ifdef TEXT_VECTOR
+    _Alignas(64) uint8_t keep[48];
+    char dot[48];
+    _Alignas(32) uint64_t by_1e8[4]; /* 2^58 / 10^8, rounded down */
+    _Alignas(32) uint64_t e8[4];
+    _Alignas(32) uint64_t e8_less_1[4];
+    _Alignas(32) uint64_t by_1e8_below_1e9[4];
+    _Alignas(32) uint64_t by_10000[4];
+    _Alignas(32) uint64_t ten_thousand[4];
+    _Alignas(32) uint64_t by_100[4];
+    _Alignas(32) uint64_t hundred[4];
+    _Alignas(32) uint64_t by_10[4];
+    _Alignas(32) uint64_t ten[4];
+    _Alignas(32) uint64_t zeros[4];
+    _Alignas(32) uint64_t comma_zero[4];
+    _Alignas(32) uint8_t first_to_1[32];
+#endif
+    union { /* upper[i], read as its bits */
+        double upper[FAST_BINADES];
+        uint64_t upper_bits[FAST_BINADES];
+    };
+    uint64_t scale[2 * FAST_BINADES];
+    int8_t point[2 * FAST_BINADES];   /* d */
+    uint8_t window[2 * FAST_BINADES]; /* 16 - d */
+} fast = {
+#ifdef TEXT_VECTOR
+    .keep = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+             0x7f, 0x7f},
+    .dot = {[16] = '.'},
+    .by_1e8 = EACH_LANE(2882303761u),
+    .e8 = EACH_LANE(100000000u),
+    .e8_less_1 = EACH_LANE(100000000u - 1),
+    .by_1e8_below_1e9 = EACH_LANE(720575941u),
+    .by_10000 = EACH_LANE(0xd1b71759u),
+    .ten_thousand = EACH_LANE(10000u),
+    .by_100 = EACH_LANE(5243 * 0x0000000100000001ull),
+    .hundred = EACH_LANE(100 * 0x0001000100010001ull),
+    .by_10 = EACH_LANE(6554 * 0x0001000100010001ull),
+    .ten = EACH_LANE(10 * 0x0001000100010001ull),
+    .zeros = EACH_LANE(0x3030303030303030ull),
+    .comma_zero = {0x302c, 0, 0x302c, 0}, /* ",0" at the start of each 128-bit lane */
+    /* byte 0 of each 128-bit lane to byte 1, the others 0 */
+    .first_to_1 = {0x80, 0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,    0x80, 0x80, 0x80, 0x80,
+                   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+#endif
+#define UPPER(i) TEN(LOWER_DECADE(i) + 1),
+    .upper = {EACH_BINADE(UPPER)},
+#define SCALES(i) SCALE(i, LOWER_DECADE(i) + 1), SCALE(i, LOWER_DECADE(i)),
+    .scale = {EACH_BINADE(SCALES)},
+#define POINTS(i) LOWER_DECADE(i) + 1, LOWER_DECADE(i),
+    .point = {EACH_BINADE(POINTS)},
+#define WINDOWS(i) 15 - LOWER_DECADE(i), 16 - LOWER_DECADE(i),
+    .window = {EACH_BINADE(WINDOWS)},
+};
+
+/* The decade entry of v (bits: its bits) in the fast path's binade
+ * `binade`: one comparison of integers. */
+static inline __attribute__((always_inline)) size_t fast_entry(uint64_t bits, uint64_t binade)
+{
+    return 2 * binade + (bits < fast.upper_bits[binade]);
+}
+
+/*
+ * The 17 digits of v (bits: its bits) with the scale of its decade entry,
+ * rounded half to even: up when the low word (the product is exact) is over
+ * a half, or a half and the digits are odd; that is, when the low word with
+ * the digits' last bit put in its bit 0 is over a half (bit 0 lifts a half
+ * over it, and nothing below a half up to it).
+ * The rounding carries into no 18th digit: the double below 10^k is
+ * 10^k - 2^-54 x 10^k or less for 10^0 to 10^16 (exact doubles), and
+ * 0.099999999999999992, 0.0099999999999999985, 0.00099999999999999980
+ * for 10^-1 to 10^-3; 10^17 is past 2^56.
+ */
+static inline __attribute__((always_inline)) uint64_t fast_digits(uint64_t bits, uint64_t scale)
+{
+    u128 product = (u128)(bits << 11 | 1ull << 63) * scale;
+    uint64_t digits = (uint64_t)(product >> 64), low = (uint64_t)product;
+    return digits + ((low | (digits & 1)) > 1ull << 63);
+}
+
+#ifdef TEXT_VECTOR
+/* The index of the highest set bit of x != 0, as a size_t: one BSR (the
+ * builtins give an int, which compilers at times extend with a further
+ * instruction). */
+static inline size_t highest_bit(uint64_t x)
+{
+    uint64_t bit;
+    __asm__("bsr %1, %0" : "=r"(bit) : "rm"(x) : "cc");
+    return bit;
+}
+
+/*
+ * "%.17g" of digits (exactly 17) x 10^(d-16) for -4 <= d <= 16, fixed
+ * notation: the 17 digits split 1 + 8 + 8, the 16 after the first made in
+ * one SSE2 register, the point put in that register by masks for d (no
+ * shift by a variable count), stored whole; the length from one bit scan;
+ * no branch but on d's sign. Writes up to 22 bytes.
+ */
+static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, size_t window)
 {
     uint64_t high9 = digits / 100000000u;
     uint32_t low8 = (uint32_t)(digits - high9 * 100000000u);
@@ -331,10 +414,10 @@ static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t w
     uint32_t first = (uint32_t)(high9 * 720575941u >> 56);
     uint32_t middle8 = (uint32_t)high9 - first * 100000000u;
     __m128i rest = text_digits8x2(_mm_set_epi64x(low8, middle8));
-    __m128i keep = _mm_loadu_si128((const __m128i *)(windows.keep + window));
-    __m128i point = _mm_loadu_si128((const __m128i *)(windows.point + window));
+    __m128i keep = _mm_loadu_si128((const __m128i *)(fast.keep + window));
+    __m128i dot = _mm_loadu_si128((const __m128i *)(fast.dot + window));
     /* bit i: rest[i] is a digit after the point and not 0 */
-    unsigned fraction = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(rest, keep));
+    uint64_t fraction = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(rest, keep));
     rest = _mm_add_epi8(rest, _mm_set1_epi8('0'));
     char lead = (char)('0' + first);
     if (d < 0) {
@@ -342,17 +425,17 @@ static inline char *put_fixed(char *p, uint64_t digits, ptrdiff_t d, ptrdiff_t w
         p -= d; /* the first digit at p + 1, rest[i] at p + 2 + i */
         p[1] = lead;
         _mm_storeu_si128((__m128i *)(p + 2), rest);
-        return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 2));
+        return p + 1 + highest_bit(fraction << 2 | 2);
     }
     /* byte i: rest[i] before the point (i < d), '.' at d, rest[i - 1] after */
     __m128i after = _mm_slli_si128(_mm_andnot_si128(keep, rest), 1);
-    __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(rest, keep), after), point);
+    __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(rest, keep), after), dot);
     _mm_storeu_si128((__m128i *)(p + 2), rest); /* for its last byte: the 17th digit */
     _mm_storeu_si128((__m128i *)(p + 1), text);
     *p = lead;
     /* rest[i] after the point is at p + 2 + i; the digits before it end at
      * p + d: the last of either ends the text */
-    return p + 1 + _bit_scan_reverse((int)(fraction << 2 | 1u << d));
+    return p + 1 + highest_bit(fraction << 2 | 1ull << d);
 }
 #endif
 
@@ -389,22 +472,223 @@ char *text_f64(char *p, double v)
     uint64_t binade = (bits >> 52) - FAST_FIRST;
     if (binade >= FAST_BINADES)
         return put_other_f64(p, v);
-    size_t i = 2 * binade + (v >= fast.upper[binade]);
-    u128 product = (u128)(bits << 11 | 1ull << 63) * fast.decade[i].scale;
-    /* Half to even: the low word (the product is exact) carries a 1 into the
-     * digits when it is over a half, or a half and the digits are odd. */
-    uint64_t digits = (uint64_t)(product >> 64);
-    digits = (uint64_t)((product + ((1ull << 63) - 1 + (digits & 1))) >> 64);
-    /* The rounding carries into no 18th digit: the double below 10^k is
-     * 10^k - 2^-54 x 10^k or less for 10^0 to 10^16 (exact doubles), and
-     * 0.099999999999999992, 0.0099999999999999985, 0.00099999999999999980
-     * for 10^-1 to 10^-3; 10^17 is past 2^56. */
+    size_t j = fast_entry(bits, binade);
+    uint64_t digits = fast_digits(bits, fast.scale[j]);
 #ifdef TEXT_VECTOR
-    return put_fixed(p, digits, fast.decade[i].point, fast.decade[i].window);
+    return put_fixed(p, digits, fast.point[j], fast.window[j]);
 #else
-    return put_general(p, digits, fast.decade[i].point);
+    return put_general(p, digits, fast.point[j]);
 #endif
 }
+
+/* --- two doubles ------------------------------------------------------------------ */
+
+/* The pair when either value leaves the pair's fast way: one at a time. */
+static __attribute__((noinline)) char *pair_apart(char *p, double a, double b)
+{
+    *p++ = ',';
+    p = text_f64(p, a);
+    *p++ = ',';
+    return text_f64(p, b);
+}
+
+#ifdef TEXT_VECTOR
+
+/* The pair by SSE2, the x86-64 baseline: text_f64's way, twice in one
+ * call. */
+static inline __attribute__((always_inline)) char *pair_sse2(char *p, double a, double b)
+{
+    uint64_t bits_a, bits_b;
+    memcpy(&bits_a, &a, sizeof bits_a);
+    memcpy(&bits_b, &b, sizeof bits_b);
+    uint64_t binade_a = (bits_a >> 52) - FAST_FIRST, binade_b = (bits_b >> 52) - FAST_FIRST;
+    if (binade_a >= FAST_BINADES || binade_b >= FAST_BINADES)
+        return pair_apart(p, a, b);
+    size_t ja = fast_entry(bits_a, binade_a), jb = fast_entry(bits_b, binade_b);
+    uint64_t digits_a = fast_digits(bits_a, fast.scale[ja]);
+    uint64_t digits_b = fast_digits(bits_b, fast.scale[jb]);
+    *p = ',';
+    p = put_fixed(p + 1, digits_a, fast.point[ja], fast.window[ja]);
+    *p = ',';
+    return put_fixed(p + 1, digits_b, fast.point[jb], fast.window[jb]);
+}
+
+/* --- two doubles by AVX2 ---------------------------------------------------------- */
+
+#define PAIR_AVX2 __attribute__((target("avx2")))
+#define K256(t, name) _mm256_load_si256((const __m256i *)(t)->name)
+
+/* The pair's AVX2 way takes binades up to 2^43 (d <= 12): see pair_avx2. */
+#define PAIR_BINADES (1066 - FAST_FIRST)
+
+/*
+ * The 17 digits of two values from digits = [a, a, b, b] (64-bit lanes):
+ * in `first`, the first digit of each in its 64-bit lanes' low bytes (a's
+ * in bytes 0 and 8, b's in 16 and 24); in `rest`, the 16 after them as
+ * byte values 0-9, a's in the low 128-bit lane, b's in the high.
+ *  - Each value's digits split 9 + 8 by 10^8: x / 10^8 is (x >> 26) x
+ *    (2^58 / 10^8, rounded down) >> 32, or one more (x < 2^57: the
+ *    remainder tells); then the 9 split 1 + 8 (x * 720575941 >> 56 is
+ *    x / 10^8 for x < 1.16 x 10^9).
+ *  - The four numbers below 10^8 by text_digits8x2's splits (see
+ *    text_vector.h), each instruction serving both values.
+ */
+struct pair_digits {
+    __m256i first, rest;
+};
+
+PAIR_AVX2 static inline __attribute__((always_inline)) struct pair_digits
+pair_digits(__m256i digits, const struct fast_tables *t)
+{
+    __m256i e8 = K256(t, e8);
+    __m256i high9 =
+        _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(digits, 26), K256(t, by_1e8)), 32);
+    __m256i low8 = _mm256_sub_epi64(digits, _mm256_mul_epu32(high9, e8));
+    __m256i over = _mm256_cmpgt_epi64(low8, K256(t, e8_less_1));
+    low8 = _mm256_sub_epi64(low8, _mm256_and_si256(over, e8));
+    high9 = _mm256_sub_epi64(high9, over);
+    __m256i first = _mm256_srli_epi64(_mm256_mul_epu32(high9, K256(t, by_1e8_below_1e9)), 56);
+    __m256i middle8 = _mm256_sub_epi64(high9, _mm256_mul_epu32(first, e8));
+    /* the middle 8 in lanes 0 and 2, the low 8 in lanes 1 and 3 */
+    __m256i v = _mm256_blend_epi32(middle8, low8, 0xcc);
+    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, K256(t, by_10000)), 45);
+    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, K256(t, ten_thousand)));
+    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
+    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, K256(t, by_100)), 3);
+    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, K256(t, hundred)));
+    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
+    __m256i tens = _mm256_mulhi_epu16(pairs, K256(t, by_10));
+    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, K256(t, ten)));
+    return (struct pair_digits){first, _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8))};
+}
+
+/* One value of the pair below 1 (d < 0): ",0.", zeros, its first digit
+ * (byte 1 of head) and rest; fraction as put_fixed's. */
+PAIR_AVX2 static inline __attribute__((always_inline)) char *
+put_below_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d)
+{
+    memcpy(p, ",0.00000", 8);
+    p += 1 - d; /* the first digit at p + 1 */
+    p[1] = (char)_mm_extract_epi8(head, 1);
+    _mm_storeu_si128((__m128i *)(p + 2), rest);
+    return p + 1 + highest_bit(fraction << 2 | 2);
+}
+
+/*
+ * The pair by AVX2: both values in each vector instruction, from the
+ * digits to the text; the scalar work (the binade, the decade, the 128-bit
+ * product) one value after the other. Per value, a 16-byte `head` holds
+ * ',', the first digit and the text up to its 14th byte, stored over the
+ * 16 bytes of rest stored 3 bytes in, whose last bytes are the text's last
+ * (the digits after the point, as they are for d <= 13).
+ */
+PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, double b)
+{
+    const struct fast_tables *t = &fast;
+    __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
+    uint64_t bits_a, bits_b;
+    memcpy(&bits_a, &a, sizeof bits_a);
+    memcpy(&bits_b, &b, sizeof bits_b);
+    uint64_t binade_a = (bits_a >> 52) - FAST_FIRST, binade_b = (bits_b >> 52) - FAST_FIRST;
+    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+        return pair_apart(p, a, b);
+    size_t ja = 2 * binade_a + (bits_a < t->upper_bits[binade_a]);
+    size_t jb = 2 * binade_b + (bits_b < t->upper_bits[binade_b]);
+    __m256i keep = _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[jb]),
+                                       (const __m128i *)(t->keep + t->window[ja]));
+    __m256i dot = _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[jb]),
+                                      (const __m128i *)(t->dot + t->window[ja]));
+    ptrdiff_t da = t->point[ja], db = t->point[jb];
+    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(bits_a, t->scale[ja]));
+    /* a's product before b's: both at once take more registers than there
+     * are (the processor still overlaps them) */
+    __asm__("" : "+x"(digits_a), "+r"(bits_b));
+    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(bits_b, t->scale[jb]));
+    __m256i digits = _mm256_permute4x64_epi64(
+        _mm256_castsi128_si256(_mm_unpacklo_epi64(digits_a, digits_b)), 0x50);
+    struct pair_digits both = pair_digits(digits, t);
+    __m256i first = both.first, rest = both.rest;
+    /* bit i (16 + i for b): rest[i] is a digit after the point and not 0 */
+    __m256i fraction = _mm256_cmpgt_epi8(rest, keep);
+    uint64_t fraction_a = (unsigned)_mm_movemask_epi8(_mm256_castsi256_si128(fraction));
+    uint64_t fraction_b = (unsigned)_mm256_movemask_epi8(fraction) >> 16;
+    rest = _mm256_add_epi8(rest, K256(t, zeros));
+    /* byte i: rest[i] before the point (i < d), '.' at d, rest[i - 1] after */
+    __m256i after = _mm256_slli_si256(_mm256_andnot_si256(keep, rest), 1);
+    __m256i text = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(rest, keep), after), dot);
+    /* ',', the first digit, the text */
+    __m256i head = _mm256_or_si256(
+        _mm256_slli_si256(text, 2),
+        _mm256_or_si256(_mm256_shuffle_epi8(first, K256(t, first_to_1)), K256(t, comma_zero)));
+    __m128i head_a = _mm256_castsi256_si128(head), rest_a = _mm256_castsi256_si128(rest);
+    if (__builtin_expect((da | db) < 0, 0)) {
+        p = da < 0 ? put_below_one(p, head_a, rest_a, fraction_a, da)
+                   : (_mm_storeu_si128((__m128i *)(p + 3), rest_a),
+                      _mm_storeu_si128((__m128i *)p, head_a),
+                      p + 2 + highest_bit(fraction_a << 2 | 1ull << da));
+        __m128i head_b = _mm256_extracti128_si256(head, 1);
+        __m128i rest_b = _mm256_extracti128_si256(rest, 1);
+        if (db < 0)
+            return put_below_one(p, head_b, rest_b, fraction_b, db);
+        _mm_storeu_si128((__m128i *)(p + 3), rest_b);
+        _mm_storeu_si128((__m128i *)p, head_b);
+        return p + 2 + highest_bit(fraction_b << 2 | 1ull << db);
+    }
+    /* the first digit at p + 1, rest[i] after the point at p + 3 + i */
+    _mm_storeu_si128((__m128i *)(p + 3), rest_a);
+    _mm_storeu_si128((__m128i *)p, head_a);
+    p += 2 + highest_bit(fraction_a << 2 | 1ull << da);
+    _mm_storeu_si128((__m128i *)(p + 3), _mm256_extracti128_si256(rest, 1));
+    _mm_storeu_si128((__m128i *)p, _mm256_extracti128_si256(head, 1));
+    return p + 2 + highest_bit(fraction_b << 2 | 1ull << db);
+}
+
+#endif
+
+char *text_csv_f64_pair(char *p, double a, double b)
+{
+#ifdef TEXT_VECTOR
+    /* libgcc (compiler-rt with clang) reads the processor's features in a
+     * constructor, before any caller gets here: one test of a bit, the
+     * same on every call */
+    if (__builtin_cpu_supports("avx2"))
+        return pair_avx2(p, a, b);
+    return pair_sse2(p, a, b);
+#else
+    return pair_apart(p, a, b);
+#endif
+}
+
+#ifdef TEXT_VECTOR
+
+static char *pair_sse2_way(char *p, double a, double b)
+{
+    return pair_sse2(p, a, b);
+}
+
+text_f64_pair_fn text_csv_f64_pair_sse2(void)
+{
+    return pair_sse2_way;
+}
+
+text_f64_pair_fn text_csv_f64_pair_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") ? pair_avx2 : NULL;
+}
+
+#else
+
+text_f64_pair_fn text_csv_f64_pair_sse2(void)
+{
+    return NULL;
+}
+
+text_f64_pair_fn text_csv_f64_pair_avx2(void)
+{
+    return NULL;
+}
+
+#endif
 
 /* --- strings ---------------------------------------------------------------------- */
 

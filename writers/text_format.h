@@ -25,14 +25,33 @@ char *text_i64(char *p, int64_t v);
  * reports hold); through report_format_f64 otherwise. */
 char *text_f64(char *p, double v);
 
-/* ",a,b", each as text_f64 writes it. (Stand-in until the pair's own.) */
-static inline char *text_csv_f64_pair(char *p, double a, double b)
-{
-    *p++ = ',';
-    p = text_f64(p, a);
-    *p++ = ',';
-    return text_f64(p, b);
-}
+/*
+ * ",A,B": a and b as text_f64 writes them (the same bytes), each after a
+ * comma, in one call: a report row's float columns come in pairs. Where
+ * both are from 2^-13 to 2^43 (1.2e-4 to 8.8e12: ratios, rates) the two
+ * are made in one pass: the 128-bit products one after the other, then
+ * every vector instruction serving both (the split of the 17 digits, the
+ * digits, the points, the lengths). Other values (0, negatives, NaN,
+ * infinities, larger and smaller magnitudes) through text_f64, one at a
+ * time. Writes at most TEXT_CSV_F64_PAIR_MAX bytes from p, counting what
+ * the stores of whole registers write past the end it returns.
+ *
+ * The way is chosen once by the processor: AVX2 where it has it, else SSE2
+ * (the x86-64 baseline; text_f64's way, twice in one call); elsewhere
+ * text_f64 twice.
+ */
+char *text_csv_f64_pair(char *p, double a, double b);
+
+/* The pair's text is at most 2 commas and 2 x 24 bytes; the second value,
+ * through text_f64, may write up to TEXT_NUMBER_MAX from where it starts
+ * (the AVX2 way writes at most 23 bytes from a value's comma). */
+#define TEXT_CSV_F64_PAIR_MAX (2 + 24 + TEXT_NUMBER_MAX)
+
+/* Each way of the pair, for tests that hold them to text_f64 and printf:
+ * SSE2 (x86-64) and AVX2; NULL where the processor lacks what it needs. */
+typedef char *(*text_f64_pair_fn)(char *p, double a, double b);
+text_f64_pair_fn text_csv_f64_pair_sse2(void);
+text_f64_pair_fn text_csv_f64_pair_avx2(void);
 
 /* Most bytes text_csv_field and text_json_string write for n bytes of s. */
 #define TEXT_CSV_MAX(n) (2 * (n) + 2)
