@@ -7,40 +7,72 @@
 #include "driver_measure.h"
 #include "layer_state.h"
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle)
 {
     return object_map_get(&device->command_buffers, (uint64_t)(uintptr_t)handle);
 }
 
-_Atomic uint64_t layer_command_buffer_generation = 1;
-__thread layer_command_buffer_cache layer_last_command_buffer
-    __attribute__((tls_model("initial-exec")));
+/* A record of no command buffer, for threads that have looked none up. */
+static layer_command_buffer no_command_buffer = {.handle = LAYER_NO_COMMAND_BUFFER};
+__thread layer_command_buffer *layer_last_command_buffer
+    __attribute__((tls_model("initial-exec"))) = &no_command_buffer;
 
 layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle)
 {
-    /* Read before the map: a free racing this lookup makes the entry stale. */
-    uint64_t generation =
-        atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire);
     layer_device *device = layer_device_of(handle);
     layer_command_buffer *cb = device ? layer_command_buffer_find(device, handle) : NULL;
     if (cb)
-        layer_last_command_buffer =
-            (layer_command_buffer_cache){.handle = handle, .record = cb, .generation = generation};
+        layer_last_command_buffer = cb;
     return cb;
 }
 
-/* The record is out of its map already; every thread's cached answer is
- * made stale before its memory goes. */
+/* Records go back here, not to free(): a thread's cache may point at one
+ * long after its command buffer is gone (layer_state.h). At most as many
+ * as were ever live at once; taken on allocation and freed with the
+ * process. */
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static layer_command_buffer *spare_records;
+
+_Static_assert(offsetof(layer_command_buffer, handle) == 0,
+               "a recycled record is cleared past its handle");
+
+/* A cleared record of no command buffer. */
+static layer_command_buffer *command_buffer_new(void)
+{
+    pthread_mutex_lock(&spare_lock);
+    layer_command_buffer *cb = spare_records;
+    if (cb)
+        spare_records = cb->next_spare;
+    pthread_mutex_unlock(&spare_lock);
+    if (cb) {
+        cb->next_spare = NULL;
+        return cb;
+    }
+    cb = calloc(1, sizeof(*cb));
+    if (cb)
+        atomic_init(&cb->handle, LAYER_NO_COMMAND_BUFFER);
+    return cb;
+}
+
+/* The record is out of its map already. Its handle goes first: a thread
+ * whose cache points here sees at once that it is no one's. */
 static void command_buffer_free(layer_command_buffer *cb)
 {
-    atomic_fetch_add_explicit(&layer_command_buffer_generation, 1, memory_order_acq_rel);
+    atomic_store_explicit(&cb->handle, LAYER_NO_COMMAND_BUFFER, memory_order_relaxed);
     if (cb->stream)
         tally_stream_destroy(cb->stream);
     layer_measure_free(cb);
     free(cb->indirect.items);
-    free(cb);
+    memset((char *)cb + sizeof cb->handle, 0, sizeof *cb - sizeof cb->handle);
+    pthread_mutex_lock(&spare_lock);
+    cb->next_spare = spare_records;
+    spare_records = cb;
+    pthread_mutex_unlock(&spare_lock);
 }
 
 static layer_command_pool *pool_get(layer_device *device, VkCommandPool handle)
@@ -103,10 +135,10 @@ hook_vkAllocateCommandBuffers(VkDevice handle, const VkCommandBufferAllocateInfo
         return result;
     layer_command_pool *pool = pool_get(device, pAllocateInfo->commandPool);
     for (uint32_t i = 0; i < pAllocateInfo->commandBufferCount; i++) {
-        layer_command_buffer *cb = calloc(1, sizeof(*cb));
+        layer_command_buffer *cb = command_buffer_new();
         if (!cb)
             continue; /* the command buffer works, it is just not counted */
-        cb->handle = pCommandBuffers[i];
+        atomic_store_explicit(&cb->handle, pCommandBuffers[i], memory_order_relaxed);
         cb->device = device;
         cb->pool = pAllocateInfo->commandPool;
         cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;

@@ -4,9 +4,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "layer_state.h"
 
@@ -75,18 +72,18 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
     tally_draw_lane *lane = cb->ready_lane;
     if (!lane || lane->next == lane->end)
         return false;
-#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* Three stores where the fields would take six (the four counts from
-     * one register), and the input-assembly bytes in one load. With the
-     * command buffer's hot fields together, this took the idle layer's
-     * recording on an H100 host from +6.9 to +5.0 ns a draw over a
-     * pass-through layer, measured paired in one process
-     * (docs/benchmarks.md, "Recording, paired in one process"). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The four counts stored as they come, in their registers (gathering
+     * them into one SSE2 register took seven shuffles, all on one port),
+     * and the input-assembly bytes with vertex_offset and flags from one
+     * load and an OR. */
     unsigned char *slot = (unsigned char *)lane->next++;
     uint64_t tail = cb->assembly | (uint32_t)vertex_offset | (uint64_t)flags << 32;
     memcpy(slot, &api_name, 8);
-    _mm_storeu_si128((__m128i *)(void *)(slot + 8), _mm_set_epi32((int)first_instance, (int)first,
-                                                                  (int)instance_count, (int)count));
+    memcpy(slot + 8, &count, 4);
+    memcpy(slot + 12, &instance_count, 4);
+    memcpy(slot + 16, &first, 4);
+    memcpy(slot + 20, &first_instance, 4);
     memcpy(slot + 24, &tail, 8);
 #else
     *lane->next++ = layer_packed_draw(cb, api_name, count, instance_count, first, first_instance,

@@ -115,9 +115,13 @@ typedef struct layer_indirect_list {
 
 /* Attached to a VkCommandBuffer: its engine stream and the state draws need. */
 typedef struct layer_command_buffer {
-    /* What every recorded draw reads (device, ready_lane, assembly) comes
-     * first, within 32 bytes: one cache line, two at most. */
-    VkCommandBuffer handle;
+    /* What every recorded draw reads (handle, device, ready_lane,
+     * assembly) comes first, within 32 bytes: one cache line, two at most. */
+    /* The command buffer this record is for now. Records are recycled,
+     * never freed (command_buffers.c): a thread's cached record is its
+     * command buffer's for as long as this is that handle. Atomic: threads
+     * whose cache points here read it while another recycles the record. */
+    _Atomic(VkCommandBuffer) handle;
     layer_device *device;
     /* The lane a plain draw appends to (layer_try_draw), or NULL when
      * something else is due first: no stream, a measured recording, or a
@@ -149,6 +153,7 @@ typedef struct layer_command_buffer {
     /* Render state (render_state.c): a secondary's inheritance info counts. */
     VkCommandBufferLevel level;
     layer_render_target render;
+    struct layer_command_buffer *next_spare; /* while recycled (command_buffers.c) */
 } layer_command_buffer;
 
 static inline void layer_command_buffer_ready(layer_command_buffer *cb)
@@ -207,49 +212,35 @@ const layer_entry_point *layer_entry_point_find(const char *name);
 layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandBuffer handle);
 
 /* Every draw looks up its command buffer's record, and a thread records
- * into one command buffer at a time: each thread keeps its last answer.
- * The answer is trusted only while no command buffer record has been freed
- * since (record_generation counts the frees), so a freed handle given back
- * by the driver for a new command buffer, on any thread, never reaches a
- * stale record. The app synchronizes a free with any later use of the same
- * handle value, which makes the bump visible before that use. */
-typedef struct layer_command_buffer_cache {
-    VkCommandBuffer handle;
-    layer_command_buffer *record;
-    uint64_t generation;
-} layer_command_buffer_cache;
-extern _Atomic uint64_t layer_command_buffer_generation;
-extern __thread layer_command_buffer_cache layer_last_command_buffer
+ * into one command buffer at a time: each thread keeps its last answer, a
+ * record, trusted while the record's handle is the one asked for. Records
+ * are never freed, only recycled for later command buffers (a freed one's
+ * handle becomes LAYER_NO_COMMAND_BUFFER), so a cached record is always
+ * memory to read, and a handle the driver gives back for a new command
+ * buffer reaches the record made for that one. A new thread's cache holds a
+ * record of no command buffer. */
+#define LAYER_NO_COMMAND_BUFFER ((VkCommandBuffer)(uintptr_t)1) /* no handle is odd */
+extern __thread layer_command_buffer *layer_last_command_buffer
     __attribute__((tls_model("initial-exec")));
 /* The record of a command buffer, through the device's map. NULL if the
  * layer has none (its allocation failed, or the handle is not one). */
 layer_command_buffer *layer_command_buffer_lookup(VkCommandBuffer handle);
 
-/* The thread's cached record of the command buffer, or NULL (look it up).
- * A hit's record is never NULL: layer_command_buffer_lookup caches only
- * records it found, and the zeroed cache of a new thread holds generation
- * 0, which the global never is (it starts at 1). Said to the compiler, this
- * spares each recorded draw a test. */
+/* The thread's cached record of the command buffer, or NULL (look it up):
+ * one load of the thread's record and one compare of its handle. */
 static inline layer_command_buffer *layer_command_buffer_cached(VkCommandBuffer handle)
 {
-    const layer_command_buffer_cache *last = &layer_last_command_buffer;
-    if (last->handle != handle ||
-        last->generation !=
-            atomic_load_explicit(&layer_command_buffer_generation, memory_order_acquire))
-        return NULL;
-    if (!last->record)
+    layer_command_buffer *last = layer_last_command_buffer;
+    if (!last) /* never: said to the compiler, it spares each draw a test */
         __builtin_unreachable();
-    return last->record;
+    return atomic_load_explicit(&last->handle, memory_order_relaxed) == handle ? last : NULL;
 }
 
 static inline layer_command_buffer *layer_command_buffer_of(VkCommandBuffer handle)
 {
-    const layer_command_buffer_cache *last = &layer_last_command_buffer;
-    if (__builtin_expect(last->handle == handle, 1) &&
-        __builtin_expect(last->generation == atomic_load_explicit(&layer_command_buffer_generation,
-                                                                  memory_order_acquire),
-                         1))
-        return last->record;
+    layer_command_buffer *last = layer_last_command_buffer;
+    if (__builtin_expect(atomic_load_explicit(&last->handle, memory_order_relaxed) == handle, 1))
+        return last;
     return layer_command_buffer_lookup(handle);
 }
 /* The device of a command buffer, and its record (NULL if the layer has
