@@ -17,8 +17,11 @@ layer_command_buffer *layer_command_buffer_find(layer_device *device, VkCommandB
     return object_map_get(&device->command_buffers, (uint64_t)(uintptr_t)handle);
 }
 
+tally_draw_lane layer_lane_never_ready; /* next == end: no room, ever */
+
 /* A record of no command buffer, for threads that have looked none up. */
-static layer_command_buffer no_command_buffer = {.handle = LAYER_NO_COMMAND_BUFFER};
+static layer_command_buffer no_command_buffer = {.handle = LAYER_NO_COMMAND_BUFFER,
+                                                 .ready_lane = &layer_lane_never_ready};
 __thread layer_command_buffer *layer_last_command_buffer
     __attribute__((tls_model("initial-exec"))) = &no_command_buffer;
 
@@ -69,6 +72,7 @@ static void command_buffer_free(layer_command_buffer *cb)
     layer_measure_free(cb);
     free(cb->indirect.items);
     memset((char *)cb + sizeof cb->handle, 0, sizeof *cb - sizeof cb->handle);
+    cb->ready_lane = &layer_lane_never_ready;
     pthread_mutex_lock(&spare_lock);
     cb->next_spare = spare_records;
     spare_records = cb;

@@ -70,7 +70,7 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
                                   int32_t vertex_offset, uint32_t flags)
 {
     tally_draw_lane *lane = cb->ready_lane;
-    if (!lane || lane->next == lane->end)
+    if (lane->next == lane->end) /* no room, or not ready */
         return false;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* The four counts stored as they come, in their registers (gathering

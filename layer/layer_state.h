@@ -123,10 +123,10 @@ typedef struct layer_command_buffer {
      * whose cache points here read it while another recycles the record. */
     _Atomic(VkCommandBuffer) handle;
     layer_device *device;
-    /* The lane a plain draw appends to (layer_try_draw), or NULL when
-     * something else is due first: no stream, a measured recording, or a
-     * program to bind. layer_command_buffer_ready keeps it after every
-     * change of the four fields it depends on. */
+    /* The lane a plain draw appends to (layer_try_draw), or
+     * layer_lane_never_ready when something else is due first: no stream,
+     * a measured recording, or a program to bind. layer_command_buffer_ready
+     * keeps it after every change of the four fields it depends on. */
     tally_draw_lane *ready_lane;
     /* The input-assembly state, laid out as a tally_packed_draw's last 8
      * bytes hold it (vertex_offset and flags 0 here), so that a draw makes
@@ -156,10 +156,14 @@ typedef struct layer_command_buffer {
     struct layer_command_buffer *next_spare; /* while recycled (command_buffers.c) */
 } layer_command_buffer;
 
+/* The ready lane of a command buffer that is not: one with no room (next
+ * == end), so that a draw's one test of room covers both. */
+extern tally_draw_lane layer_lane_never_ready;
+
 static inline void layer_command_buffer_ready(layer_command_buffer *cb)
 {
     bool plain = cb->stream && !cb->measured && cb->stream_program == cb->graphics_program;
-    cb->ready_lane = plain ? cb->draw_lane : NULL;
+    cb->ready_lane = plain ? cb->draw_lane : &layer_lane_never_ready;
 }
 
 /* Attached to a VkShaderModule: a copy of its SPIR-V. */
