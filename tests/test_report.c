@@ -1211,6 +1211,54 @@ static void times_that_continue_the_previous_row_are_written_in_full(void **stat
     free(text);
 }
 
+/* Sequences that count up (the engine's rows do), across every digit
+ * count: runs of 25 starting 12 below each power of ten up to 10^19, each
+ * run broken once by a repeat and once by a step back, so that the text
+ * kept for the next row's sequence is made, bumped, carried and dropped at
+ * every length; each row's sequence against printf's. */
+static void sequences_that_count_up_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    uint32_t column = counter("GpuTime");
+    tally_report *report = NULL;
+    const char *path = path_in(fx, "sequences.csv");
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    enum { RUNS = 19, RUN = 25 };
+    static uint64_t sequences[RUNS * RUN];
+    uint64_t power = 10;
+    for (uint32_t r = 0; r < RUNS; r++, power *= 10) {
+        uint64_t v = power - 12;
+        for (uint32_t i = 0; i < RUN; i++) {
+            if (i == 7) /* the same again */
+                v--;
+            if (i == 15) /* a step back */
+                v -= 3;
+            sequences[r * RUN + i] = v++;
+        }
+    }
+    for (uint32_t i = 0; i < RUNS * RUN; i++) {
+        tally_command_record record = sample_record(sequences[i]);
+        tally_value value = {.u64 = i};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    for (uint32_t i = 0; i < RUNS * RUN; i++) {
+        char expected[32];
+        snprintf(expected, sizeof expected, "%llu,", (unsigned long long)sequences[i]);
+        if (strncmp(line, expected, strlen(expected)) != 0) {
+            print_error("row %u: %.30s, printf: %s\n", i, line, expected);
+            fail();
+        }
+        line = strchr(line, '\n');
+        assert_non_null(line);
+        line++;
+    }
+    free(text);
+}
+
 /* Rows whose values repeat the previous row's (the same draw again) take
  * that row's text: checked against printf over runs of repeats of every
  * length, across the writer's buffer being written out, and after rows too
@@ -1341,6 +1389,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,
                                         make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(sequences_that_count_up_are_written_in_full, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(rows_that_repeat_the_previous_values_are_written_in_full,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(memory_stays_bounded_for_a_million_records, make_dir,

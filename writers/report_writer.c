@@ -99,6 +99,17 @@ struct time_text {
     char text[24];   /* the digits, and what the 8-byte stores wrote past them */
 };
 
+/* A row's sequence and its text (up to 16 digits): the next row's, one
+ * more, is the same text with 1 added to its last digit while that digit
+ * has room (rows before it would pass '9'). */
+struct sequence_text {
+    uint64_t value;
+    uint32_t length; /* 0: none kept */
+    uint32_t room;
+    _Alignas(16) char text[16]; /* the digits, and what was stored past them */
+    _Alignas(16) char bump[16]; /* 1 in the last digit's byte, 0 elsewhere */
+};
+
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
@@ -110,9 +121,9 @@ struct tally_report {
      * them; else counts_then_floats is false and the groups are walked */
     bool counts_then_floats;
     uint32_t count_columns, float_columns;
-    text_counts_fn put_counts;      /* the fastest way this processor has */
-    struct time_text end_text;      /* CSV: the latest row's end_ns */
-    struct time_text sequence_text; /* CSV: the latest row's sequence */
+    text_counts_fn put_counts;          /* the fastest way this processor has */
+    struct time_text end_text;          /* CSV: the latest row's end_ns */
+    struct sequence_text sequence_text; /* CSV: the latest row's sequence */
     /* CSV: the latest row's values (kept by csv_columns as it formats
      * them) and where their text is in the text buffer: a row that repeats
      * them (the same draw again) copies it. */
@@ -311,7 +322,6 @@ static struct record_strings measure(const tally_command_record *record)
  * string would), and only the stored string's bytes and NUL count. Else
  * strncmp: exact, and it stops at the record's NUL.
  */
-enum { STRINGS_SLACK = 1 };
 
 static bool same_strings_bytewise(const struct segment *g, const char *const strings[4])
 {
@@ -451,7 +461,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
         g->pointers[i] = (const char *)g->pointers;
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
-    if (!grow(&g->strings, &g->strings_capacity, total + STRINGS_SLACK) ||
+    if (!grow(&g->strings, &g->strings_capacity, total) ||
         !grow(&g->text, &g->text_capacity, (bound + 15) & ~(size_t)15))
         return NULL;
     const char *strings[4] = {record->kind, record->api_name, record->context_api, record->label};
@@ -738,32 +748,42 @@ static inline __attribute__((always_inline)) char *put_begin(char *p, const stru
     return p + t->length;
 }
 
+/* The sequence formatted, and kept for the next row's when it has at most
+ * 16 digits. */
+static __attribute__((noinline)) char *put_sequence_formatted(char *p, struct sequence_text *t,
+                                                              uint64_t v)
+{
+    char *end = text_u64(p, v);
+    size_t length = (size_t)(end - p);
+    t->value = v;
+    t->length = length <= sizeof t->text ? (uint32_t)length : 0;
+    if (t->length) {
+        memcpy(t->text, p, length);
+        memset(t->bump, 0, sizeof t->bump);
+        t->bump[length - 1] = 1;
+        t->room = (uint32_t)('9' - p[length - 1]);
+    }
+    return end;
+}
+
 /* A sequence one more than the previous row's (the engine's rows are
- * consecutive) whose last digit is not 9: the previous text with that digit
- * plus one, in the register it is loaded into (a byte stored and read back
- * as a wider word would stall store forwarding). */
-static inline __attribute__((always_inline)) char *put_sequence(char *p, struct time_text *t,
+ * consecutive) whose last digit has room: the previous text with 1 added
+ * to that digit, one 16-byte addition; else formatted. */
+static inline __attribute__((always_inline)) char *put_sequence(char *p, struct sequence_text *t,
                                                                 uint64_t v)
 {
-    if (v - 1 == t->value && t->length) {
-        uint64_t low, high;
-        memcpy(&low, t->text, 8);
-        memcpy(&high, t->text + 8, 8);
-        unsigned last = t->length - 1, shift = 8 * (last & 7);
-        uint64_t digit = 1ull << shift; /* in the word that holds the last digit */
-        uint64_t word = last < 8 ? low : high;
-        if ((word >> shift & 0xff) != '9') {
-            low += last < 8 ? digit : 0;
-            high += last < 8 ? 0 : digit;
-            memcpy(p, &low, 8);
-            memcpy(p + 8, &high, 8);
-            memcpy(t->text, &low, 8);
-            memcpy(t->text + 8, &high, 8);
-            t->value = v;
-            return p + t->length;
-        }
+#ifdef TEXT_VECTOR
+    if (v - 1 == t->value && t->room && t->length) {
+        __m128i text = _mm_add_epi8(_mm_load_si128((const __m128i *)(const void *)t->text),
+                                    _mm_load_si128((const __m128i *)(const void *)t->bump));
+        _mm_storeu_si128((__m128i *)(void *)p, text);
+        _mm_store_si128((__m128i *)(void *)t->text, text);
+        t->value = v;
+        t->room--;
+        return p + t->length;
     }
-    return put_end(p, t, v); /* formats and keeps it */
+#endif
+    return put_sequence_formatted(p, t, v);
 }
 
 #ifdef TEXT_VECTOR
