@@ -165,6 +165,16 @@ static tally_command_record sample_record(uint64_t sequence)
     };
 }
 
+/* A CSV report at path of one column, symbol. */
+static tally_report *open_one_column(const char *path, const char *symbol)
+{
+    uint32_t column = counter(symbol);
+    tally_report *report = NULL;
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
+                     TALLY_OK);
+    return report;
+}
+
 static tally_report *open_report(const char *path, tally_report_format format)
 {
     uint32_t columns[3];
@@ -1130,11 +1140,8 @@ static void integers_are_written_in_full(void **state)
                                       9999999999999999999u,
                                       10000000000000000000u,
                                       UINT64_MAX};
-    uint32_t column = counter("GpuTime");
-    tally_report *report = NULL;
     const char *path = path_in(fx, "integers.csv");
-    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
-                     TALLY_OK);
+    tally_report *report = open_one_column(path, "GpuTime");
     enum { N = sizeof values / sizeof values[0] };
     for (size_t i = 0; i < N; i++) {
         uint64_t v = values[i];
@@ -1166,11 +1173,8 @@ static void integers_are_written_in_full(void **state)
 static void times_that_continue_the_previous_row_are_written_in_full(void **state)
 {
     struct fixture *fx = *state;
-    uint32_t column = counter("GpuTime");
-    tally_report *report = NULL;
     const char *path = path_in(fx, "times.csv");
-    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
-                     TALLY_OK);
+    tally_report *report = open_one_column(path, "GpuTime");
     enum { N = 400 };
     uint64_t begins[N], ends[N];
     uint64_t t = 0;
@@ -1219,11 +1223,8 @@ static void times_that_continue_the_previous_row_are_written_in_full(void **stat
 static void sequences_that_count_up_are_written_in_full(void **state)
 {
     struct fixture *fx = *state;
-    uint32_t column = counter("GpuTime");
-    tally_report *report = NULL;
     const char *path = path_in(fx, "sequences.csv");
-    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
-                     TALLY_OK);
+    tally_report *report = open_one_column(path, "GpuTime");
     enum { RUNS = 19, RUN = 25 };
     static uint64_t sequences[RUNS * RUN];
     uint64_t power = 10;

@@ -248,20 +248,29 @@ static void trailing_zeros_of_every_length_are_trimmed_as_printf_trims_them(void
 
 /* Ties: odd multiples of 2^-(17-d) in decade d have 18 significant digits,
  * the last a 5, so the 17th rounds half to even, both ways. */
+/* An exact half in decade d from the random r, or false where the decade
+ * has none that large (its odd multiple would pass 2^53). */
+static bool exact_half(int d, uint64_t r, double *half)
+{
+    double v = pow(10.0, d) * (1.0 + 9.0 * (double)(r >> 11) / 9007199254740992.0);
+    double k = nearbyint(ldexp(v, 17 - d));
+    if (k >= 0x1p53)
+        return false;
+    k = fmod(k, 2.0) == 0.0 ? k + 1.0 : k; /* odd */
+    *half = ldexp(k, d - 17);
+    return true;
+}
+
 static void exact_halves_round_to_even_in_every_decade(void **state)
 {
     (void)state;
     uint64_t rng = 7;
     for (int d = -4; d <= 15; d++) {
-        for (uint32_t i = 0; i < TEXT_TEST_CASES / 100; i++) {
-            uint64_t r = next_random(&rng);
-            double v = pow(10.0, d) * (1.0 + 9.0 * (double)(r >> 11) / 9007199254740992.0);
-            double k = nearbyint(ldexp(v, 17 - d));
-            if (k >= 0x1p53)
-                break;
-            k = fmod(k, 2.0) == 0.0 ? k + 1.0 : k; /* odd */
-            check_double(ldexp(k, d - 17));
-            check_double(-ldexp(k, d - 17));
+        double half;
+        for (uint32_t i = 0; i < TEXT_TEST_CASES / 100 && exact_half(d, next_random(&rng), &half);
+             i++) {
+            check_double(half);
+            check_double(-half);
         }
     }
 }
@@ -435,12 +444,10 @@ static void pairs_round_exact_halves_to_even_in_each_lane(void **state)
         for (int d = -4; d <= 12; d++) {
             for (uint32_t i = 0; i < TEXT_TEST_CASES / 1000; i++) {
                 uint64_t r = next_random(&rng);
-                double v = pow(10.0, d) * (1.0 + 9.0 * (double)(r >> 11) / 9007199254740992.0);
-                double k = nearbyint(ldexp(v, 17 - d));
-                if (k >= 0x1p53)
+                double tie;
+                if (!exact_half(d, r, &tie))
                     break;
-                k = fmod(k, 2.0) == 0.0 ? k + 1.0 : k; /* odd */
-                double tie = ldexp(k, d - 17), other = (double)(r % 1000) / 7.0;
+                double other = (double)(r % 1000) / 7.0;
                 check_pair(&ways[w], tie, other);
                 check_pair(&ways[w], other, tie);
                 check_pair(&ways[w], tie, tie);

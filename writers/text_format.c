@@ -494,14 +494,23 @@ static __attribute__((noinline)) char *pair_apart(char *p, double a, double b)
 
 #ifdef TEXT_VECTOR
 
+/* The bits of a pair's doubles, and their binades counted from FAST_FIRST
+ * (a negative value's sign bit puts it past every fast way's range). */
+static inline void pair_binades(double a, double b, uint64_t *bits_a, uint64_t *bits_b,
+                                uint64_t *binade_a, uint64_t *binade_b)
+{
+    memcpy(bits_a, &a, sizeof *bits_a);
+    memcpy(bits_b, &b, sizeof *bits_b);
+    *binade_a = (*bits_a >> 52) - FAST_FIRST;
+    *binade_b = (*bits_b >> 52) - FAST_FIRST;
+}
+
 /* The pair by SSE2, the x86-64 baseline: text_f64's way, twice in one
  * call. */
 static inline __attribute__((always_inline)) char *pair_sse2(char *p, double a, double b)
 {
-    uint64_t bits_a, bits_b;
-    memcpy(&bits_a, &a, sizeof bits_a);
-    memcpy(&bits_b, &b, sizeof bits_b);
-    uint64_t binade_a = (bits_a >> 52) - FAST_FIRST, binade_b = (bits_b >> 52) - FAST_FIRST;
+    uint64_t bits_a, bits_b, binade_a, binade_b;
+    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
     if (binade_a >= FAST_BINADES || binade_b >= FAST_BINADES)
         return pair_apart(p, a, b);
     size_t ja = fast_entry(bits_a, binade_a), jb = fast_entry(bits_b, binade_b);
@@ -586,10 +595,8 @@ PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
-    uint64_t bits_a, bits_b;
-    memcpy(&bits_a, &a, sizeof bits_a);
-    memcpy(&bits_b, &b, sizeof bits_b);
-    uint64_t binade_a = (bits_a >> 52) - FAST_FIRST, binade_b = (bits_b >> 52) - FAST_FIRST;
+    uint64_t bits_a, bits_b, binade_a, binade_b;
+    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
     if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
         return pair_apart(p, a, b);
     size_t ja = 2 * binade_a + (bits_a < t->upper_bits[binade_a]);
