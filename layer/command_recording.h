@@ -77,6 +77,7 @@ static inline bool layer_try_draw(layer_command_buffer *cb, const char *api_name
      * them into one SSE2 register took seven shuffles, all on one port),
      * and the input-assembly bytes with vertex_offset and flags from one
      * load and an OR. */
+    tally_draw_lane_prefetch(lane->next);
     unsigned char *slot = (unsigned char *)lane->next++;
     uint64_t tail = cb->assembly | (uint32_t)vertex_offset | (uint64_t)flags << 32;
     memcpy(slot, &api_name, 8);
