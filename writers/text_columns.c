@@ -51,14 +51,7 @@ static char *counts_scalar(char *p, const uint64_t *values, uint32_t n)
  * rebuilds several from general registers in every group.
  */
 struct lane_constants {
-    /* text_digits8x2's reciprocals and divisors: 32-bit lanes for the
-     * first split, then 16-bit lanes */
-    _Alignas(64) uint64_t by_10000[8];
-    _Alignas(64) uint64_t ten_thousand[8];
-    _Alignas(64) uint64_t by_100[8];
-    _Alignas(64) uint64_t hundred[8];
-    _Alignas(64) uint64_t by_10[8];
-    _Alignas(64) uint64_t ten[8];
+    struct text_digit_splits splits; /* text_digits8x2's reciprocals and divisors */
     /* the digit count's: the last digit's byte marked; 8 per byte */
     _Alignas(64) uint64_t last_digit[8];
     _Alignas(64) uint64_t eight[8];
@@ -73,24 +66,14 @@ struct lane_constants {
     uint8_t first_lanes[8];
 };
 
-#define EACH_64(x)                                                                                 \
-    {                                                                                              \
-        (x), (x), (x), (x), (x), (x), (x), (x)                                                     \
-    }
-
 static const struct lane_constants lane_table = {
-    .by_10000 = EACH_64(0xd1b71759),
-    .ten_thousand = EACH_64(10000),
-    .by_100 = EACH_64(5243 * 0x0000000100000001ull),
-    .hundred = EACH_64(100 * 0x0001000100010001ull),
-    .by_10 = EACH_64(6554 * 0x0001000100010001ull),
-    .ten = EACH_64(10 * 0x0001000100010001ull),
-    .last_digit = EACH_64(1ull << 56),
-    .eight = EACH_64(8 * 0x0101010101010101ull),
-    .comma_first = EACH_64(8),
-    .ascii = EACH_64(0x303030303030302cull),
-    .sixty_four = EACH_64(64),
-    .slow = EACH_64(~0ull << FAST_BITS),
+    .splits = TEXT_DIGIT_SPLITS,
+    .last_digit = TEXT_EACH_64(1ull << 56),
+    .eight = TEXT_EACH_64(8 * 0x0101010101010101ull),
+    .comma_first = TEXT_EACH_64(8),
+    .ascii = TEXT_EACH_64(0x303030303030302cull),
+    .sixty_four = TEXT_EACH_64(64),
+    .slow = TEXT_EACH_64(~0ull << FAST_BITS),
     .first_lanes = {0x00, 0x01, 0x03, 0x07, 0x0f, 0x1f, 0x3f, 0x7f},
 };
 
@@ -126,14 +109,14 @@ static inline __attribute__((always_inline)) char *put_two(char *p, __m128i v, u
                                                            const struct lane_constants *c,
                                                            uint64_t ascii)
 {
-    __m128i high = _mm_srli_epi64(_mm_mul_epu32(v, K128(c, by_10000)), 45);
-    __m128i low = _mm_sub_epi32(v, _mm_mul_epu32(high, K128(c, ten_thousand)));
+    __m128i high = _mm_srli_epi64(_mm_mul_epu32(v, K128(c, splits.by_10000)), 45);
+    __m128i low = _mm_sub_epi32(v, _mm_mul_epu32(high, K128(c, splits.ten_thousand)));
     __m128i x = _mm_or_si128(high, _mm_slli_epi64(low, 32));
-    __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(x, K128(c, by_100)), 3);
-    __m128i rest = _mm_sub_epi16(x, _mm_mullo_epi16(hundreds, K128(c, hundred)));
+    __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(x, K128(c, splits.by_100)), 3);
+    __m128i rest = _mm_sub_epi16(x, _mm_mullo_epi16(hundreds, K128(c, splits.hundred)));
     __m128i pairs = _mm_or_si128(hundreds, _mm_slli_epi32(rest, 16));
-    __m128i tens = _mm_mulhi_epu16(pairs, K128(c, by_10));
-    __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, K128(c, ten)));
+    __m128i tens = _mm_mulhi_epu16(pairs, K128(c, splits.by_10));
+    __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, K128(c, splits.ten)));
     __m128i digits = _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
 
     __m128i marked = _mm_or_si128(digits, K128(c, last_digit));
@@ -228,15 +211,7 @@ QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m25
                                                                   const struct lane_constants *c,
                                                                   __m256i sixty_four)
 {
-    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, K256(c, by_10000)), 45);
-    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, K256(c, ten_thousand)));
-    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
-    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, K256(c, by_100)), 3);
-    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, K256(c, hundred)));
-    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
-    __m256i tens = _mm256_mulhi_epu16(pairs, K256(c, by_10));
-    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, K256(c, ten)));
-    __m256i digits = _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
+    __m256i digits = text_digits8x4(v, &c->splits);
 
     __m256i marked = _mm256_or_si256(digits, K256(c, last_digit));
     __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
@@ -365,14 +340,14 @@ OCTETS static inline __attribute__((always_inline)) char *put_pair(char *p, __m1
 OCTETS static inline __attribute__((always_inline)) char *
 put_eight(char *p, __m512i v, __mmask8 live, const struct lane_constants *c, __m512i sixty_four)
 {
-    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, K512(c, by_10000)), 45);
-    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, K512(c, ten_thousand)));
+    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, K512(c, splits.by_10000)), 45);
+    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, K512(c, splits.ten_thousand)));
     __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
-    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, K512(c, by_100)), 3);
-    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, K512(c, hundred)));
+    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, K512(c, splits.by_100)), 3);
+    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, K512(c, splits.hundred)));
     __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
-    __m512i tens = _mm512_mulhi_epu16(pairs, K512(c, by_10));
-    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, K512(c, ten)));
+    __m512i tens = _mm512_mulhi_epu16(pairs, K512(c, splits.by_10));
+    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, K512(c, splits.ten)));
     __m512i digits = _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
 
     __m512i marked = _mm512_or_si512(digits, K512(c, last_digit));

@@ -314,12 +314,7 @@ static const struct fast_tables {
     _Alignas(32) uint64_t e8[4];
     _Alignas(32) uint64_t e8_less_1[4];
     _Alignas(32) uint64_t by_1e8_below_1e9[4];
-    _Alignas(32) uint64_t by_10000[4];
-    _Alignas(32) uint64_t ten_thousand[4];
-    _Alignas(32) uint64_t by_100[4];
-    _Alignas(32) uint64_t hundred[4];
-    _Alignas(32) uint64_t by_10[4];
-    _Alignas(32) uint64_t ten[4];
+    struct text_digit_splits splits;
     _Alignas(32) uint64_t zeros[4];
     _Alignas(32) uint64_t comma_zero[4];
     _Alignas(32) uint8_t first_to_1[32];
@@ -340,12 +335,7 @@ static const struct fast_tables {
     .e8 = EACH_LANE(100000000u),
     .e8_less_1 = EACH_LANE(100000000u - 1),
     .by_1e8_below_1e9 = EACH_LANE(720575941u),
-    .by_10000 = EACH_LANE(0xd1b71759u),
-    .ten_thousand = EACH_LANE(10000u),
-    .by_100 = EACH_LANE(5243 * 0x0000000100000001ull),
-    .hundred = EACH_LANE(100 * 0x0001000100010001ull),
-    .by_10 = EACH_LANE(6554 * 0x0001000100010001ull),
-    .ten = EACH_LANE(10 * 0x0001000100010001ull),
+    .splits = TEXT_DIGIT_SPLITS,
     .zeros = EACH_LANE(0x3030303030303030ull),
     .comma_zero = {0x302c, 0, 0x302c, 0}, /* ",0" at the start of each 128-bit lane */
     /* byte 0 of each 128-bit lane to byte 1, the others 0 */
@@ -560,15 +550,7 @@ pair_digits(__m256i digits, const struct fast_tables *t)
     __m256i middle8 = _mm256_sub_epi64(high9, _mm256_mul_epu32(first, e8));
     /* the middle 8 in lanes 0 and 2, the low 8 in lanes 1 and 3 */
     __m256i v = _mm256_blend_epi32(middle8, low8, 0xcc);
-    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, K256(t, by_10000)), 45);
-    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, K256(t, ten_thousand)));
-    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
-    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, K256(t, by_100)), 3);
-    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, K256(t, hundred)));
-    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
-    __m256i tens = _mm256_mulhi_epu16(pairs, K256(t, by_10));
-    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, K256(t, ten)));
-    return (struct pair_digits){first, _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8))};
+    return (struct pair_digits){first, text_digits8x4(v, &t->splits)};
 }
 
 /* One value of the pair below 1 (d < 0): ",0.", zeros, its first digit

@@ -13,7 +13,7 @@
 
 #if defined(__SSE2__) && defined(__x86_64__)
 #define TEXT_VECTOR 1
-#include <emmintrin.h>
+#include <immintrin.h>
 
 /*
  * v holds two numbers below 10^8, one per 64-bit lane; the result holds their
@@ -46,6 +46,53 @@ static inline __m128i text_digits8x2(__m128i v)
     __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
     __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, text_opaque(_mm_set1_epi16(10))));
     return _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
+}
+
+/*
+ * The divisors and reciprocals of text_digits8x2's splits, the same in each
+ * 64-bit lane, for the wider ways, which read them as memory operands (left
+ * to itself, a compiler rebuilds several from general registers in every
+ * group): eight lanes, for registers of up to 512 bits.
+ */
+struct text_digit_splits {
+    _Alignas(64) uint64_t by_10000[8];
+    _Alignas(64) uint64_t ten_thousand[8];
+    _Alignas(64) uint64_t by_100[8];
+    _Alignas(64) uint64_t hundred[8];
+    _Alignas(64) uint64_t by_10[8];
+    _Alignas(64) uint64_t ten[8];
+};
+
+#define TEXT_EACH_64(x)                                                                            \
+    {                                                                                              \
+        (x), (x), (x), (x), (x), (x), (x), (x)                                                     \
+    }
+/* The initializer of a struct text_digit_splits. */
+#define TEXT_DIGIT_SPLITS                                                                          \
+    {                                                                                              \
+        .by_10000 = TEXT_EACH_64(0xd1b71759u), .ten_thousand = TEXT_EACH_64(10000u),               \
+        .by_100 = TEXT_EACH_64(5243 * 0x0000000100000001ull),                                      \
+        .hundred = TEXT_EACH_64(100 * 0x0001000100010001ull),                                      \
+        .by_10 = TEXT_EACH_64(6554 * 0x0001000100010001ull),                                       \
+        .ten = TEXT_EACH_64(10 * 0x0001000100010001ull),                                           \
+    }
+
+/* text_digits8x2 on four lanes (AVX2, for callers that have it), the
+ * constants from s. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+text_digits8x4(__m256i v, const struct text_digit_splits *s)
+{
+#define TEXT_SPLIT256(name) _mm256_load_si256((const __m256i *)(const void *)s->name)
+    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, TEXT_SPLIT256(by_10000)), 45);
+    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, TEXT_SPLIT256(ten_thousand)));
+    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
+    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, TEXT_SPLIT256(by_100)), 3);
+    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, TEXT_SPLIT256(hundred)));
+    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
+    __m256i tens = _mm256_mulhi_epu16(pairs, TEXT_SPLIT256(by_10));
+    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, TEXT_SPLIT256(ten)));
+#undef TEXT_SPLIT256
+    return _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
 }
 
 /* A mask of the zero digits of text_digits8x2's result: bit i for byte i. */
