@@ -8,18 +8,8 @@
 #include "text_format.h"
 #include "text_vector.h"
 
-char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
-                             uint64_t *restrict keep)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        keep[i] = values[i];
-        *p++ = ',';
-        p = text_u64(p, values[i]);
-    }
-    return p;
-}
-
-/* The checked ways write a run again: its values were kept by the first pass. */
+/* One at a time, the values not kept: the checked ways write a run again,
+ * whose values the first pass kept. */
 static char *counts_scalar(char *p, const uint64_t *values, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -27,6 +17,13 @@ static char *counts_scalar(char *p, const uint64_t *values, uint32_t n)
         p = text_u64(p, values[i]);
     }
     return p;
+}
+
+char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
+                             uint64_t *restrict keep)
+{
+    memcpy(keep, values, (size_t)n * sizeof *values);
+    return counts_scalar(p, values, n);
 }
 
 #ifdef TEXT_VECTOR

@@ -354,10 +354,12 @@ static const struct fast_tables {
 };
 
 /* The decade entry of v (bits: its bits) in the fast path's binade
- * `binade`: one comparison of integers. */
-static inline __attribute__((always_inline)) size_t fast_entry(uint64_t bits, uint64_t binade)
+ * `binade`: one comparison of integers. t: the tables (&fast, or a pointer
+ * to them the compiler cannot see through). */
+static inline __attribute__((always_inline)) size_t fast_entry(const struct fast_tables *t,
+                                                               uint64_t bits, uint64_t binade)
 {
-    return 2 * binade + (bits < fast.upper_bits[binade]);
+    return 2 * binade + (bits < t->upper_bits[binade]);
 }
 
 /*
@@ -462,7 +464,7 @@ char *text_f64(char *p, double v)
     uint64_t binade = (bits >> 52) - FAST_FIRST;
     if (binade >= FAST_BINADES)
         return put_other_f64(p, v);
-    size_t j = fast_entry(bits, binade);
+    size_t j = fast_entry(&fast, bits, binade);
     uint64_t digits = fast_digits(bits, fast.scale[j]);
 #ifdef TEXT_VECTOR
     return put_fixed(p, digits, fast.point[j], fast.window[j]);
@@ -503,7 +505,7 @@ static inline __attribute__((always_inline)) char *pair_sse2(char *p, double a, 
     pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
     if (binade_a >= FAST_BINADES || binade_b >= FAST_BINADES)
         return pair_apart(p, a, b);
-    size_t ja = fast_entry(bits_a, binade_a), jb = fast_entry(bits_b, binade_b);
+    size_t ja = fast_entry(&fast, bits_a, binade_a), jb = fast_entry(&fast, bits_b, binade_b);
     uint64_t digits_a = fast_digits(bits_a, fast.scale[ja]);
     uint64_t digits_b = fast_digits(bits_b, fast.scale[jb]);
     *p = ',';
@@ -565,6 +567,16 @@ put_below_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t 
     return p + 1 + highest_bit(fraction << 2 | 2);
 }
 
+/* One value of the pair from 1 up (d >= 0): rest stored 3 bytes in, head
+ * over it; its end from fraction as put_fixed's. */
+PAIR_AVX2 static inline __attribute__((always_inline)) char *
+put_from_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d)
+{
+    _mm_storeu_si128((__m128i *)(p + 3), rest);
+    _mm_storeu_si128((__m128i *)p, head);
+    return p + 2 + highest_bit(fraction << 2 | 1ull << d);
+}
+
 /*
  * The pair by AVX2: both values in each vector instruction, from the
  * digits to the text; the scalar work (the binade, the decade, the 128-bit
@@ -581,8 +593,7 @@ PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
     pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
     if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
         return pair_apart(p, a, b);
-    size_t ja = 2 * binade_a + (bits_a < t->upper_bits[binade_a]);
-    size_t jb = 2 * binade_b + (bits_b < t->upper_bits[binade_b]);
+    size_t ja = fast_entry(t, bits_a, binade_a), jb = fast_entry(t, bits_b, binade_b);
     __m256i keep = _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[jb]),
                                        (const __m128i *)(t->keep + t->window[ja]));
     __m256i dot = _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[jb]),
@@ -612,24 +623,16 @@ PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
     __m128i head_a = _mm256_castsi256_si128(head), rest_a = _mm256_castsi256_si128(rest);
     if (__builtin_expect((da | db) < 0, 0)) {
         p = da < 0 ? put_below_one(p, head_a, rest_a, fraction_a, da)
-                   : (_mm_storeu_si128((__m128i *)(p + 3), rest_a),
-                      _mm_storeu_si128((__m128i *)p, head_a),
-                      p + 2 + highest_bit(fraction_a << 2 | 1ull << da));
+                   : put_from_one(p, head_a, rest_a, fraction_a, da);
         __m128i head_b = _mm256_extracti128_si256(head, 1);
         __m128i rest_b = _mm256_extracti128_si256(rest, 1);
-        if (db < 0)
-            return put_below_one(p, head_b, rest_b, fraction_b, db);
-        _mm_storeu_si128((__m128i *)(p + 3), rest_b);
-        _mm_storeu_si128((__m128i *)p, head_b);
-        return p + 2 + highest_bit(fraction_b << 2 | 1ull << db);
+        return db < 0 ? put_below_one(p, head_b, rest_b, fraction_b, db)
+                      : put_from_one(p, head_b, rest_b, fraction_b, db);
     }
     /* the first digit at p + 1, rest[i] after the point at p + 3 + i */
-    _mm_storeu_si128((__m128i *)(p + 3), rest_a);
-    _mm_storeu_si128((__m128i *)p, head_a);
-    p += 2 + highest_bit(fraction_a << 2 | 1ull << da);
-    _mm_storeu_si128((__m128i *)(p + 3), _mm256_extracti128_si256(rest, 1));
-    _mm_storeu_si128((__m128i *)p, _mm256_extracti128_si256(head, 1));
-    return p + 2 + highest_bit(fraction_b << 2 | 1ull << db);
+    p = put_from_one(p, head_a, rest_a, fraction_a, da);
+    return put_from_one(p, _mm256_extracti128_si256(head, 1), _mm256_extracti128_si256(rest, 1),
+                        fraction_b, db);
 }
 
 #endif
