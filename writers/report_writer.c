@@ -25,6 +25,10 @@ enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
 /* The text between a row's sequence and its begin_ns (CSV) or begin_ns key
  * (JSON): the same for every command of a stream until its frame, label or
  * submission changes, so it is formatted once and copied. */
+/* A segment's context_state while it holds none: above every context with
+ * every state. */
+#define NO_SEGMENT UINT64_MAX
+
 struct segment {
     /* the strings as same_strings compares them: each below 32 bytes (most
      * names of a report) in a 32-byte slot, NUL-padded; which bytes of the
@@ -42,12 +46,12 @@ struct segment {
      * pointers no caller has (the array's own address). */
     const char *pointers[4];
     /* the numbers as segment_matches compares them: the record's frame,
-     * submission and stream, and its context with `state` above it, 0
-     * only for a valid segment of compared strings (one compare for
-     * both) */
+     * submission and stream, and its context in the low 32 bits of
+     * context_state with the segment's state above them, 0 for one of
+     * compared strings (one compare for both); NO_SEGMENT while none is
+     * made */
     uint64_t numbers[3];
     uint64_t context_state;
-    bool valid;
     /* How the next row finds out whether it shares this segment: */
     enum segment_keyed {
         SEGMENT_COMPARED,    /* by its strings' bytes (tally_report_write) */
@@ -56,7 +60,6 @@ struct segment {
     } keyed;
     uint64_t key;
     const char *kind, *api_name;
-    uint32_t context;
     size_t lengths[4];   /* kind, api_name, context_api, label */
     char *strings;       /* the four, each with its NUL */
     uint32_t offsets[4]; /* each string's first byte in strings */
@@ -441,9 +444,11 @@ static char *put_literal(char *p, const char *text)
     return p + n;
 }
 
+/* Whether the record's numbers are those of the segment, keyed or not. */
 static bool same_numbers(const struct segment *g, const tally_command_record *record)
 {
-    return g->valid && g->context == record->context && same_numbers_as(g, record);
+    return g->context_state != NO_SEGMENT && (uint32_t)g->context_state == record->context &&
+           same_numbers_as(g, record);
 }
 
 /* The segment of this record, formatted anew (apart from the rows' path:
@@ -454,8 +459,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     struct segment *g = &r->segment;
     struct record_strings measured = measure(record);
     const struct record_strings *n = &measured;
-    g->valid = false;
-    g->context_state = UINT64_MAX; /* matches no record until made */
+    g->context_state = NO_SEGMENT; /* matches no record until made */
     g->keyed = SEGMENT_COMPARED;
     for (int i = 0; i < 4; i++)
         g->pointers[i] = (const char *)g->pointers;
@@ -529,9 +533,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     g->text_length = (size_t)(p - g->text);
     g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
                    (size_t)r->count * (TEXT_NUMBER_MAX + 1) + TEXT_CSV_COUNTS_MAX(0);
-    g->context = record->context;
     record_numbers(record, g->numbers);
-    g->valid = true;
     g->context_state = record->context; /* compared strings: state 0 */
     return g;
 }
@@ -541,7 +543,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
 static void segment_keyed_by(struct segment *g, enum segment_keyed keyed)
 {
     g->keyed = keyed;
-    g->context_state = g->context | (uint64_t)keyed << 32;
+    g->context_state = (uint32_t)g->context_state | (uint64_t)keyed << 32;
 }
 
 /* The segment of this record, made when it differs from the last. */
@@ -1024,7 +1026,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
-    r->segment.context_state = UINT64_MAX; /* no segment yet: matches no record */
+    r->segment.context_state = NO_SEGMENT;
     r->put_counts = text_csv_counts_best();
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
