@@ -412,57 +412,57 @@ OCTETS static char *counts_octets(char *p, const uint64_t *restrict values, uint
     return p;
 }
 
-/* --- eight at a time: AVX-512 VBMI2 ------------------------------------------------ */
+/* --- four at a time by compression: AVX-512VL and VBMI2 ------------------------- */
 
-#define EIGHTS_TARGET "avx512f,avx512bw,avx512vbmi2,popcnt"
+#define COMPRESSED_TARGET "avx2,avx512f,avx512vl,avx512bw,avx512vbmi2,popcnt"
+#define COMPRESSED __attribute__((target(COMPRESSED_TARGET)))
 
 /*
- * Eight numbers below 10^7 at a time, one per 64-bit lane of a 512-bit
- * register, without a store per number: each lane's 8 digits (the first is
- * 0 below 10^7) become ',' and the 7 others in ASCII, and one byte
- * compression (VPCOMPRESSB) keeps each lane's ',' and its digits from the
- * first that is not 0 (the last always), packing the eight texts side by
- * side. A group holding a larger number goes two at a time.
+ * The lanes of v's four numbers that live_bytes marks (8 bits a lane; the
+ * other lanes 0), each below 10^7, without a store per number: each lane's
+ * 8 digits (the first is 0 below 10^7) become ',' and the 7 others in
+ * ASCII, and one byte compression (VPCOMPRESSB) keeps each lane's ',' and
+ * its digits from the first that is not 0 (x | -x, as put_two finds them),
+ * packing the texts side by side for one 32-byte store. 256 bits wide: the
+ * same at 512 (eight numbers a compression, fewer instructions) ran whole
+ * rows slower on both processors measured (docs/benchmarks.md, round nine).
  */
-__attribute__((target(EIGHTS_TARGET))) static char *
-counts_eights(char *p, const uint64_t *restrict values, uint32_t n, uint64_t *restrict keep)
+COMPRESSED static inline __attribute__((always_inline)) char *
+put_four_compressed(char *p, __m256i v, uint32_t live_bytes, const struct lane_constants *c)
 {
-    /* the reciprocals of text_digits8x2 */
-    const __m512i by_10000 = _mm512_set1_epi64(0xd1b71759), ten_thousand = _mm512_set1_epi64(10000);
-    const __m512i by_100 = _mm512_set1_epi32(5243), hundred = _mm512_set1_epi16(100);
-    const __m512i by_10 = _mm512_set1_epi16(6554), ten = _mm512_set1_epi16(10);
-    /* the last digit's byte marked, so that a 0 keeps its one digit */
-    const __m512i last_digit = _mm512_set1_epi64((long long)(1ull << 56));
-    const __m512i ascii = _mm512_set1_epi64(0x303030303030302cll); /* ',' then '0's */
-    for (uint32_t i = 0; i < n; i += 8) {
-        uint32_t lanes = n - i < 8 ? n - i : 8;
-        __mmask8 live = (__mmask8)((1u << lanes) - 1);
-        __m512i v = _mm512_maskz_loadu_epi64(live, values + i);
-        _mm512_mask_storeu_epi64(keep + i, live, v);
-        if (_mm512_cmpgt_epu64_mask(v, _mm512_set1_epi64(9999999))) {
-            p = pairs_checked(p, values + i, lanes);
-            continue;
-        }
-        __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, by_10000), 45);
-        __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, ten_thousand));
-        __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
-        __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, by_100), 3);
-        __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, hundred));
-        __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
-        __m512i tens = _mm512_mulhi_epu16(pairs, by_10);
-        __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, ten));
-        __m512i digits = _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
-        /* x | -x has every bit from x's lowest set bit up: here every byte
-         * from the lane's first digit that is not 0 */
-        __m512i marked = _mm512_or_si512(digits, last_digit);
-        __m512i from = _mm512_or_si512(marked, _mm512_sub_epi64(_mm512_setzero_si512(), marked));
-        uint64_t keep = _mm512_test_epi8_mask(from, from) | 0x0101010101010101ull;
-        if (lanes < 8)
-            keep &= (1ull << (8 * lanes)) - 1;
-        __m512i text = _mm512_maskz_compress_epi8(keep, _mm512_add_epi8(digits, ascii));
-        _mm512_storeu_si512(p, text);
-        p += __builtin_popcountll(keep);
+    __m256i digits = text_digits8x4(v, &c->splits);
+    __m256i marked = _mm256_or_si256(digits, K256(c, last_digit));
+    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
+    __mmask32 kept = (_mm256_test_epi8_mask(from, from) | 0x01010101u) & live_bytes;
+    __m256i text = _mm256_maskz_compress_epi8(kept, _mm256_add_epi8(digits, K256(c, ascii)));
+    _mm256_storeu_si256((__m256i *)(void *)p, text);
+    return p + __builtin_popcount(kept);
+}
+
+/* Four at a time by compression (put_four_compressed), the run checked
+ * once (FAST_BITS); a short last group is a masked load. */
+COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
+                                          uint64_t *restrict keep)
+{
+    const struct lane_constants *c = lane_constants();
+    char *start = p;
+    __m256i any = _mm256_setzero_si256();
+    const uint64_t *v = values, *fours_end = values + (n & ~3u);
+    for (; v < fours_end; v += 4) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)v);
+        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
+        any = _mm256_or_si256(any, four);
+        p = put_four_compressed(p, four, ~0u, c);
     }
+    if (n & 3) {
+        __mmask8 live = (__mmask8)c->first_lanes[n & 3];
+        __m256i few = _mm256_maskz_loadu_epi64(live, v);
+        _mm256_mask_storeu_epi64(keep + (v - values), live, few);
+        any = _mm256_or_si256(any, few);
+        p = put_four_compressed(p, few, (1u << 8 * (n & 3)) - 1, c);
+    }
+    if (!_mm256_testz_si256(any, K256(c, slow)))
+        return quads_checked(start, values, n);
     return p;
 }
 
@@ -482,15 +482,15 @@ text_counts_fn text_csv_counts_octets(void)
     return avx512 ? counts_octets : NULL;
 }
 
-text_counts_fn text_csv_counts_eights(void)
+text_counts_fn text_csv_counts_compressed(void)
 {
     /* libgcc (compiler-rt with clang) reads the processor's features in a
      * constructor, before any caller gets here */
-    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                  __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("popcnt");
-    return avx512 ? counts_eights : NULL;
+    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+                  __builtin_cpu_supports("popcnt");
+    return avx512 ? counts_compressed : NULL;
 }
-
 #else
 
 text_counts_fn text_csv_counts_pairs(void)
@@ -508,7 +508,7 @@ text_counts_fn text_csv_counts_octets(void)
     return NULL;
 }
 
-text_counts_fn text_csv_counts_eights(void)
+text_counts_fn text_csv_counts_compressed(void)
 {
     return NULL;
 }
@@ -517,7 +517,7 @@ text_counts_fn text_csv_counts_eights(void)
 
 text_counts_fn text_csv_counts_best(void)
 {
-    text_counts_fn best = text_csv_counts_eights();
+    text_counts_fn best = text_csv_counts_compressed();
     if (!best)
         best = text_csv_counts_octets();
     if (!best)
