@@ -41,8 +41,8 @@ char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t 
 #define FAST_BITS 23
 
 /*
- * The constants of the vector ways, the same in each 64-bit lane, 512 bits
- * wide (the SSE2 way reads the first 128, AVX2 the first 256). Read through a pointer the
+ * The constants of the vector ways, the same in each 64-bit lane, 256 bits
+ * wide (the SSE2 way reads the first 128). Read through a pointer the
  * compiler cannot see through (lane_constants), so that each is a memory
  * operand of the instruction that uses it: left to itself, a compiler
  * rebuilds several from general registers in every group.
@@ -50,17 +50,18 @@ char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t 
 struct lane_constants {
     struct text_digit_splits splits; /* text_digits8x2's reciprocals and divisors */
     /* the digit count's: the last digit's byte marked; 8 per byte */
-    _Alignas(64) uint64_t last_digit[8];
-    _Alignas(64) uint64_t eight[8];
+    _Alignas(32) uint64_t last_digit[4];
+    _Alignas(32) uint64_t eight[4];
     /* 8 in the first byte: the ',' in the count (see put_two) */
-    _Alignas(64) uint64_t comma_first[8];
+    _Alignas(32) uint64_t comma_first[4];
     /* ',' then '0's; 64 */
-    _Alignas(64) uint64_t ascii[8];
-    _Alignas(64) uint64_t sixty_four[8];
+    _Alignas(32) uint64_t ascii[4];
+    _Alignas(32) uint64_t sixty_four[4];
     /* the bits of a number too large for one 8-byte store (FAST_BITS) */
-    _Alignas(64) uint64_t slow[8];
-    /* the lanes 0 to n - 1 of eight, by n: one load of a mask register */
-    uint8_t first_lanes[8];
+    _Alignas(32) uint64_t slow[4];
+    /* the last n lanes of four, by n (put_four's live lanes of a run's
+     * last four, whose first were written) */
+    _Alignas(32) uint64_t last_lanes[4][4];
 };
 
 static const struct lane_constants lane_table = {
@@ -71,7 +72,7 @@ static const struct lane_constants lane_table = {
     .ascii = TEXT_EACH_64(0x303030303030302cull),
     .sixty_four = TEXT_EACH_64(64),
     .slow = TEXT_EACH_64(~0ull << FAST_BITS),
-    .first_lanes = {0x00, 0x01, 0x03, 0x07, 0x0f, 0x1f, 0x3f, 0x7f},
+    .last_lanes = {{0}, {0, 0, 0, ~0ull}, {0, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}},
 };
 
 static inline const struct lane_constants *lane_constants(void)
@@ -198,15 +199,16 @@ QUADS static inline void put_high(char *p, __m128i x)
 }
 
 /*
- * Lanes first to last - 1 of v's four numbers, each below 10^7, as put_two
- * writes two, but the per-lane shift done in the register (VPSRLVQ, a count
- * per lane) with the ASCII: left per number, one 8-byte store and one
- * addition.
+ * v's four numbers, each below 10^7, as put_two writes two, but the
+ * per-lane shift done in the register (VPSRLVQ, a count per lane) with the
+ * ASCII: left per number, one 8-byte store and one addition. Only the lanes
+ * of `live` (all ones in a lane) count: the others add 0 bytes, so that a
+ * lane stored before a live one is written over by it, and one after the
+ * last lands past the end (TEXT_CSV_COUNTS_MAX leaves room for it). All four
+ * stores a group, branch-free, cost a short group less than a loop.
  */
-QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m256i v,
-                                                                  uint32_t first, uint32_t last,
-                                                                  const struct lane_constants *c,
-                                                                  __m256i sixty_four)
+QUADS static inline __attribute__((always_inline)) char *
+put_four(char *p, __m256i v, __m256i live, const struct lane_constants *c, __m256i sixty_four)
 {
     __m256i digits = text_digits8x4(v, &c->splits);
 
@@ -217,41 +219,27 @@ QUADS static inline __attribute__((always_inline)) char *put_four(char *p, __m25
                                    K256(c, ascii));
 
     /* the texts stored from the register, the lengths read back from
-     * memory by the additions that use them: the fewest instructions */
+     * memory by the additions that use them: the fewest instructions (an
+     * AND with all lanes live is folded away) */
     uint64_t lengths[4];
-    _mm256_storeu_si256((__m256i *)lengths, _mm256_srli_epi64(eights, 3));
+    _mm256_storeu_si256((__m256i *)lengths, _mm256_and_si256(_mm256_srli_epi64(eights, 3), live));
     __asm__("" : "+m"(lengths));
-    if (first == 0 && last == 4) { /* unrolled */
-        __m128i low_two = _mm256_castsi256_si128(text);
-        __m128i high_two = _mm256_extracti128_si256(text, 1);
-        _mm_storel_epi64((__m128i *)p, low_two);
-        p += lengths[0];
-        put_high(p, low_two);
-        p += lengths[1];
-        _mm_storel_epi64((__m128i *)p, high_two);
-        p += lengths[2];
-        put_high(p, high_two);
-        return p + lengths[3];
-    }
-    uint64_t texts[4];
-    _mm256_storeu_si256((__m256i *)texts, text);
-    for (uint32_t k = first; k < last; k++) {
-        memcpy(p, &texts[k], 8);
-        p += lengths[k];
-    }
-    return p;
+    __m128i low_two = _mm256_castsi256_si128(text);
+    __m128i high_two = _mm256_extracti128_si256(text, 1);
+    _mm_storel_epi64((__m128i *)p, low_two);
+    p += lengths[0];
+    put_high(p, low_two);
+    p += lengths[1];
+    _mm_storel_epi64((__m128i *)p, high_two);
+    p += lengths[2];
+    put_high(p, high_two);
+    return p + lengths[3];
 }
 
 /* The lanes 0 to n - 1 of four (n below 4), for masked loads and stores. */
 QUADS static inline __m256i few_lanes(uint32_t n)
 {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
-}
-
-/* n (below 4) numbers, the lanes past them 0. */
-QUADS static inline __m256i load_few(const uint64_t *values, uint32_t n)
-{
-    return _mm256_maskload_epi64((const long long *)values, few_lanes(n));
 }
 
 /* Four at a time, each group checked: one holding a number of 2^23 or
@@ -262,19 +250,17 @@ QUADS static __attribute__((noinline)) char *quads_checked(char *p, const uint64
     const struct lane_constants *c = lane_constants();
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t lanes = n - i < 4 ? n - i : 4;
-        __m256i v = lanes == 4 ? _mm256_loadu_si256((const __m256i *)(values + i))
-                               : load_few(values + i, lanes);
-        __m256i slow = _mm256_and_si256(v, _mm256_set1_epi64x((long long)(~0ull << FAST_BITS)));
-        if (!_mm256_testz_si256(slow, slow))
+        __m256i live = lanes == 4 ? _mm256_set1_epi64x(-1) : few_lanes(lanes);
+        __m256i v = _mm256_maskload_epi64((const long long *)(values + i), live);
+        if (!_mm256_testz_si256(v, K256(c, slow)))
             p = pairs_checked(p, values + i, lanes);
         else
-            p = put_four(p, v, 0, lanes, c, K256(c, sixty_four));
+            p = put_four(p, v, live, c, K256(c, sixty_four));
     }
     return p;
 }
 
-/* Four at a time (put_four), for processors with AVX2 but not AVX-512
- * VBMI2; the run checked once (FAST_BITS). */
+/* Four at a time (put_four), the run checked once (FAST_BITS). */
 QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
                                 uint64_t *restrict keep)
 {
@@ -283,183 +269,25 @@ QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32
     char *start = p;
     __m256i any = _mm256_setzero_si256();
     const uint64_t *v = values, *fours_end = values + (n & ~3u);
+    const __m256i all = _mm256_set1_epi64x(-1);
     for (; v < fours_end; v += 4) {
         __m256i four = _mm256_loadu_si256((const __m256i *)v);
         _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
         any = _mm256_or_si256(any, four);
-        p = put_four(p, four, 0, 4, c, sixty_four);
+        p = put_four(p, four, all, c, sixty_four);
     }
     uint32_t left = n & 3;
     if (left && n > 4) { /* the last four, of which the first were written */
         __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
         _mm256_storeu_si256((__m256i *)(keep + n - 4), four);
         any = _mm256_or_si256(any, four);
-        p = put_four(p, four, 4 - left, 4, c, sixty_four);
+        p = put_four(p, four, K256(c, last_lanes[left]), c, sixty_four);
     } else if (left) {
         __m256i live = few_lanes(left);
         __m256i few = _mm256_maskload_epi64((const long long *)v, live);
         _mm256_maskstore_epi64((long long *)(keep + (v - values)), live, few);
         any = _mm256_or_si256(any, few);
-        p = put_four(p, few, 0, left, c, sixty_four);
-    }
-    if (!_mm256_testz_si256(any, _mm256_set1_epi64x((long long)(~0ull << FAST_BITS))))
-        return quads_checked(start, values, n);
-    return p;
-}
-
-/* --- eight at a time by stores: AVX-512F and BW, without VBMI2 ---------------------- */
-
-#define OCTETS_TARGET "avx512f,avx512bw"
-#define OCTETS __attribute__((target(OCTETS_TARGET)))
-#define K512(c, name) _mm512_load_si512((const void *)(c)->name)
-
-/* The low and the high 8 bytes of x at p and at p + lengths[0], p moved past
- * both numbers. */
-OCTETS static inline __attribute__((always_inline)) char *put_pair(char *p, __m128i x,
-                                                                   const uint64_t *lengths)
-{
-    _mm_storel_epi64((__m128i *)p, x);
-    p += lengths[0];
-    /* MOVHPS, one store (PEXTRQ to memory is a shuffle and a store) */
-    _mm_storeh_pi((__m64 *)(void *)p, _mm_castsi128_ps(x));
-    return p + lengths[1];
-}
-
-/*
- * The live lanes of v's eight numbers, each below 10^7 (the lanes past them
- * 0), as put_four writes four: the digits, the lengths and the per-lane shift
- * in one 512-bit register, then per number one 8-byte store and one
- * addition. The lanes past the live ones count 0 bytes: their stores land at
- * the end, within TEXT_CSV_COUNTS_MAX, and are written over or left past it.
- * That costs a short group three or so instructions per missing number, less
- * than a branch or a loop per number would.
- */
-OCTETS static inline __attribute__((always_inline)) char *
-put_eight(char *p, __m512i v, __mmask8 live, const struct lane_constants *c, __m512i sixty_four)
-{
-    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, K512(c, splits.by_10000)), 45);
-    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, K512(c, splits.ten_thousand)));
-    __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
-    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, K512(c, splits.by_100)), 3);
-    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, K512(c, splits.hundred)));
-    __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
-    __m512i tens = _mm512_mulhi_epu16(pairs, K512(c, splits.by_10));
-    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, K512(c, splits.ten)));
-    __m512i digits = _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
-
-    __m512i marked = _mm512_or_si512(digits, K512(c, last_digit));
-    __m512i from = _mm512_or_si512(marked, _mm512_sub_epi64(_mm512_setzero_si512(), marked));
-    __m512i eights = _mm512_sad_epu8(_mm512_and_si512(from, K512(c, eight)), K512(c, comma_first));
-    __m512i text = _mm512_add_epi8(_mm512_srlv_epi64(digits, _mm512_sub_epi64(sixty_four, eights)),
-                                   K512(c, ascii));
-
-    /* as in put_four: the texts from the register, the lengths read back
-     * from memory by the additions */
-    uint64_t lengths[8];
-    _mm512_storeu_si512(lengths, _mm512_maskz_srli_epi64(live, eights, 3));
-    __asm__("" : "+m"(lengths));
-    p = put_pair(p, _mm512_castsi512_si128(text), lengths);
-    p = put_pair(p, _mm512_extracti32x4_epi32(text, 1), lengths + 2);
-    p = put_pair(p, _mm512_extracti32x4_epi32(text, 2), lengths + 4);
-    return put_pair(p, _mm512_extracti32x4_epi32(text, 3), lengths + 6);
-}
-
-/* Eight at a time, each group checked: one holding a number of 2^23 or
- * more two at a time (pairs_checked). */
-OCTETS static __attribute__((noinline)) char *octets_checked(char *p, const uint64_t *values,
-                                                             uint32_t n)
-{
-    const struct lane_constants *c = lane_constants();
-    for (uint32_t i = 0; i < n; i += 8) {
-        uint32_t lanes = n - i < 8 ? n - i : 8;
-        __mmask8 live = lanes == 8 ? 0xff : (__mmask8)c->first_lanes[lanes];
-        __m512i v = _mm512_maskz_loadu_epi64(live, values + i);
-        if (_mm512_test_epi64_mask(v, K512(c, slow)))
-            p = pairs_checked(p, values + i, lanes);
-        else
-            p = put_eight(p, v, live, c, K512(c, sixty_four));
-    }
-    return p;
-}
-
-/* Eight at a time (put_eight), for processors with AVX-512F and BW but not
- * VBMI2; the run checked once (FAST_BITS). A short last group is a masked
- * load: 13 numbers are two groups. */
-OCTETS static char *counts_octets(char *p, const uint64_t *restrict values, uint32_t n,
-                                  uint64_t *restrict keep)
-{
-    const struct lane_constants *c = lane_constants();
-    __m512i sixty_four = K512(c, sixty_four);
-    char *start = p;
-    __m512i any = _mm512_setzero_si512();
-    const uint64_t *v = values, *eights_end = values + (n & ~7u);
-    for (; v < eights_end; v += 8) {
-        __m512i eight = _mm512_loadu_si512(v);
-        _mm512_storeu_si512(keep + (v - values), eight);
-        any = _mm512_or_si512(any, eight);
-        p = put_eight(p, eight, 0xff, c, sixty_four);
-    }
-    if (n & 7) {
-        __mmask8 live = (__mmask8)c->first_lanes[n & 7];
-        __m512i few = _mm512_maskz_loadu_epi64(live, v);
-        _mm512_mask_storeu_epi64(keep + (v - values), live, few);
-        any = _mm512_or_si512(any, few);
-        p = put_eight(p, few, live, c, sixty_four);
-    }
-    __mmask16 slow = _mm512_test_epi64_mask(any, K512(c, slow));
-    if (!_mm512_kortestz(slow, slow))
-        return octets_checked(start, values, n);
-    return p;
-}
-
-/* --- four at a time by compression: AVX-512VL and VBMI2 ------------------------- */
-
-#define COMPRESSED_TARGET "avx2,avx512f,avx512vl,avx512bw,avx512vbmi2,popcnt"
-#define COMPRESSED __attribute__((target(COMPRESSED_TARGET)))
-
-/*
- * The lanes of v's four numbers that live_bytes marks (8 bits a lane; the
- * other lanes 0), each below 10^7, without a store per number: each lane's
- * 8 digits (the first is 0 below 10^7) become ',' and the 7 others in
- * ASCII, and one byte compression (VPCOMPRESSB) keeps each lane's ',' and
- * its digits from the first that is not 0 (x | -x, as put_two finds them),
- * packing the texts side by side for one 32-byte store. 256 bits wide: the
- * same at 512 (eight numbers a compression, fewer instructions) ran whole
- * rows slower on both processors measured (docs/benchmarks.md, round nine).
- */
-COMPRESSED static inline __attribute__((always_inline)) char *
-put_four_compressed(char *p, __m256i v, uint32_t live_bytes, const struct lane_constants *c)
-{
-    __m256i digits = text_digits8x4(v, &c->splits);
-    __m256i marked = _mm256_or_si256(digits, K256(c, last_digit));
-    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
-    __mmask32 kept = (_mm256_test_epi8_mask(from, from) | 0x01010101u) & live_bytes;
-    __m256i text = _mm256_maskz_compress_epi8(kept, _mm256_add_epi8(digits, K256(c, ascii)));
-    _mm256_storeu_si256((__m256i *)(void *)p, text);
-    return p + __builtin_popcount(kept);
-}
-
-/* Four at a time by compression (put_four_compressed), the run checked
- * once (FAST_BITS); a short last group is a masked load. */
-COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
-                                          uint64_t *restrict keep)
-{
-    const struct lane_constants *c = lane_constants();
-    char *start = p;
-    __m256i any = _mm256_setzero_si256();
-    const uint64_t *v = values, *fours_end = values + (n & ~3u);
-    for (; v < fours_end; v += 4) {
-        __m256i four = _mm256_loadu_si256((const __m256i *)v);
-        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
-        any = _mm256_or_si256(any, four);
-        p = put_four_compressed(p, four, ~0u, c);
-    }
-    if (n & 3) {
-        __mmask8 live = (__mmask8)c->first_lanes[n & 3];
-        __m256i few = _mm256_maskz_loadu_epi64(live, v);
-        _mm256_mask_storeu_epi64(keep + (v - values), live, few);
-        any = _mm256_or_si256(any, few);
-        p = put_four_compressed(p, few, (1u << 8 * (n & 3)) - 1, c);
+        p = put_four(p, few, live, c, sixty_four);
     }
     if (!_mm256_testz_si256(any, K256(c, slow)))
         return quads_checked(start, values, n);
@@ -476,21 +304,6 @@ text_counts_fn text_csv_counts_quads(void)
     return __builtin_cpu_supports("avx2") ? counts_quads : NULL;
 }
 
-text_counts_fn text_csv_counts_octets(void)
-{
-    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    return avx512 ? counts_octets : NULL;
-}
-
-text_counts_fn text_csv_counts_compressed(void)
-{
-    /* libgcc (compiler-rt with clang) reads the processor's features in a
-     * constructor, before any caller gets here */
-    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
-                  __builtin_cpu_supports("popcnt");
-    return avx512 ? counts_compressed : NULL;
-}
 #else
 
 text_counts_fn text_csv_counts_pairs(void)
@@ -503,25 +316,11 @@ text_counts_fn text_csv_counts_quads(void)
     return NULL;
 }
 
-text_counts_fn text_csv_counts_octets(void)
-{
-    return NULL;
-}
-
-text_counts_fn text_csv_counts_compressed(void)
-{
-    return NULL;
-}
-
 #endif
 
 text_counts_fn text_csv_counts_best(void)
 {
-    text_counts_fn best = text_csv_counts_compressed();
-    if (!best)
-        best = text_csv_counts_octets();
-    if (!best)
-        best = text_csv_counts_quads();
+    text_counts_fn best = text_csv_counts_quads();
     if (!best)
         best = text_csv_counts_pairs();
     return best ? best : text_csv_counts_scalar;

@@ -19,23 +19,18 @@ typedef char *(*text_counts_fn)(char *p, const uint64_t *restrict values, uint32
 /* The fastest this processor runs, chosen once. */
 text_counts_fn text_csv_counts_best(void);
 
-/* Each way, for tests that hold them to printf: one number at a time,
- * two at a time (SSE2, x86-64), four at a time (quads: AVX2), eight at a
- * time by stores (octets: AVX-512F and BW, for processors without VBMI2)
- * and four at a time by compression (compressed: AVX-512VL and VBMI2);
- * NULL where the processor lacks what a way needs. The best is compressed,
- * then octets, then quads, then two, then one at a time. The vector ways
- * write a number below 2^23 (nearly every count of a report) with one
- * 8-byte store (compressed: one compression and one store per four numbers)
- * and check a run once; a run holding a larger number is written again,
- * group by group, larger numbers one at a time. Octets write a run of 13 (a
- * report's usual) as two groups, 8 and 5, the short one by a masked load;
- * compressed as four, the last a masked load of one. */
+/* Each way, for tests that hold them to printf: one number at a time, two
+ * at a time (SSE2, x86-64) and four at a time (AVX2); NULL where the
+ * processor lacks what a way needs. The best is four, then two, then one at
+ * a time. The vector ways write a number below 2^23 (nearly every count of
+ * a report) with one 8-byte store and check a run once; a run holding a
+ * larger number is written again, group by group, larger numbers one at a
+ * time. Wider ways (eight numbers in AVX-512 registers, or four by
+ * VPCOMPRESSB) took fewer instructions but wrote whole rows slower on the
+ * H100's host (docs/benchmarks.md, round nine). */
 char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
                              uint64_t *restrict keep);
 text_counts_fn text_csv_counts_pairs(void);
 text_counts_fn text_csv_counts_quads(void);
-text_counts_fn text_csv_counts_octets(void);
-text_counts_fn text_csv_counts_compressed(void);
 
 #endif

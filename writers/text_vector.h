@@ -52,20 +52,20 @@ static inline __m128i text_digits8x2(__m128i v)
  * The divisors and reciprocals of text_digits8x2's splits, the same in each
  * 64-bit lane, for the wider ways, which read them as memory operands (left
  * to itself, a compiler rebuilds several from general registers in every
- * group): eight lanes, for registers of up to 512 bits.
+ * group): four lanes, for registers of up to 256 bits.
  */
 struct text_digit_splits {
-    _Alignas(64) uint64_t by_10000[8];
-    _Alignas(64) uint64_t ten_thousand[8];
-    _Alignas(64) uint64_t by_100[8];
-    _Alignas(64) uint64_t hundred[8];
-    _Alignas(64) uint64_t by_10[8];
-    _Alignas(64) uint64_t ten[8];
+    _Alignas(32) uint64_t by_10000[4];
+    _Alignas(32) uint64_t ten_thousand[4];
+    _Alignas(32) uint64_t by_100[4];
+    _Alignas(32) uint64_t hundred[4];
+    _Alignas(32) uint64_t by_10[4];
+    _Alignas(32) uint64_t ten[4];
 };
 
 #define TEXT_EACH_64(x)                                                                            \
     {                                                                                              \
-        (x), (x), (x), (x), (x), (x), (x), (x)                                                     \
+        (x), (x), (x), (x)                                                                         \
     }
 /* The initializer of a struct text_digit_splits. */
 #define TEXT_DIGIT_SPLITS                                                                          \
