@@ -31,14 +31,12 @@ enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
 
 struct segment {
     /* the strings as same_strings compares them: each below 32 bytes (most
-     * names of a report) in a 32-byte slot, NUL-padded; which bytes of the
-     * slot are the string's bytes and NUL; and which slots' strings reach
-     * past their first 16 bytes (their second 16 are compared too) */
+     * names of a report) in a 32-byte slot, NUL-padded, and 0xff in
+     * `ignored` past its NUL (the bytes of a record's string there are not
+     * compared) */
     _Alignas(16) char slots[4][32];
-    uint32_t wanted[4];
-    uint32_t long_slots; /* bit i: slot i */
-    uintptr_t spans[4];  /* 16 or 32, less one: the bytes a compare loads */
-    bool short_strings;  /* all four in slots */
+    _Alignas(16) uint8_t ignored[4][32];
+    bool short_strings; /* all four in slots */
     /* The record's string pointers when all four are in slots and their
      * loads lie within a page: a record with the same pointers (most: the
      * same names and label again, maybe rewritten in place) is compared
@@ -318,12 +316,11 @@ static struct record_strings measure(const tally_command_record *record)
 /*
  * Whether the record's four strings are the stored ones (their bytes and
  * NULs). When each stored string is below 32 bytes (most names of a report)
- * they are compared from their slots 16 bytes at a time in SSE2 registers,
- * the second 16 only for a string that reaches them: 16 or 32 bytes of each
- * record string are loaded when they lie in one page, as strlen does (a
- * load that does not cross a page can fault only where a byte of the
- * string would), and only the stored string's bytes and NUL count. Else
- * strncmp: exact, and it stops at the record's NUL.
+ * they are compared with their slots, 32 bytes of each in two SSE2 registers
+ * and no branch, when those 32 bytes lie in one page, as strlen reads (a
+ * load that does not cross a page can fault only where a byte of the string
+ * would); the bytes past the stored string's NUL are ignored. Else strncmp:
+ * exact, and it stops at the record's NUL.
  */
 
 static bool same_strings_bytewise(const struct segment *g, const char *const strings[4])
@@ -335,47 +332,39 @@ static bool same_strings_bytewise(const struct segment *g, const char *const str
 }
 
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-/* A bit per byte of the 16 from the slot and s: set where they differ. */
-static inline uint32_t differing_bytes(const char *slot, const char *s)
-{
-    __m128i equal = _mm_cmpeq_epi8(_mm_load_si128((const __m128i *)(const void *)slot),
-                                   _mm_loadu_si128((const __m128i *)(const void *)s));
-    return (uint32_t)_mm_movemask_epi8(equal) ^ 0xffffu;
-}
-
-/* Whether each string's loads (spans: their bytes less one) lie within a
- * page: a first and last byte in one page. */
-static inline bool within_pages(const char *const strings[4], const uintptr_t spans[4])
+/* Whether each string's 32 bytes lie within a page: a first and last byte
+ * in one page. */
+static inline bool within_pages(const char *const strings[4])
 {
     uintptr_t crossed = 0;
     for (int i = 0; i < 4; i++)
-        crossed |= (uintptr_t)strings[i] ^ ((uintptr_t)strings[i] + spans[i]);
+        crossed |= (uintptr_t)strings[i] ^ ((uintptr_t)strings[i] + 31);
     return (crossed & TEXT_PAGE) == 0;
 }
-#endif
 
-#if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-/* The strings against the slots, their loads known to lie within pages. */
+/* The strings against the slots, their loads known to lie within pages:
+ * every byte equal or ignored. */
 static inline bool same_as_slots(const struct segment *g, const char *const strings[4])
 {
-    uint32_t differ = 0; /* the four at once: one branch, not four */
+    __m128i same = _mm_set1_epi8(-1);
 #pragma GCC unroll 4
-    for (int i = 0; i < 4; i++)
-        differ |= differing_bytes(g->slots[i], strings[i]) & g->wanted[i];
-    if (__builtin_expect(g->long_slots != 0, 1)) {
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; i++)
-            if (g->long_slots >> i & 1)
-                differ |= differing_bytes(g->slots[i] + 16, strings[i] + 16) << 16 & g->wanted[i];
+    for (int i = 0; i < 4; i++) {
+#pragma GCC unroll 2
+        for (int half = 0; half < 32; half += 16) {
+            __m128i slot = _mm_load_si128((const __m128i *)(const void *)(g->slots[i] + half));
+            __m128i ignored = _mm_load_si128((const __m128i *)(const void *)(g->ignored[i] + half));
+            __m128i s = _mm_loadu_si128((const __m128i *)(const void *)(strings[i] + half));
+            same = _mm_and_si128(same, _mm_or_si128(_mm_cmpeq_epi8(slot, s), ignored));
+        }
     }
-    return differ == 0;
+    return _mm_movemask_epi8(same) == 0xffff;
 }
 #endif
 
 static inline bool same_strings(const struct segment *g, const char *const strings[4])
 {
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    if (g->short_strings && within_pages(strings, g->spans))
+    if (g->short_strings && within_pages(strings))
         return same_as_slots(g, strings);
 #endif
     return same_strings_bytewise(g, strings);
@@ -472,8 +461,8 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     size_t lengths[4] = {n->kind, n->api_name, n->context_api, n->label};
     char *at = g->strings;
     g->short_strings = true;
-    g->long_slots = 0;
     memset(g->slots, 0, sizeof g->slots);
+    memset(g->ignored, 0xff, sizeof g->ignored);
     for (int i = 0; i < 4; i++) {
         memcpy(at, strings[i], lengths[i] + 1);
         g->offsets[i] = (uint32_t)(at - g->strings);
@@ -484,12 +473,10 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
         if (!in_slot)
             continue;
         memcpy(g->slots[i], strings[i], lengths[i]);
-        g->wanted[i] = (uint32_t)((2ull << lengths[i]) - 1);
-        g->long_slots |= (lengths[i] >= 16 ? 1u : 0u) << i;
-        g->spans[i] = lengths[i] >= 16 ? 31 : 15;
+        memset(g->ignored[i], 0, lengths[i] + 1);
     }
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    if (g->short_strings && within_pages(strings, g->spans))
+    if (g->short_strings && within_pages(strings))
         memcpy(g->pointers, strings, sizeof g->pointers);
 #endif
     char *p = g->text;
