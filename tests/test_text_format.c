@@ -1,5 +1,5 @@
 /* The report's number text held to printf, byte for byte: text_f64 against
- * "%.17g" over millions of doubles, text_csv_f64_pair (each way) against
+ * "%.17g" over millions of doubles, text_csv_f64_pair_best (each way) against
  * ",%.17g,%.17g" for pairs of every kind, and every way of writing a row's counts
  * (one, two, four and eight at a time, eight by compression or by stores)
  * against "%" PRIu64. A white-box test: it
@@ -288,7 +288,7 @@ static void every_binade_of_the_fast_path_is_written_as_printf_writes_it(void **
     }
 }
 
-/* --- two doubles at once: text_csv_f64_pair ------------------------------------------- */
+/* --- two doubles at once: text_csv_f64_pair_best ------------------------------------------- */
 
 /* The pair's ways with their names: the one callers get, then each. */
 struct pair_way {
@@ -299,7 +299,7 @@ struct pair_way {
 static size_t pair_ways(struct pair_way *ways)
 {
     size_t n = 0;
-    ways[n++] = (struct pair_way){text_csv_f64_pair, "the chosen way"};
+    ways[n++] = (struct pair_way){text_csv_f64_pair_best(), "the chosen way"};
     if (text_csv_f64_pair_sse2())
         ways[n++] = (struct pair_way){text_csv_f64_pair_sse2(), "SSE2"};
     if (text_csv_f64_pair_avx2())

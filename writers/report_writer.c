@@ -123,6 +123,7 @@ struct tally_report {
     bool counts_then_floats;
     uint32_t count_columns, float_columns;
     text_counts_fn put_counts;          /* the fastest way this processor has */
+    text_f64_pair_fn put_pair;          /* the same for a pair of float columns */
     struct time_text end_text;          /* CSV: the latest row's end_ns */
     struct sequence_text sequence_text; /* CSV: the latest row's sequence */
     /* CSV: the latest row's values (kept by csv_columns as it formats
@@ -596,7 +597,7 @@ put_float_pair(tally_report *r, char *p, struct float_memo *memo, const tally_va
 {
     if (memo->generation == r->generation && memo->bits[0] == v[0].u64 && memo->bits[1] == v[1].u64)
         return copy_earlier(p, r->text + memo->at, memo->length);
-    char *end = text_csv_f64_pair(p, v[0].f64, v[1].f64);
+    char *end = r->put_pair(p, v[0].f64, v[1].f64);
     *memo = (struct float_memo){.bits = {v[0].u64, v[1].u64},
                                 .generation = r->generation,
                                 .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
@@ -1015,6 +1016,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     r->generation = 1;
     r->segment.context_state = NO_SEGMENT;
     r->put_counts = text_csv_counts_best();
+    r->put_pair = text_csv_f64_pair_best();
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
     /* aligned, for atomic_file_write_aligned */

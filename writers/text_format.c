@@ -303,8 +303,8 @@ static char *put_general(char *p, uint64_t digits, int exponent)
  *    in byte d; nothing in either for d < 0 (16 - d up to 20), and no '.'
  *    for d = 16. 0x7f keeps an ASCII digit whole, and no digit value (0 to
  *    9) is above it.
- *  - The constants of the pair's AVX2 way (text_csv_f64_pair), in every
- *    64-bit lane: read as memory operands (see pair_avx2).
+ *  - The constants of the pair's AVX2 way, in every 64-bit lane: read as
+ *    memory operands (see pair_avx2).
  */
 static const struct fast_tables {
 #ifdef TEXT_VECTOR
@@ -637,20 +637,6 @@ PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
 
 #endif
 
-char *text_csv_f64_pair(char *p, double a, double b)
-{
-#ifdef TEXT_VECTOR
-    /* libgcc (compiler-rt with clang) reads the processor's features in a
-     * constructor, before any caller gets here: one test of a bit, the
-     * same on every call */
-    if (__builtin_cpu_supports("avx2"))
-        return pair_avx2(p, a, b);
-    return pair_sse2(p, a, b);
-#else
-    return pair_apart(p, a, b);
-#endif
-}
-
 #ifdef TEXT_VECTOR
 
 static char *pair_sse2_way(char *p, double a, double b)
@@ -665,7 +651,15 @@ text_f64_pair_fn text_csv_f64_pair_sse2(void)
 
 text_f64_pair_fn text_csv_f64_pair_avx2(void)
 {
+    /* libgcc (compiler-rt with clang) reads the processor's features in a
+     * constructor, before any caller gets here */
     return __builtin_cpu_supports("avx2") ? pair_avx2 : NULL;
+}
+
+text_f64_pair_fn text_csv_f64_pair_best(void)
+{
+    text_f64_pair_fn best = text_csv_f64_pair_avx2();
+    return best ? best : pair_sse2_way;
 }
 
 #else
@@ -678,6 +672,11 @@ text_f64_pair_fn text_csv_f64_pair_sse2(void)
 text_f64_pair_fn text_csv_f64_pair_avx2(void)
 {
     return NULL;
+}
+
+text_f64_pair_fn text_csv_f64_pair_best(void)
+{
+    return pair_apart;
 }
 
 #endif

@@ -36,11 +36,12 @@ char *text_f64(char *p, double v);
  * time. Writes at most TEXT_CSV_F64_PAIR_MAX bytes from p, counting what
  * the stores of whole registers write past the end it returns.
  *
- * The way is chosen once by the processor: AVX2 where it has it, else SSE2
- * (the x86-64 baseline; text_f64's way, twice in one call); elsewhere
- * text_f64 twice.
+ * text_csv_f64_pair_best gives the way for this processor, chosen once by
+ * its caller: AVX2 where it has it, else SSE2 (the x86-64 baseline;
+ * text_f64's way, twice in one call); elsewhere text_f64 twice.
  */
-char *text_csv_f64_pair(char *p, double a, double b);
+typedef char *(*text_f64_pair_fn)(char *p, double a, double b);
+text_f64_pair_fn text_csv_f64_pair_best(void);
 
 /* The pair's text is at most 2 commas and 2 x 24 bytes; the second value,
  * through text_f64, may write up to TEXT_NUMBER_MAX from where it starts
@@ -49,7 +50,6 @@ char *text_csv_f64_pair(char *p, double a, double b);
 
 /* Each way of the pair, for tests that hold them to text_f64 and printf:
  * SSE2 (x86-64) and AVX2; NULL where the processor lacks what it needs. */
-typedef char *(*text_f64_pair_fn)(char *p, double a, double b);
 text_f64_pair_fn text_csv_f64_pair_sse2(void);
 text_f64_pair_fn text_csv_f64_pair_avx2(void);
 
