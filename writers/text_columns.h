@@ -26,8 +26,9 @@ text_counts_fn text_csv_counts_best(void);
  * a report) with one 8-byte store and check a run once; a run holding a
  * larger number is written again, group by group, larger numbers one at a
  * time. Wider ways (eight numbers in AVX-512 registers, or four by
- * VPCOMPRESSB) took fewer instructions but wrote whole rows slower on the
- * H100's host (docs/benchmarks.md, round nine). */
+ * VPCOMPRESSB) took fewer instructions but wrote whole rows no faster on
+ * the H100's host, and the 512-bit ones slower on others
+ * (docs/benchmarks.md, round nine). */
 char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
                              uint64_t *restrict keep);
 text_counts_fn text_csv_counts_pairs(void);
