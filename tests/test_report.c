@@ -1058,25 +1058,25 @@ static void floats_are_written_as_printf_17g_writes_them(void **state)
  * pairs are formatted together and copied when both repeat), against
  * printf's "%.17g", row by row.
  */
-static void float_runs_repeat_and_change_column_by_column(void **state)
+/* Rows of the given columns whose values each repeat the previous row's
+ * two times in three, column by column (so that whole rows repeat too),
+ * against printf's text of every value. */
+static void check_float_runs(struct fixture *fx, const char *name, const char *const *symbols,
+                             const bool *is_float, uint32_t count)
 {
-    struct fixture *fx = *state;
-    static const char *const symbols[] = {"GpuTime",        "GpuBusy",       "DrawCalls",
-                                          "L2CacheHitRate", "ShaderBusy",    "IaVertices",
-                                          "TexL1HitRate",   "DramBandwidth", "AvgGpuCoreFrequency"};
-    enum { COLUMNS = sizeof symbols / sizeof symbols[0], ROWS = 20000 };
-    bool is_float[COLUMNS] = {false, true, false, true, true, false, true, true, true};
-    uint32_t columns[COLUMNS];
-    for (uint32_t c = 0; c < COLUMNS; c++)
+    enum { COLUMNS_MAX = 16, ROWS = 20000 };
+    assert_true(count <= COLUMNS_MAX);
+    uint32_t columns[COLUMNS_MAX];
+    for (uint32_t c = 0; c < count; c++)
         columns[c] = counter(symbols[c]);
     tally_report *report = NULL;
-    const char *path = path_in(fx, "float_runs.csv");
-    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, COLUMNS, &report),
+    const char *path = path_in(fx, name);
+    assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, count, &report),
                      TALLY_OK);
-    static tally_value rows[ROWS][COLUMNS];
+    static tally_value rows[ROWS][COLUMNS_MAX];
     uint64_t rng = 77;
     for (uint32_t i = 0; i < ROWS; i++) {
-        for (uint32_t c = 0; c < COLUMNS; c++) {
+        for (uint32_t c = 0; c < count; c++) {
             rng = rng * 6364136223846793005u + 1442695040888963407u;
             uint64_t r = rng >> 16;
             bool repeat = i > 0 && r % 3 != 0; /* each column on its own */
@@ -1095,8 +1095,8 @@ static void float_runs_repeat_and_change_column_by_column(void **state)
     assert_non_null(text);
     const char *line = second_line(text);
     for (uint32_t i = 0; i < ROWS; i++) {
-        char expected[COLUMNS * 32] = "", *at = expected;
-        for (uint32_t c = 0; c < COLUMNS; c++) {
+        char expected[COLUMNS_MAX * 32] = "", *at = expected;
+        for (uint32_t c = 0; c < count; c++) {
             *at++ = ',';
             if (is_float[c])
                 printf_g17(at, sizeof expected - (size_t)(at - expected), rows[i][c].f64);
@@ -1109,13 +1109,35 @@ static void float_runs_repeat_and_change_column_by_column(void **state)
         assert_non_null(end);
         size_t n = strlen(expected);
         if ((size_t)(end - line) < n || memcmp(end - n, expected, n) != 0) {
-            print_error("row %u: %.*s\nexpected the values %s\n", i, (int)(end - line), line,
-                        expected);
+            print_error("%s, row %u: %.*s\nexpected the values %s\n", name, i, (int)(end - line),
+                        line, expected);
             fail();
         }
         line = end + 1;
     }
     free(text);
+}
+
+static void float_runs_repeat_and_change_column_by_column(void **state)
+{
+    static const char *const symbols[] = {"GpuTime",        "GpuBusy",       "DrawCalls",
+                                          "L2CacheHitRate", "ShaderBusy",    "IaVertices",
+                                          "TexL1HitRate",   "DramBandwidth", "AvgGpuCoreFrequency"};
+    static const bool is_float[] = {false, true, false, true, true, false, true, true, true};
+    check_float_runs(*state, "float_runs.csv", symbols, is_float, 9);
+}
+
+/* Counts then floats (a report's usual layout, written without walking the
+ * groups): one float column, a pair (written without the pairs' loop) and
+ * three (a pair and one alone). */
+static void counts_then_floats_repeat_and_change_column_by_column(void **state)
+{
+    static const char *const symbols[] = {"GpuTime", "DrawCalls",      "IaVertices",
+                                          "GpuBusy", "L2CacheHitRate", "TexL1HitRate"};
+    static const bool is_float[] = {false, false, false, true, true, true};
+    check_float_runs(*state, "counts_one_float.csv", symbols, is_float, 4);
+    check_float_runs(*state, "counts_two_floats.csv", symbols, is_float, 5);
+    check_float_runs(*state, "counts_three_floats.csv", symbols, is_float, 6);
 }
 
 static void integers_are_written_in_full(void **state)
@@ -1387,6 +1409,8 @@ int main(int argc, char **argv)
                                         remove_dir),
         cmocka_unit_test_setup_teardown(float_runs_repeat_and_change_column_by_column, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(counts_then_floats_repeat_and_change_column_by_column,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,
                                         make_dir, remove_dir),
