@@ -105,8 +105,8 @@ struct time_text {
  * has room (rows before it would pass '9'). */
 struct sequence_text {
     uint64_t value;
-    uint32_t length; /* 0: none kept */
-    uint32_t room;
+    uint32_t length;            /* 0: none kept */
+    uint32_t room;              /* 0 while none is kept */
     _Alignas(16) char text[16]; /* the digits, and what was stored past them */
     _Alignas(16) char bump[16]; /* 1 in the last digit's byte, 0 elsewhere */
 };
@@ -753,6 +753,7 @@ static __attribute__((noinline)) char *put_sequence_formatted(char *p, struct se
     size_t length = (size_t)(end - p);
     t->value = v;
     t->length = length <= sizeof t->text ? (uint32_t)length : 0;
+    t->room = 0;
     if (t->length) {
         memcpy(t->text, p, length);
         memset(t->bump, 0, sizeof t->bump);
@@ -769,7 +770,7 @@ static inline __attribute__((always_inline)) char *put_sequence(char *p, struct 
                                                                 uint64_t v)
 {
 #ifdef TEXT_VECTOR
-    if (v - 1 == t->value && t->room && t->length) {
+    if (v - 1 == t->value && t->room) { /* room: a text is kept */
         __m128i text = _mm_add_epi8(_mm_load_si128((const __m128i *)(const void *)t->text),
                                     _mm_load_si128((const __m128i *)(const void *)t->bump));
         _mm_storeu_si128((__m128i *)(void *)p, text);
