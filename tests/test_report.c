@@ -1052,15 +1052,9 @@ static void floats_are_written_as_printf_17g_writes_them(void **state)
     free(text);
 }
 
-/*
- * Float columns in runs of 1, 2 and 3 (a pair and a column alone) between
- * counts, each column repeating its previous value or not on its own (the
- * pairs are formatted together and copied when both repeat), against
- * printf's "%.17g", row by row.
- */
 /* Rows of the given columns whose values each repeat the previous row's
  * two times in three, column by column (so that whole rows repeat too),
- * against printf's text of every value. */
+ * against printf's text of every value ("%.17g" for the floats). */
 static void check_float_runs(struct fixture *fx, const char *name, const char *const *symbols,
                              const bool *is_float, uint32_t count)
 {
@@ -1118,6 +1112,8 @@ static void check_float_runs(struct fixture *fx, const char *name, const char *c
     free(text);
 }
 
+/* Float columns in runs of 1, 2 and 3 (a pair and a column alone) between
+ * counts (the pairs are formatted together and copied when both repeat). */
 static void float_runs_repeat_and_change_column_by_column(void **state)
 {
     static const char *const symbols[] = {"GpuTime",        "GpuBusy",       "DrawCalls",
