@@ -22,13 +22,13 @@ enum { TEXT_BUFFER_SIZE = 1024 * 1024, SLACK = 64, TEXT_PAGE = 4096 };
 /* How a column's values are written. */
 enum column_kind { COLUMN_SIGNED, COLUMN_UNSIGNED, COLUMN_FLOAT };
 
-/* The text between a row's sequence and its begin_ns (CSV) or begin_ns key
- * (JSON): the same for every command of a stream until its frame, label or
- * submission changes, so it is formatted once and copied. */
 /* A segment's context_state while it holds none: above every context with
  * every state. */
 #define NO_SEGMENT UINT64_MAX
 
+/* The text between a row's sequence and its begin_ns (CSV) or begin_ns key
+ * (JSON): the same for every command of a stream until its frame, label or
+ * submission changes, so it is formatted once and copied. */
 struct segment {
     /* the strings as same_strings compares them: each below 32 bytes (most
      * names of a report) in a 32-byte slot, NUL-padded, and 0xff in
@@ -606,11 +606,17 @@ put_float_pair(tally_report *r, char *p, struct float_memo *memo, const tally_va
 }
 
 /* A CSV run of float columns, two at a time: memo holds one entry per
- * pair and one for a last column alone. */
+ * pair and one for a last column alone. A run of one pair (a report's
+ * usual: two ratios) takes no loop, whose registers kept around the call
+ * cost about 30 instructions. */
 static inline __attribute__((always_inline)) char *
 put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *keep,
                 struct float_memo *memo, uint32_t n)
 {
+    if (n == 2) {
+        memcpy(keep, v, 2 * sizeof *v);
+        return put_float_pair(r, p, memo, v);
+    }
     uint32_t i = 0;
     for (; i + 2 <= n; i += 2, memo++) {
         keep[i] = v[i];
@@ -633,12 +639,6 @@ static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, 
     if (r->counts_then_floats) { /* no walk of the groups */
         uint32_t n = r->count_columns;
         p = r->put_counts(p, &values->u64, n, &r->last_values->u64);
-        /* one pair (a report's usual) without the pairs' loop, whose
-         * registers kept around the call cost about 30 instructions */
-        if (r->float_columns == 2) {
-            memcpy(r->last_values + n, values + n, 2 * sizeof *values);
-            return put_float_pair(r, p, r->floats + n, values + n);
-        }
         return put_float_group(r, p, values + n, r->last_values + n, r->floats + n,
                                r->float_columns);
     }
