@@ -284,12 +284,6 @@ static char *put_general(char *p, uint64_t digits, int exponent)
 #define EACH16(X, i) EACH4(X, i) EACH4(X, (i) + 4) EACH4(X, (i) + 8) EACH4(X, (i) + 12)
 #define EACH_BINADE(X) EACH16(X, 0) EACH16(X, 16) EACH16(X, 32) EACH16(X, 48) EACH4(X, 64) X(68)
 
-/* The same in each 64-bit lane of a 256-bit register */
-#define EACH_LANE(x)                                                                               \
-    {                                                                                              \
-        (x), (x), (x), (x)                                                                         \
-    }
-
 /*
  * The fast path's tables, in one object: one base register reaches every
  * entry by a displacement and a scaled index.
@@ -331,12 +325,12 @@ static const struct fast_tables {
     .keep = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
              0x7f, 0x7f},
     .dot = {[16] = '.'},
-    .by_1e8 = EACH_LANE(2882303761u),
-    .e8 = EACH_LANE(100000000u),
-    .e8_less_1 = EACH_LANE(100000000u - 1),
-    .by_1e8_below_1e9 = EACH_LANE(720575941u),
+    .by_1e8 = TEXT_EACH_64(2882303761u),
+    .e8 = TEXT_EACH_64(100000000u),
+    .e8_less_1 = TEXT_EACH_64(100000000u - 1),
+    .by_1e8_below_1e9 = TEXT_EACH_64(720575941u),
     .splits = TEXT_DIGIT_SPLITS,
-    .zeros = EACH_LANE(0x3030303030303030ull),
+    .zeros = TEXT_EACH_64(0x3030303030303030ull),
     .comma_zero = {0x302c, 0, 0x302c, 0}, /* ",0" at the start of each 128-bit lane */
     /* byte 0 of each 128-bit lane to byte 1, the others 0 */
     .first_to_1 = {0x80, 0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,

@@ -63,6 +63,7 @@ struct text_digit_splits {
     _Alignas(32) uint64_t ten[4];
 };
 
+/* x in each 64-bit lane of a 256-bit constant. */
 #define TEXT_EACH_64(x)                                                                            \
     {                                                                                              \
         (x), (x), (x), (x)                                                                         \
