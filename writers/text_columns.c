@@ -186,13 +186,9 @@ static char *counts_pairs(char *p, const uint64_t *restrict values, uint32_t n,
 
 /* --- four at a time: AVX2 ---------------------------------------------------------- */
 
-#define QUADS_TARGET "avx2"
-#define QUADS __attribute__((target(QUADS_TARGET)))
-#define K256(c, name) _mm256_load_si256((const __m256i *)(c)->name)
-
 /* The high 8 bytes of x at p (any alignment: MOVHPD's intrinsic takes a
  * double pointer, which p is not). */
-QUADS static inline void put_high(char *p, __m128i x)
+TEXT_AVX2 static inline void put_high(char *p, __m128i x)
 {
     uint64_t high = (uint64_t)_mm_extract_epi64(x, 1);
     memcpy(p, &high, 8);
@@ -207,16 +203,17 @@ QUADS static inline void put_high(char *p, __m128i x)
  * last lands past the end (TEXT_CSV_COUNTS_MAX leaves room for it). All four
  * stores a group, branch-free, cost a short group less than a loop.
  */
-QUADS static inline __attribute__((always_inline)) char *
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
 put_four(char *p, __m256i v, __m256i live, const struct lane_constants *c, __m256i sixty_four)
 {
     __m256i digits = text_digits8x4(v, &c->splits);
 
-    __m256i marked = _mm256_or_si256(digits, K256(c, last_digit));
+    __m256i marked = _mm256_or_si256(digits, TEXT_K256(c, last_digit));
     __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
-    __m256i eights = _mm256_sad_epu8(_mm256_and_si256(from, K256(c, eight)), K256(c, comma_first));
+    __m256i eights =
+        _mm256_sad_epu8(_mm256_and_si256(from, TEXT_K256(c, eight)), TEXT_K256(c, comma_first));
     __m256i text = _mm256_add_epi8(_mm256_srlv_epi64(digits, _mm256_sub_epi64(sixty_four, eights)),
-                                   K256(c, ascii));
+                                   TEXT_K256(c, ascii));
 
     /* the texts stored from the register, the lengths read back from
      * memory by the additions that use them: the fewest instructions (an
@@ -237,35 +234,35 @@ put_four(char *p, __m256i v, __m256i live, const struct lane_constants *c, __m25
 }
 
 /* The lanes 0 to n - 1 of four (n below 4), for masked loads and stores. */
-QUADS static inline __m256i few_lanes(uint32_t n)
+TEXT_AVX2 static inline __m256i few_lanes(uint32_t n)
 {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
 }
 
 /* Four at a time, each group checked: one holding a number of 2^23 or
  * more two at a time (pairs_checked). */
-QUADS static __attribute__((noinline)) char *quads_checked(char *p, const uint64_t *values,
-                                                           uint32_t n)
+TEXT_AVX2 static __attribute__((noinline)) char *quads_checked(char *p, const uint64_t *values,
+                                                               uint32_t n)
 {
     const struct lane_constants *c = lane_constants();
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t lanes = n - i < 4 ? n - i : 4;
         __m256i live = lanes == 4 ? _mm256_set1_epi64x(-1) : few_lanes(lanes);
         __m256i v = _mm256_maskload_epi64((const long long *)(values + i), live);
-        if (!_mm256_testz_si256(v, K256(c, slow)))
+        if (!_mm256_testz_si256(v, TEXT_K256(c, slow)))
             p = pairs_checked(p, values + i, lanes);
         else
-            p = put_four(p, v, live, c, K256(c, sixty_four));
+            p = put_four(p, v, live, c, TEXT_K256(c, sixty_four));
     }
     return p;
 }
 
 /* Four at a time (put_four), the run checked once (FAST_BITS). */
-QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
-                                uint64_t *restrict keep)
+TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
+                                    uint64_t *restrict keep)
 {
     const struct lane_constants *c = lane_constants();
-    __m256i sixty_four = K256(c, sixty_four);
+    __m256i sixty_four = TEXT_K256(c, sixty_four);
     char *start = p;
     __m256i any = _mm256_setzero_si256();
     const uint64_t *v = values, *fours_end = values + (n & ~3u);
@@ -281,7 +278,7 @@ QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32
         __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
         _mm256_storeu_si256((__m256i *)(keep + n - 4), four);
         any = _mm256_or_si256(any, four);
-        p = put_four(p, four, K256(c, last_lanes[left]), c, sixty_four);
+        p = put_four(p, four, TEXT_K256(c, last_lanes[left]), c, sixty_four);
     } else if (left) {
         __m256i live = few_lanes(left);
         __m256i few = _mm256_maskload_epi64((const long long *)v, live);
@@ -289,7 +286,7 @@ QUADS static char *counts_quads(char *p, const uint64_t *restrict values, uint32
         any = _mm256_or_si256(any, few);
         p = put_four(p, few, live, c, sixty_four);
     }
-    if (!_mm256_testz_si256(any, K256(c, slow)))
+    if (!_mm256_testz_si256(any, TEXT_K256(c, slow)))
         return quads_checked(start, values, n);
     return p;
 }

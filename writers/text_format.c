@@ -510,9 +510,6 @@ static inline __attribute__((always_inline)) char *pair_sse2(char *p, double a, 
 
 /* --- two doubles by AVX2 ---------------------------------------------------------- */
 
-#define PAIR_AVX2 __attribute__((target("avx2")))
-#define K256(t, name) _mm256_load_si256((const __m256i *)(t)->name)
-
 /* The pair's AVX2 way takes binades up to 2^43 (d <= 12): see pair_avx2. */
 #define PAIR_BINADES (1066 - FAST_FIRST)
 
@@ -532,17 +529,17 @@ struct pair_digits {
     __m256i first, rest;
 };
 
-PAIR_AVX2 static inline __attribute__((always_inline)) struct pair_digits
+TEXT_AVX2 static inline __attribute__((always_inline)) struct pair_digits
 pair_digits(__m256i digits, const struct fast_tables *t)
 {
-    __m256i e8 = K256(t, e8);
-    __m256i high9 =
-        _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(digits, 26), K256(t, by_1e8)), 32);
+    __m256i e8 = TEXT_K256(t, e8);
+    __m256i high9 = _mm256_srli_epi64(
+        _mm256_mul_epu32(_mm256_srli_epi64(digits, 26), TEXT_K256(t, by_1e8)), 32);
     __m256i low8 = _mm256_sub_epi64(digits, _mm256_mul_epu32(high9, e8));
-    __m256i over = _mm256_cmpgt_epi64(low8, K256(t, e8_less_1));
+    __m256i over = _mm256_cmpgt_epi64(low8, TEXT_K256(t, e8_less_1));
     low8 = _mm256_sub_epi64(low8, _mm256_and_si256(over, e8));
     high9 = _mm256_sub_epi64(high9, over);
-    __m256i first = _mm256_srli_epi64(_mm256_mul_epu32(high9, K256(t, by_1e8_below_1e9)), 56);
+    __m256i first = _mm256_srli_epi64(_mm256_mul_epu32(high9, TEXT_K256(t, by_1e8_below_1e9)), 56);
     __m256i middle8 = _mm256_sub_epi64(high9, _mm256_mul_epu32(first, e8));
     /* the middle 8 in lanes 0 and 2, the low 8 in lanes 1 and 3 */
     __m256i v = _mm256_blend_epi32(middle8, low8, 0xcc);
@@ -551,7 +548,7 @@ pair_digits(__m256i digits, const struct fast_tables *t)
 
 /* One value of the pair below 1 (d < 0): ",0.", zeros, its first digit
  * (byte 1 of head) and rest; fraction as put_fixed's. */
-PAIR_AVX2 static inline __attribute__((always_inline)) char *
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
 put_below_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d)
 {
     memcpy(p, ",0.00000", 8);
@@ -563,7 +560,7 @@ put_below_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t 
 
 /* One value of the pair from 1 up (d >= 0): rest stored 3 bytes in, head
  * over it; its end from fraction as put_fixed's. */
-PAIR_AVX2 static inline __attribute__((always_inline)) char *
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
 put_from_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d)
 {
     _mm_storeu_si128((__m128i *)(p + 3), rest);
@@ -579,7 +576,7 @@ put_from_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d
  * 16 bytes of rest stored 3 bytes in, whose last bytes are the text's last
  * (the digits after the point, as they are for d <= 13).
  */
-PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, double b)
+TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, double b)
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
@@ -606,14 +603,15 @@ PAIR_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
     __m256i fraction = _mm256_cmpgt_epi8(rest, keep);
     uint64_t fraction_a = (unsigned)_mm_movemask_epi8(_mm256_castsi256_si128(fraction));
     uint64_t fraction_b = (unsigned)_mm256_movemask_epi8(fraction) >> 16;
-    rest = _mm256_add_epi8(rest, K256(t, zeros));
+    rest = _mm256_add_epi8(rest, TEXT_K256(t, zeros));
     /* byte i: rest[i] before the point (i < d), '.' at d, rest[i - 1] after */
     __m256i after = _mm256_slli_si256(_mm256_andnot_si256(keep, rest), 1);
     __m256i text = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(rest, keep), after), dot);
     /* ',', the first digit, the text */
-    __m256i head = _mm256_or_si256(
-        _mm256_slli_si256(text, 2),
-        _mm256_or_si256(_mm256_shuffle_epi8(first, K256(t, first_to_1)), K256(t, comma_zero)));
+    __m256i head =
+        _mm256_or_si256(_mm256_slli_si256(text, 2),
+                        _mm256_or_si256(_mm256_shuffle_epi8(first, TEXT_K256(t, first_to_1)),
+                                        TEXT_K256(t, comma_zero)));
     __m128i head_a = _mm256_castsi256_si128(head), rest_a = _mm256_castsi256_si128(rest);
     if (__builtin_expect((da | db) < 0, 0)) {
         p = da < 0 ? put_below_one(p, head_a, rest_a, fraction_a, da)

@@ -78,21 +78,27 @@ struct text_digit_splits {
         .ten = TEXT_EACH_64(10 * 0x0001000100010001ull),                                           \
     }
 
+/* For the functions that use AVX2 (their callers check that the processor
+ * has it). */
+#define TEXT_AVX2 __attribute__((target("avx2")))
+
+/* The 256-bit constant `name` of the table t, as a memory operand of the
+ * instruction that uses it. */
+#define TEXT_K256(t, name) _mm256_load_si256((const __m256i *)(const void *)(t)->name)
+
 /* text_digits8x2 on four lanes (AVX2, for callers that have it), the
  * constants from s. */
-__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+TEXT_AVX2 static inline __attribute__((always_inline)) __m256i
 text_digits8x4(__m256i v, const struct text_digit_splits *s)
 {
-#define TEXT_SPLIT256(name) _mm256_load_si256((const __m256i *)(const void *)s->name)
-    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, TEXT_SPLIT256(by_10000)), 45);
-    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, TEXT_SPLIT256(ten_thousand)));
+    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, TEXT_K256(s, by_10000)), 45);
+    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, TEXT_K256(s, ten_thousand)));
     __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
-    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, TEXT_SPLIT256(by_100)), 3);
-    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, TEXT_SPLIT256(hundred)));
+    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, TEXT_K256(s, by_100)), 3);
+    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, TEXT_K256(s, hundred)));
     __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
-    __m256i tens = _mm256_mulhi_epu16(pairs, TEXT_SPLIT256(by_10));
-    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, TEXT_SPLIT256(ten)));
-#undef TEXT_SPLIT256
+    __m256i tens = _mm256_mulhi_epu16(pairs, TEXT_K256(s, by_10));
+    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, TEXT_K256(s, ten)));
     return _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
 }
 
