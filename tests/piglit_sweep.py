@@ -65,7 +65,10 @@ def run_profile(tally, workdir, server, profile, tests, label, with_tally, jobs)
         piglit = [tally, "run", "--quiet", "--"] + piglit
     env = dict(os.environ, TALLY_OUTPUT="", TALLY_TRACE="")
     env.pop("DISPLAY", None)
-    subprocess.run(["xvfb-run", "-a", "-n", str(server), "-s", "-screen 0 1024x768x24"] + piglit,
+    # -noreset: piglit's tests come and go two at a time, and Xvfb refuses a
+    # client that connects while it resets after the last one left.
+    xvfb = ["xvfb-run", "-a", "-n", str(server), "-s", "-screen 0 1024x768x24 -noreset"]
+    subprocess.run(xvfb + piglit,
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
     found = glob.glob(os.path.join(results, "results.json*"))
     if not found:

@@ -42,10 +42,13 @@ static char *preload_env(void)
     return env;
 }
 
+/* Each xvfb-run starts its search for a free display at a number of its
+ * own (as tests/gl's do): ctest runs these tests side by side, and two
+ * `xvfb-run -a` that start at the same number can take the same display. */
 static void vkcube_50_frames_report_one_cube_per_frame(void **state)
 {
     (void)state;
-    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "50", NULL};
+    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "-n", "330", "vkcube", "--c", "50", NULL};
     const char *env[] = {preload_env(), "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations",
                          NULL};
     run_result r = run_under_layer(argv, ACTIVATE_EXPLICIT, env);
@@ -58,7 +61,7 @@ static void vkcube_50_frames_report_one_cube_per_frame(void **state)
 static void vkcube_under_validation_gets_nothing_new_with_the_layer(void **state)
 {
     (void)state;
-    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "5", NULL};
+    const char *argv[] = {"/usr/bin/xvfb-run", "-a", "-n", "337", "vkcube", "--c", "5", NULL};
     const char *alone_env[] = {"VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation",
                                VALIDATION_BEST_PRACTICES_AND_SYNC, NULL};
     run_result alone = run_under_layer(argv, ACTIVATE_NONE, alone_env);
@@ -87,7 +90,8 @@ static void gfxreconstruct_capture_replays_under_the_layer(void **state)
     close(fd);
     char file_env[sizeof(capture) + 32];
     snprintf(file_env, sizeof(file_env), "GFXRECON_CAPTURE_FILE=%s", capture);
-    const char *record_argv[] = {"/usr/bin/xvfb-run", "-a", "vkcube", "--c", "50", NULL};
+    const char *record_argv[] = {
+        "/usr/bin/xvfb-run", "-a", "-n", "344", "vkcube", "--c", "50", NULL};
     const char *record_env[] = {file_env, "GFXRECON_CAPTURE_FILE_TIMESTAMP=false",
                                 "VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct", NULL};
     run_result recorded = run_under_layer(record_argv, ACTIVATE_NONE, record_env);
@@ -95,7 +99,8 @@ static void gfxreconstruct_capture_replays_under_the_layer(void **state)
     assert_null(recorded.report);
     run_result_free(&recorded);
 
-    const char *replay_argv[] = {"/usr/bin/xvfb-run", "-a", "gfxrecon-replay", capture, NULL};
+    const char *replay_argv[] = {"/usr/bin/xvfb-run", "-a",    "-n", "351",
+                                 "gfxrecon-replay",   capture, NULL};
     const char *replay_env[] = {preload_env(),
                                 "TALLY_COUNTERS=IaVertices,IaPrimitives,VsInvocations", NULL};
     run_result replayed = run_under_layer(replay_argv, ACTIVATE_EXPLICIT, replay_env);
