@@ -505,6 +505,9 @@ int main(int argc, char **argv)
     snprintf(tgt, sizeof(tgt), ">= %.0f M/s", ROWS_TARGET / 1e6);
     row("CSV rows/s of CPU, 15 counters", v, tgt, rf.rows_per_s >= ROWS_TARGET ? "PASS" : "FAIL");
     ok &= rf.rows_per_s >= ROWS_TARGET;
+    snprintf(v, sizeof(v), "%.2f to %.2f", rf.rows_slowest_per_s / 1e6,
+             rf.rows_fastest_per_s / 1e6);
+    row("  its rounds, slowest to fastest (M/s)", v, "-", "info");
     snprintf(v, sizeof(v), "%.1f ns", rf.rows_user_ns);
     row("  of which user CPU ns per row", v, "-", "info");
     snprintf(v, sizeof(v), "%.2f M/s", rf.keyed_rows_per_s / 1e6);

@@ -25,13 +25,15 @@ double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, dou
  * without a per-draw CSV report; *bytes: the report's size. */
 double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_t *bytes);
 
-/* Section 3 of tally_bench: the rows figure and the frame's, idle and
- * reporting, over interleaved rounds (medians). */
+/* Section 3 of tally_bench: the rows figures and the frame's, idle and
+ * reporting, each over interleaved rounds (medians). */
 struct bench_report_figures {
-    uint64_t rows;
-    double rows_per_s;        /* process CPU, user and system: tally_report_write */
-    double keyed_rows_per_s;  /* the same through tally_report_write_keyed */
-    double keyed_user_ns;     /* its user CPU per row */
+    uint64_t rows;     /* a round's, of each path */
+    int row_rounds;    /* the figures below are medians of these rounds */
+    double rows_per_s; /* process CPU, user and system: tally_report_write */
+    double rows_slowest_per_s, rows_fastest_per_s; /* its rounds' extremes */
+    double keyed_rows_per_s;                       /* the same through tally_report_write_keyed */
+    double keyed_user_ns;                          /* its user CPU per row */
     double engine_rows_per_s; /* the same through the engine's ring and writer thread */
     double rows_user_ns;      /* user CPU per row */
     double row_bytes;         /* CSV bytes per row */
