@@ -113,7 +113,12 @@ static void *writer_main(void *arg)
         ring->rows += b->rows;
         b->next = ring->free_list;
         ring->free_list = b;
+        /* signalled unlocked: a producer woken under the lock would find
+         * it held and sleep again, two more context switches a block when
+         * both threads share a CPU */
+        pthread_mutex_unlock(&ring->lock);
         pthread_cond_signal(&ring->free_ready);
+        pthread_mutex_lock(&ring->lock);
     }
     pthread_mutex_unlock(&ring->lock);
     return NULL;
@@ -189,8 +194,8 @@ static void hand_over(report_ring *ring, struct block *b)
     else
         ring->full_head = b;
     ring->full_tail = b;
-    pthread_cond_signal(&ring->full_ready);
     pthread_mutex_unlock(&ring->lock);
+    pthread_cond_signal(&ring->full_ready); /* unlocked, as writer_main's */
 }
 
 /* Bytes a run entry takes in a block: the strings with their NULs, cut
