@@ -28,15 +28,16 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
 /* Section 3 of tally_bench: the rows figures and the frame's, idle and
  * reporting, each over interleaved rounds (medians). */
 struct bench_report_figures {
-    uint64_t rows;     /* a round's, of each path */
-    int row_rounds;    /* the figures below are medians of these rounds */
-    double rows_per_s; /* process CPU, user and system: tally_report_write */
-    double rows_slowest_per_s, rows_fastest_per_s; /* its rounds' extremes */
-    double keyed_rows_per_s;                       /* the same through tally_report_write_keyed */
-    double keyed_user_ns;                          /* its user CPU per row */
-    double engine_rows_per_s; /* the same through the engine's ring and writer thread */
+    uint64_t rows;            /* a round's, of each path */
+    int row_rounds;           /* each rows figure below is the median of these rounds */
+    double rows_per_s;        /* process CPU, user and system: tally_report_write */
     double rows_user_ns;      /* user CPU per row */
+    double keyed_rows_per_s;  /* the same through tally_report_write_keyed */
+    double keyed_user_ns;     /* its user CPU per row */
+    double engine_rows_per_s; /* the same through the engine's ring and writer thread */
     double row_bytes;         /* CSV bytes per row */
+    /* tally_report_write's slowest and fastest rounds */
+    double rows_slowest_per_s, rows_fastest_per_s;
     int rounds;
     double idle_ns, report_ns; /* frame CPU ns per submitted draw */
     uint64_t frame_bytes;
