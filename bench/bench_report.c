@@ -79,10 +79,10 @@ static uint32_t report_columns(const tally_catalogue *cat, uint32_t columns[32])
  */
 enum { TABLE = 4096 };
 
-/* values: TABLE rows of `count` values, packed as a caller's array of
- * one row is (a row of 32 slots would spread the 15 values of each over
- * 256 bytes, streaming 1 MiB through the cache beside the report's own
- * buffer, which no caller's values do). */
+/* values: TABLE rows of `count` values each, packed like a caller's
+ * array for one row: 32 slots a row would spread each row's 15 values
+ * over 256 bytes and stream 1 MiB through the cache beside the report's
+ * own buffer, which no caller's values do. */
 struct value_table {
     uint32_t count;
     uint64_t duration[TABLE];
