@@ -1,9 +1,8 @@
 /* The report's number text held to printf, byte for byte: text_f64 against
- * "%.17g" over millions of doubles, text_csv_f64_pair_best (each way) against
- * ",%.17g,%.17g" for pairs of every kind, and every way of writing a row's counts
- * (one, two, four and eight at a time, eight by compression or by stores)
- * against "%" PRIu64. A white-box test: it
- * links the writers' objects. */
+ * "%.17g" over millions of doubles, the float pair's ways (the chosen one,
+ * SSE2 and AVX2) against ",%.17g,%.17g" for pairs of every kind, and every
+ * way of writing a row's counts (one, two and four at a time) against
+ * "%" PRIu64. A white-box test: it links the writers' objects. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -288,7 +287,7 @@ static void every_binade_of_the_fast_path_is_written_as_printf_writes_it(void **
     }
 }
 
-/* --- two doubles at once: text_csv_f64_pair_best ------------------------------------------- */
+/* --- two doubles at once: the pair's ways ------------------------------------------- */
 
 /* The pair's ways with their names: the one callers get, then each. */
 struct pair_way {
