@@ -1281,7 +1281,7 @@ static void sequences_that_count_up_are_written_in_full(void **state)
 /* Rows whose values repeat the previous row's (the same draw again) take
  * that row's text: checked against printf over runs of repeats of every
  * length, across the writer's buffer being written out, and after rows too
- * large for its buffer (a label of over a megabyte). */
+ * large for its buffer (a label of over two megabytes). */
 static void rows_that_repeat_the_previous_values_are_written_in_full(void **state)
 {
     struct fixture *fx = *state;
@@ -1291,7 +1291,7 @@ static void rows_that_repeat_the_previous_values_are_written_in_full(void **stat
     const char *path = path_in(fx, "repeats.csv");
     assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, 3, &report),
                      TALLY_OK);
-    enum { N = 60000, BIG = 1100000 };
+    enum { N = 60000, BIG = 2200000 };
     char *big = malloc(BIG + 1);
     assert_non_null(big);
     memset(big, 'x', BIG);
