@@ -21,11 +21,10 @@
  * (asked for with MADV_HUGEPAGE; small pages work the same). Its whole
  * pages go to the file with O_DIRECT (flush_text), and the kernel pins
  * the buffer for each write: one huge page instead of 256 small ones per
- * megabyte. On the H100's host (a virtual machine) that made a row 9 to
- * 14 % cheaper, the kernel's part and the rows' own (docs/benchmarks.md,
- * round eleven). It has SLACK bytes past its size: the row formatter
- * copies in 16-byte pieces and the number formatters store 8 bytes at a
- * time.
+ * megabyte. On the H100's host (a virtual machine) that made a row 8 to
+ * 14 % cheaper, most of it the kernel's part (docs/benchmarks.md, round
+ * eleven). It has SLACK bytes past its size: the row formatter copies in
+ * 16-byte pieces and the number formatters store 8 bytes at a time.
  */
 enum {
     TEXT_ALLOCATION = 2 * 1024 * 1024,
