@@ -510,6 +510,15 @@ int main(int argc, char **argv)
     row("  its rounds, slowest to fastest (M/s)", v, "-", "info");
     snprintf(v, sizeof(v), "%.1f ns", rf.rows_user_ns);
     row("  of which user CPU ns per row", v, "-", "info");
+    if (rf.clock_ghz > 0) {
+        snprintf(v, sizeof(v), "%.2f GHz", rf.clock_ghz);
+        row("  the clock (a multiply chain, around them)", v, "-", "info");
+        snprintf(v, sizeof(v), "%.0f, %.0f", rf.clock_ghz * 1e9 / rf.rows_per_s,
+                 rf.clock_ghz * 1e9 / rf.rows_fastest_per_s);
+        /* the target at this clock */
+        snprintf(tgt, sizeof(tgt), "<= %.0f", rf.clock_ghz * 1e9 / ROWS_TARGET);
+        row("  CPU cycles a row: median, fastest round", v, tgt, "info");
+    }
     snprintf(v, sizeof(v), "%.2f M/s", rf.keyed_rows_per_s / 1e6);
     row("  the same, strings by key (_write_keyed)", v, "-", "info");
     snprintf(v, sizeof(v), "%.1f ns", rf.keyed_user_ns);

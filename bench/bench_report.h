@@ -38,6 +38,9 @@ struct bench_report_figures {
     double row_bytes;         /* CSV bytes per row */
     /* tally_report_write's slowest and fastest rounds */
     double rows_slowest_per_s, rows_fastest_per_s;
+    /* the clock around the rows' rounds (bench_clock_ghz: 0 unknown), by
+     * which their figures are also given in cycles a row */
+    double clock_ghz;
     int rounds;
     double idle_ns, report_ns; /* frame CPU ns per submitted draw */
     uint64_t frame_bytes;
