@@ -6,10 +6,10 @@
 
 #if defined(__x86_64__)
 
-/* A 64-bit IMUL takes 3 cycles on every x86-64 core of the last fifteen
- * years (Intel since Nehalem, AMD since Zen): a chain of them, each
- * waiting for the last, runs at one per 3 cycles whatever else the core
- * could overlap. */
+/* A 64-bit IMUL takes 3 cycles on Intel's large cores since Nehalem and
+ * AMD's since Zen: a chain of them, each waiting for the last, runs at one
+ * per 3 cycles whatever else the core could overlap. (Atom's cores and the
+ * small cores of hybrid parts take longer: the clock reads low there.) */
 enum { MULTIPLY_CYCLES = 3, CHAIN = 30000000 };
 
 static double thread_seconds(void)
