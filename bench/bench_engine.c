@@ -510,7 +510,7 @@ int main(int argc, char **argv)
     row("  its rounds, slowest to fastest (M/s)", v, "-", "info");
     snprintf(v, sizeof(v), "%.1f ns", rf.rows_user_ns);
     row("  of which user CPU ns per row", v, "-", "info");
-    if (rf.clock_ghz > 0) {
+    if (rf.clock_ghz > 0 && rf.rows_per_s > 0 && rf.rows_fastest_per_s > 0) {
         snprintf(v, sizeof(v), "%.2f GHz", rf.clock_ghz);
         row("  the clock (a multiply chain, around them)", v, "-", "info");
         snprintf(v, sizeof(v), "%.0f, %.0f", rf.clock_ghz * 1e9 / rf.rows_per_s,
