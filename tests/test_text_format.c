@@ -539,6 +539,10 @@ static void counts_are_written_as_printf_writes_them_every_way(void **state)
         check_counts(text_csv_counts_quads(), "four at a time");
     else
         print_message("this processor has no AVX2: four at a time not run\n");
+    if (text_csv_counts_compressed())
+        check_counts(text_csv_counts_compressed(), "four by compression");
+    else
+        print_message("this processor has no AVX-512 VBMI2: four by compression not run\n");
     check_counts(text_csv_counts_best(), "the best");
 }
 

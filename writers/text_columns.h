@@ -20,18 +20,19 @@ typedef char *(*text_counts_fn)(char *p, const uint64_t *restrict values, uint32
 text_counts_fn text_csv_counts_best(void);
 
 /* Each way, for tests that hold them to printf: one number at a time, two
- * at a time (SSE2, x86-64) and four at a time (AVX2); NULL where the
- * processor lacks what a way needs. The best is four, then two, then one at
- * a time. The vector ways write a number below 2^23 (nearly every count of
- * a report) with one 8-byte store and check a run once; a run holding a
- * larger number is written again, group by group, larger numbers one at a
- * time. Wider ways (eight numbers in AVX-512 registers, or four by
- * VPCOMPRESSB) took fewer instructions but wrote whole rows no faster on
- * the H100's host, and the 512-bit ones slower on others
- * (docs/benchmarks.md, round nine). */
+ * at a time (SSE2, x86-64), four at a time (AVX2) and four by one byte
+ * compression (AVX-512VL, BW and VBMI2); NULL where the processor lacks
+ * what a way needs. The best is the compression, then four, two, one at a
+ * time. The vector ways write a number below 2^23 (nearly every count of a
+ * report) without a branch of its own and check a run once; a run holding
+ * a larger number is written again, group by group, larger numbers one at
+ * a time. Eight numbers in AVX-512 registers took fewer instructions still
+ * but wrote whole rows no faster (docs/benchmarks.md, rounds nine and
+ * twelve). */
 char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
                              uint64_t *restrict keep);
 text_counts_fn text_csv_counts_pairs(void);
 text_counts_fn text_csv_counts_quads(void);
+text_counts_fn text_csv_counts_compressed(void);
 
 #endif
