@@ -1,8 +1,9 @@
 /* The report's number text held to printf, byte for byte: text_f64 against
  * "%.17g" over millions of doubles, the float pair's ways (the chosen one,
  * SSE2 and AVX2) against ",%.17g,%.17g" for pairs of every kind, and every
- * way of writing a row's counts (one, two and four at a time) against
- * "%" PRIu64. A white-box test: it links the writers' objects. */
+ * way of writing a row's counts (one, two and four at a time, and four by
+ * byte compression) against "%" PRIu64. A white-box test: it links the
+ * writers' objects. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
