@@ -137,58 +137,85 @@ static tally_status write_run(void *user, const report_ring_run *run)
     return report_write_run(user, run);
 }
 
+/* A CSV report of the 15 columns on a temporary file, and its rows'
+ * values. */
+struct rows_report {
+    uint32_t count;
+    struct value_table *table;
+    tally_report *report;
+    char path[128];
+};
+
+static bool rows_report_open(struct rows_report *r, const char *what)
+{
+    const tally_catalogue *cat = NULL;
+    if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
+        return false;
+    uint32_t columns[32];
+    r->count = report_columns(cat, columns);
+    r->table = malloc(sizeof *r->table + TABLE * r->count * sizeof(tally_value));
+    if (!r->table)
+        return false;
+    make_values(cat, columns, r->count, r->table);
+    temp_path(r->path, sizeof r->path, what);
+    r->report = NULL;
+    if (tally_report_open(r->path, TALLY_REPORT_CSV, cat, columns, r->count, &r->report) ==
+        TALLY_OK)
+        return true;
+    free(r->table);
+    return false;
+}
+
+/* The file's size; the report is closed already. */
+static uint64_t rows_report_remove(struct rows_report *r)
+{
+    uint64_t size = file_size(r->path);
+    remove(r->path);
+    free(r->table);
+    return size;
+}
+
 double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, double *user_ns,
                                     double *row_bytes)
 {
-    bool engine_path = way == BENCH_ROWS_ENGINE;
-    const tally_catalogue *cat = NULL;
-    if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
+    struct rows_report r;
+    if (!rows_report_open(&r, "rows"))
         return 0;
-    uint32_t columns[32];
-    uint32_t count = report_columns(cat, columns);
-    struct value_table *table = malloc(sizeof *table + TABLE * count * sizeof(tally_value));
-    if (!table)
-        return 0;
-    make_values(cat, columns, count, table);
-    char path[128];
-    temp_path(path, sizeof path, "rows");
-    tally_report *report = NULL;
     report_ring *ring = NULL;
-    if (tally_report_open(path, TALLY_REPORT_CSV, cat, columns, count, &report) != TALLY_OK ||
-        (engine_path && report_ring_open(count, write_run, report, NULL, &ring) != TALLY_OK)) {
-        free(table);
+    if (way == BENCH_ROWS_ENGINE &&
+        report_ring_open(r.count, write_run, r.report, NULL, &ring) != TALLY_OK) {
+        tally_report_close(r.report);
+        rows_report_remove(&r);
         return 0;
     }
     tally_command_record record = bench_record;
     uint64_t ns = 1000000;
-    size_t value_bytes = count * sizeof(tally_value);
+    size_t value_bytes = r.count * sizeof(tally_value);
     double t0 = cpu_seconds(), u0 = user_seconds();
     tally_status s = TALLY_OK;
     for (uint64_t i = 0; i < rows && s == TALLY_OK; i++) {
-        next_record(&record, table, i, &ns);
+        next_record(&record, r.table, i, &ns);
         if (way == BENCH_ROWS_PUBLIC) {
-            s = tally_report_write(report, &record, table_row(table, i));
+            s = tally_report_write(r.report, &record, table_row(r.table, i));
             continue;
         }
         if (way == BENCH_ROWS_KEYED) { /* the strings never change */
-            s = tally_report_write_keyed(report, &record, 1, table_row(table, i));
+            s = tally_report_write_keyed(r.report, &record, 1, table_row(r.table, i));
             continue;
         }
         /* as the queue thread hands a row over: the submission is the only
          * shared field that changes, so the strings key stays */
         tally_value *slot = report_ring_append(ring, &record, 1);
         if (slot)
-            memcpy(slot, table_row(table, i), value_bytes);
+            memcpy(slot, table_row(r.table, i), value_bytes);
     }
     if (ring && report_ring_close(ring) != TALLY_OK)
         s = TALLY_ERROR_IO;
-    if (tally_report_close(report) != TALLY_OK)
+    if (tally_report_close(r.report) != TALLY_OK)
         s = TALLY_ERROR_IO;
     double seconds = cpu_seconds() - t0;
     *user_ns = (user_seconds() - u0) * 1e9 / (double)rows;
-    *row_bytes = (double)file_size(path) / (double)rows;
-    remove(path);
-    free(table);
+    *row_bytes = (double)rows_report_remove(&r) / (double)rows;
     return s == TALLY_OK ? (double)rows / seconds : 0;
 }
 
@@ -273,6 +300,73 @@ static void rows_rounds(struct bench_report_figures *f)
     f->engine_rows_per_s = median(engine, f->row_rounds);
 }
 
+enum { SLICE_ROWS = 20000, PROBE_LOOPS = 1000000 };
+
+/* A slice whose probes on both sides gave at least this share of the most
+ * any probe gave had the core to itself (a busy other hardware thread
+ * halves it). */
+#define WHOLE_CORE_SHARE 0.85
+
+/*
+ * tally_report_write on a core of its own: rows in slices of SLICE_ROWS,
+ * each between two probes of the core (bench_core_probe), the slices kept
+ * whose probes both had the whole core. On a shared machine another
+ * guest's thread on the same core comes and goes within a round; a slice
+ * (about 1 to 3 ms) mostly falls on one side of it.
+ */
+static void whole_core_slices(struct bench_report_figures *f, int slices)
+{
+    struct rows_report r;
+    /* per slice: rows/s and cycles a row; per probe: additions a cycle */
+    double *rates = malloc((size_t)slices * 2 * sizeof *rates), *cycles = rates + slices;
+    double *adds = malloc((size_t)(slices + 1) * sizeof *adds);
+    if (!rates || !adds || !rows_report_open(&r, "slices")) {
+        free(rates);
+        free(adds);
+        return;
+    }
+    tally_command_record record = bench_record;
+    uint64_t ns = 1000000, i = 0;
+    tally_status status = TALLY_OK;
+    struct bench_core before = bench_core_probe(PROBE_LOOPS);
+    adds[0] = before.adds_per_cycle;
+    for (int n = 0; n < slices && status == TALLY_OK; n++) {
+        double t0 = cpu_seconds();
+        for (uint64_t end = i + SLICE_ROWS; i < end && status == TALLY_OK; i++) {
+            next_record(&record, r.table, i, &ns);
+            status = tally_report_write(r.report, &record, table_row(r.table, i));
+        }
+        double seconds = cpu_seconds() - t0;
+        struct bench_core after = bench_core_probe(PROBE_LOOPS);
+        rates[n] = SLICE_ROWS / seconds;
+        cycles[n] = seconds * (before.ghz + after.ghz) / 2 * 1e9 / SLICE_ROWS;
+        adds[n + 1] = after.adds_per_cycle;
+        before = after;
+    }
+    if (tally_report_close(r.report) != TALLY_OK)
+        status = TALLY_ERROR_IO;
+    rows_report_remove(&r);
+    if (status != TALLY_OK)
+        slices = 0; /* no figures */
+    double most = 0;
+    for (int n = 0; n <= slices; n++)
+        most = adds[n] > most ? adds[n] : most;
+    int kept = 0;
+    for (int n = 0; n < slices; n++)
+        if (adds[n] >= WHOLE_CORE_SHARE * most && adds[n + 1] >= WHOLE_CORE_SHARE * most) {
+            rates[kept] = rates[n];
+            cycles[kept++] = cycles[n];
+        }
+    f->slices = slices;
+    f->whole_core_slices = kept;
+    f->whole_core_rows_per_s = kept ? median(rates, kept) : 0;
+    f->whole_core_cycles = kept ? median(cycles, kept) : 0;
+    f->core_adds_median = slices ? median(adds, slices + 1) : 0;
+    f->core_adds_most = most;
+    free(rates);
+    free(adds);
+}
+
 struct bench_report_figures bench_report_run(bool quick)
 {
     struct bench_report_figures f = {.rows = quick ? 1000000u : 2000000u,
@@ -281,6 +375,7 @@ struct bench_report_figures bench_report_run(bool quick)
     double clock_before = bench_clock_ghz();
     rows_rounds(&f);
     f.clock_ghz = (clock_before + bench_clock_ghz()) / 2;
+    whole_core_slices(&f, quick ? 50 : 500);
     double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
     for (int r = 0; r < f.rounds; r++) {
         uint64_t unused;
