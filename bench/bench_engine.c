@@ -519,11 +519,11 @@ int main(int argc, char **argv)
         snprintf(tgt, sizeof(tgt), "<= %.0f", rf.clock_ghz * 1e9 / ROWS_TARGET);
         row("  CPU cycles a row: median, fastest round", v, tgt, "info");
     }
-    if (rf.core_adds_most > 0) {
+    if (rf.core_adds_whole > 0) {
         /* a slowdown that follows the core's additions is the core's (its
          * other hardware thread busy), not the code's */
-        snprintf(v, sizeof(v), "%.2f, %.2f", rf.core_adds_median, rf.core_adds_most);
-        row("  the core: integer adds a cycle, median, most", v, "-", "info");
+        snprintf(v, sizeof(v), "%.2f, %.2f", rf.core_adds_median, rf.core_adds_whole);
+        row("  the core: integer adds a cycle, median, whole", v, "-", "info");
         snprintf(v, sizeof(v), "%d of %d", rf.whole_core_slices, rf.slices);
         row("  slices of 20000 rows with the core whole", v, "-", "info");
         snprintf(v, sizeof(v), "%.2f M/s", rf.whole_core_rows_per_s / 1e6);

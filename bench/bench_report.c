@@ -302,24 +302,67 @@ static void rows_rounds(struct bench_report_figures *f)
 
 enum { SLICE_ROWS = 20000, PROBE_LOOPS = 1000000 };
 
-/* A slice whose probes on both sides gave at least this share of the most
- * any probe gave had the core to itself (a busy other hardware thread
- * halves it). */
+/* A slice whose probes on both sides gave at least this share of the
+ * core's additions a cycle had the core to itself (a busy other hardware
+ * thread halves them). */
 #define WHOLE_CORE_SHARE 0.85
+
+/* The core's additions a cycle when whole: the probes' 98th percentile,
+ * which a few probes slowed by an interrupt do not move, nor a core that
+ * was whole in only a few percent of them. sorted: a sorted copy. */
+static double whole_core_adds(const double *sorted, int n)
+{
+    return sorted[n - 1 - n / 50];
+}
+
+/* whole_core_slices' figures from its slices and probes (see there). */
+static void whole_core_figures(struct bench_report_figures *f, int slices, double *rates,
+                               double *seconds, double *adds, const double *ghz, double *sorted)
+{
+    int probes = slices + 1;
+    memcpy(sorted, ghz, (size_t)probes * sizeof *sorted);
+    double clock = median(sorted, probes);
+    if (clock <= 0)
+        return;
+    for (int n = 0; n < probes; n++)
+        sorted[n] = adds[n] = adds[n] * ghz[n] / clock;
+    f->core_adds_median = median(sorted, probes);
+    f->core_adds_whole = whole_core_adds(sorted, probes);
+    double least = WHOLE_CORE_SHARE * f->core_adds_whole;
+    int kept = 0;
+    for (int n = 0; n < slices; n++)
+        if (adds[n] >= least && adds[n + 1] >= least) {
+            rates[kept] = rates[n];
+            seconds[kept++] = seconds[n];
+        }
+    f->slices = slices;
+    f->whole_core_slices = kept;
+    if (!kept)
+        return;
+    f->whole_core_rows_per_s = median(rates, kept);
+    f->whole_core_cycles = median(seconds, kept) * clock * 1e9 / SLICE_ROWS;
+}
 
 /*
  * tally_report_write on a core of its own: rows in slices of SLICE_ROWS,
  * each between two probes of the core (bench_core_probe), the slices kept
  * whose probes both had the whole core. On a shared machine another
  * guest's thread on the same core comes and goes within a round; a slice
- * (about 1 to 3 ms) mostly falls on one side of it.
+ * (about 1 to 3 ms) mostly falls on one side of it. The clock holds over
+ * the run, so every probe and slice is reckoned at the probes' median
+ * clock: an interrupt in one probe's multiply chain would otherwise read
+ * as a slow clock, and make its slices' cycles and the probe's additions
+ * look better than they were.
  */
 static void whole_core_slices(struct bench_report_figures *f, int slices)
 {
     struct rows_report r;
-    /* per slice: rows/s and cycles a row; per probe: additions a cycle */
-    double *rates = malloc((size_t)slices * 2 * sizeof *rates), *cycles = rates + slices;
-    double *adds = malloc((size_t)(slices + 1) * sizeof *adds);
+    int probes = slices + 1;
+    /* per slice: rows/s and seconds; per probe: additions a cycle, clock,
+     * and a copy of either for its median */
+    double *rates = malloc((size_t)slices * 2 * sizeof *rates), *seconds = rates + slices;
+    double *adds = malloc((size_t)probes * 3 * sizeof *adds), *ghz = adds + probes,
+           *sorted = ghz + probes;
     if (!rates || !adds || !rows_report_open(&r, "slices")) {
         free(rates);
         free(adds);
@@ -328,41 +371,25 @@ static void whole_core_slices(struct bench_report_figures *f, int slices)
     tally_command_record record = bench_record;
     uint64_t ns = 1000000, i = 0;
     tally_status status = TALLY_OK;
-    struct bench_core before = bench_core_probe(PROBE_LOOPS);
-    adds[0] = before.adds_per_cycle;
-    for (int n = 0; n < slices && status == TALLY_OK; n++) {
+    for (int n = 0; n < probes && status == TALLY_OK; n++) {
+        struct bench_core core = bench_core_probe(PROBE_LOOPS);
+        adds[n] = core.adds_per_cycle;
+        ghz[n] = core.ghz;
+        if (n == slices)
+            break;
         double t0 = cpu_seconds();
         for (uint64_t end = i + SLICE_ROWS; i < end && status == TALLY_OK; i++) {
             next_record(&record, r.table, i, &ns);
             status = tally_report_write(r.report, &record, table_row(r.table, i));
         }
-        double seconds = cpu_seconds() - t0;
-        struct bench_core after = bench_core_probe(PROBE_LOOPS);
-        rates[n] = SLICE_ROWS / seconds;
-        cycles[n] = seconds * (before.ghz + after.ghz) / 2 * 1e9 / SLICE_ROWS;
-        adds[n + 1] = after.adds_per_cycle;
-        before = after;
+        seconds[n] = cpu_seconds() - t0;
+        rates[n] = SLICE_ROWS / seconds[n];
     }
     if (tally_report_close(r.report) != TALLY_OK)
         status = TALLY_ERROR_IO;
     rows_report_remove(&r);
-    if (status != TALLY_OK)
-        slices = 0; /* no figures */
-    double most = 0;
-    for (int n = 0; n <= slices; n++)
-        most = adds[n] > most ? adds[n] : most;
-    int kept = 0;
-    for (int n = 0; n < slices; n++)
-        if (adds[n] >= WHOLE_CORE_SHARE * most && adds[n + 1] >= WHOLE_CORE_SHARE * most) {
-            rates[kept] = rates[n];
-            cycles[kept++] = cycles[n];
-        }
-    f->slices = slices;
-    f->whole_core_slices = kept;
-    f->whole_core_rows_per_s = kept ? median(rates, kept) : 0;
-    f->whole_core_cycles = kept ? median(cycles, kept) : 0;
-    f->core_adds_median = slices ? median(adds, slices + 1) : 0;
-    f->core_adds_most = most;
+    if (status == TALLY_OK)
+        whole_core_figures(f, slices, rates, seconds, adds, ghz, sorted);
     free(rates);
     free(adds);
 }

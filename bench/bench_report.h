@@ -42,10 +42,11 @@ struct bench_report_figures {
      * whole_core_slices): of `slices` short slices of rows, those whose
      * core probes on both sides (bench_core_probe) had the whole core, and
      * their median rows/s of CPU and cycles a row (0: none); the probes'
-     * median and most integer additions a cycle (0: unknown) */
+     * median integer additions a cycle, and the core's when whole (0:
+     * unknown) */
     int slices, whole_core_slices;
     double whole_core_rows_per_s, whole_core_cycles;
-    double core_adds_median, core_adds_most;
+    double core_adds_median, core_adds_whole;
     /* the clock around the rows' rounds (bench_clock_ghz: 0 unknown), by
      * which their figures are also given in cycles a row */
     double clock_ghz;
