@@ -307,14 +307,6 @@ enum { SLICE_ROWS = 20000, PROBE_LOOPS = 1000000 };
  * thread halves them). */
 #define WHOLE_CORE_SHARE 0.85
 
-/* The core's additions a cycle when whole: the probes' 98th percentile,
- * which a few probes slowed by an interrupt do not move, nor a core that
- * was whole in only a few percent of them. sorted: a sorted copy. */
-static double whole_core_adds(const double *sorted, int n)
-{
-    return sorted[n - 1 - n / 50];
-}
-
 /* whole_core_slices' figures from its slices and probes (see there). */
 static void whole_core_figures(struct bench_report_figures *f, int slices, double *rates,
                                double *seconds, double *adds, const double *ghz, double *sorted)
@@ -326,8 +318,12 @@ static void whole_core_figures(struct bench_report_figures *f, int slices, doubl
         return;
     for (int n = 0; n < probes; n++)
         sorted[n] = adds[n] = adds[n] * ghz[n] / clock;
+    /* reckoned at the median clock, a probe reads high only by a clock
+     * a little above it (an interrupt makes it read low), so the most any
+     * probe gave is the whole core's figure, found if the core was whole
+     * for even a few of them */
     f->core_adds_median = median(sorted, probes);
-    f->core_adds_whole = whole_core_adds(sorted, probes);
+    f->core_adds_whole = sorted[probes - 1];
     double least = WHOLE_CORE_SHARE * f->core_adds_whole;
     int kept = 0;
     for (int n = 0; n < slices; n++)
