@@ -7,6 +7,9 @@
  *    through the engine's own path (the queue thread's hand-off through
  *    the report ring, formatting and writing on its writer thread, both
  *    threads' CPU);
+ *  - the same through tally_report_write on a core of its own: short
+ *    slices of rows between probes of the core, kept where the core's
+ *    other hardware thread left it whole (whole_core_slices);
  *  - a pre-recorded frame (10,000 draws of one triangle, recorded once,
  *    submitted 50 times, as engines replay frames): process CPU time, every
  *    thread, per submitted draw, with nobody listening and with a per-draw
