@@ -335,6 +335,7 @@ static void whole_core_figures(struct bench_report_figures *f, int slices, doubl
             seconds[kept++] = seconds[n];
         }
     f->slices = slices;
+    f->slice_rows = SLICE_ROWS;
     f->whole_core_slices = kept;
     if (!kept)
         return;

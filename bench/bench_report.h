@@ -39,12 +39,13 @@ struct bench_report_figures {
     /* tally_report_write's slowest and fastest rounds */
     double rows_slowest_per_s, rows_fastest_per_s;
     /* tally_report_write on a core of its own (bench_report.c,
-     * whole_core_slices): of `slices` short slices of rows, those whose
+     * whole_core_slices): of `slices` slices of `slice_rows` rows, those whose
      * core probes on both sides (bench_core_probe) had the whole core, and
      * their median rows/s of CPU and cycles a row (0: none); the probes'
      * median integer additions a cycle, and the core's when whole (0:
      * unknown) */
     int slices, whole_core_slices;
+    uint32_t slice_rows;
     double whole_core_rows_per_s, whole_core_cycles;
     double core_adds_median, core_adds_whole;
     /* the clock around the rows' rounds (bench_clock_ghz: 0 unknown), by
