@@ -306,6 +306,10 @@ static size_t pair_ways(struct pair_way *ways)
         ways[n++] = (struct pair_way){text_csv_f64_pair_avx2(), "AVX2"};
     else
         print_message("this processor has no AVX2: the pair's AVX2 way not run\n");
+    if (text_csv_f64_pair_ifma())
+        ways[n++] = (struct pair_way){text_csv_f64_pair_ifma(), "IFMA"};
+    else
+        print_message("this processor has no AVX-512 IFMA and VBMI: the pair's IFMA way not run\n");
     return n;
 }
 
@@ -389,7 +393,7 @@ static size_t pair_values(double *values)
 static void pairs_of_every_kind_are_written_as_printf_writes_them(void **state)
 {
     (void)state;
-    struct pair_way ways[3];
+    struct pair_way ways[4];
     size_t way_count = pair_ways(ways);
     double values[256];
     size_t n = pair_values(values);
@@ -416,7 +420,7 @@ static double pair_case(uint64_t r, const double *values, size_t count)
 static void random_pairs_are_written_as_printf_writes_them(void **state)
 {
     (void)state;
-    struct pair_way ways[3];
+    struct pair_way ways[4];
     size_t way_count = pair_ways(ways);
     double values[256];
     size_t count = pair_values(values);
@@ -437,7 +441,7 @@ static void random_pairs_are_written_as_printf_writes_them(void **state)
 static void pairs_round_exact_halves_to_even_in_each_lane(void **state)
 {
     (void)state;
-    struct pair_way ways[3];
+    struct pair_way ways[4];
     size_t way_count = pair_ways(ways);
     for (size_t w = 0; w < way_count; w++) {
         uint64_t rng = 10;

@@ -279,6 +279,9 @@ static char *put_general(char *p, uint64_t digits, int exponent)
      : (k) == 16 ? 1e16                                                                            \
                  : 1e17)
 
+/* 2^52 / n, rounded up: the multipliers of the pair's IFMA way */
+#define BY_2_52(n) (((1ull << 52) + (n)-1) / (n))
+
 /* X(i) for every binade i of the fast path */
 #define EACH4(X, i) X(i) X((i) + 1) X((i) + 2) X((i) + 3)
 #define EACH16(X, i) EACH4(X, i) EACH4(X, (i) + 4) EACH4(X, (i) + 8) EACH4(X, (i) + 12)
@@ -312,6 +315,11 @@ static const struct fast_tables {
     _Alignas(32) uint64_t zeros[4];
     _Alignas(32) uint64_t comma_zero[4];
     _Alignas(32) uint8_t first_to_1[32];
+    /* the pair's IFMA way: digits8_ifma's multipliers by lane, and the
+     * gather of two registers' digits into 16 bytes */
+    _Alignas(64) uint64_t fraction_by[8];
+    _Alignas(64) uint64_t digit_by[8];
+    _Alignas(64) uint8_t gather_digits[64];
 #endif
     union { /* upper[i], read as its bits */
         double upper[FAST_BINADES];
@@ -336,6 +344,11 @@ static const struct fast_tables {
     .first_to_1 = {0x80, 0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,    0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    .fraction_by = {1, BY_2_52(10000000u), BY_2_52(1000000u), BY_2_52(100000u), BY_2_52(10000u),
+                    BY_2_52(1000u), BY_2_52(100u), BY_2_52(10u)},
+    .digit_by = {BY_2_52(10000000u), 10, 10, 10, 10, 10, 10, 10},
+    /* byte 0 of each 64-bit lane of the first register, then of the second */
+    .gather_digits = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120},
 #endif
 #define UPPER(i) TEN(LOWER_DECADE(i) + 1),
     .upper = {EACH_BINADE(UPPER)},
@@ -569,36 +582,19 @@ put_from_one(char *p, __m128i head, __m128i rest, uint64_t fraction, ptrdiff_t d
 }
 
 /*
- * The pair by AVX2: both values in each vector instruction, from the
- * digits to the text; the scalar work (the binade, the decade, the 128-bit
- * product) one value after the other. Per value, a 16-byte `head` holds
- * ',', the first digit and the text up to its 14th byte, stored over the
- * 16 bytes of rest stored 3 bytes in, whose last bytes are the text's last
- * (the digits after the point, as they are for d <= 13).
+ * The text of a pair from its digits: in `rest`, the 16 digits after each
+ * value's first as byte values 0-9, a's in the low 128-bit lane, b's in the
+ * high; in `first_at_1`, each first digit in byte 1 of its lane; keep, dot
+ * and the points as the values' decade entries give them. Per value, a
+ * 16-byte `head` holds ',', the first digit and the text up to its 14th
+ * byte, stored over the 16 bytes of rest stored 3 bytes in, whose last
+ * bytes are the text's last (the digits after the point, as they are for
+ * d <= 13).
  */
-TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, double b)
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
+put_pair_text(char *p, const struct fast_tables *t, __m256i rest, __m256i first_at_1, __m256i keep,
+              __m256i dot, ptrdiff_t da, ptrdiff_t db)
 {
-    const struct fast_tables *t = &fast;
-    __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
-    uint64_t bits_a, bits_b, binade_a, binade_b;
-    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
-    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
-        return pair_apart(p, a, b);
-    size_t ja = fast_entry(t, bits_a, binade_a), jb = fast_entry(t, bits_b, binade_b);
-    __m256i keep = _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[jb]),
-                                       (const __m128i *)(t->keep + t->window[ja]));
-    __m256i dot = _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[jb]),
-                                      (const __m128i *)(t->dot + t->window[ja]));
-    ptrdiff_t da = t->point[ja], db = t->point[jb];
-    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(bits_a, t->scale[ja]));
-    /* a's product before b's: both at once take more registers than there
-     * are (the processor still overlaps them) */
-    __asm__("" : "+x"(digits_a), "+r"(bits_b));
-    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(bits_b, t->scale[jb]));
-    __m256i digits = _mm256_permute4x64_epi64(
-        _mm256_castsi128_si256(_mm_unpacklo_epi64(digits_a, digits_b)), 0x50);
-    struct pair_digits both = pair_digits(digits, t);
-    __m256i first = both.first, rest = both.rest;
     /* bit i (16 + i for b): rest[i] is a digit after the point and not 0 */
     __m256i fraction = _mm256_cmpgt_epi8(rest, keep);
     uint64_t fraction_a = (unsigned)_mm_movemask_epi8(_mm256_castsi256_si128(fraction));
@@ -608,10 +604,8 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
     __m256i after = _mm256_slli_si256(_mm256_andnot_si256(keep, rest), 1);
     __m256i text = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(rest, keep), after), dot);
     /* ',', the first digit, the text */
-    __m256i head =
-        _mm256_or_si256(_mm256_slli_si256(text, 2),
-                        _mm256_or_si256(_mm256_shuffle_epi8(first, TEXT_K256(t, first_to_1)),
-                                        TEXT_K256(t, comma_zero)));
+    __m256i head = _mm256_or_si256(_mm256_slli_si256(text, 2),
+                                   _mm256_or_si256(first_at_1, TEXT_K256(t, comma_zero)));
     __m128i head_a = _mm256_castsi256_si128(head), rest_a = _mm256_castsi256_si128(rest);
     if (__builtin_expect((da | db) < 0, 0)) {
         p = da < 0 ? put_below_one(p, head_a, rest_a, fraction_a, da)
@@ -625,6 +619,123 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
     p = put_from_one(p, head_a, rest_a, fraction_a, da);
     return put_from_one(p, _mm256_extracti128_si256(head, 1), _mm256_extracti128_si256(rest, 1),
                         fraction_b, db);
+}
+
+/* The decade entries of a pair in the AVX2 ways' range, and the windows
+ * of its points (a's in the low 128-bit lane, b's in the high). */
+struct pair_entries {
+    size_t ja, jb;
+    __m256i keep, dot;
+};
+
+TEXT_AVX2 static inline __attribute__((always_inline)) struct pair_entries
+pair_entries(const struct fast_tables *t, uint64_t bits_a, uint64_t bits_b, uint64_t binade_a,
+             uint64_t binade_b)
+{
+    size_t ja = fast_entry(t, bits_a, binade_a), jb = fast_entry(t, bits_b, binade_b);
+    return (struct pair_entries){ja, jb,
+                                 _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[jb]),
+                                                     (const __m128i *)(t->keep + t->window[ja])),
+                                 _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[jb]),
+                                                     (const __m128i *)(t->dot + t->window[ja]))};
+}
+
+/*
+ * The pair by AVX2: both values in each vector instruction, from the
+ * digits to the text; the scalar work (the binade, the decade, the 128-bit
+ * product) one value after the other.
+ */
+TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, double b)
+{
+    const struct fast_tables *t = &fast;
+    __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
+    uint64_t bits_a, bits_b, binade_a, binade_b;
+    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
+    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+        return pair_apart(p, a, b);
+    struct pair_entries e = pair_entries(t, bits_a, bits_b, binade_a, binade_b);
+    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(bits_a, t->scale[e.ja]));
+    /* a's product before b's: both at once take more registers than there
+     * are (the processor still overlaps them) */
+    __asm__("" : "+x"(digits_a), "+r"(bits_b));
+    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(bits_b, t->scale[e.jb]));
+    __m256i digits = _mm256_permute4x64_epi64(
+        _mm256_castsi128_si256(_mm_unpacklo_epi64(digits_a, digits_b)), 0x50);
+    struct pair_digits both = pair_digits(digits, t);
+    __m256i first_at_1 = _mm256_shuffle_epi8(both.first, TEXT_K256(t, first_to_1));
+    return put_pair_text(p, t, both.rest, first_at_1, e.keep, e.dot, t->point[e.ja],
+                         t->point[e.jb]);
+}
+
+/* --- two doubles by AVX-512 IFMA ----------------------------------------------------- */
+
+#define PAIR_IFMA __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512ifma,avx512vbmi")))
+
+/*
+ * The 8 digits of x < 10^8, one per 64-bit lane, the first in lane 0, each
+ * by two multiplications of 52-bit lanes (IFMA), none waiting on another
+ * lane: lane i from 1 to 7 takes x / 10^(8-i) as a 52-bit fraction (the low
+ * half of x times 2^52 / 10^(8-i), rounded up), whose tenfold's high half
+ * is the digit; lane 0 takes x (times 1), then x / 10^7 (the high half of x
+ * times 2^52 / 10^7, rounded up). Exact for every x < 10^8: rounding a
+ * multiplier up adds less than x / 2^52 < 2.3 x 10^-8 to a fraction
+ * (without carrying it past 1), and its tenfold's digit changes only if
+ * that lifts it to the next integer, 10^-6 away at the least (lane 1;
+ * lane 0's quotient is 10^-7 from the next). Every x was also checked
+ * against division when this was written.
+ */
+PAIR_IFMA static inline __attribute__((always_inline)) __m512i
+digits8_ifma(uint64_t x, const struct fast_tables *t)
+{
+    __m512i fraction =
+        _mm512_madd52lo_epu64(_mm512_setzero_si512(), _mm512_set1_epi64((long long)x),
+                              _mm512_load_si512((const void *)t->fraction_by));
+    return _mm512_madd52hi_epu64(_mm512_setzero_si512(), fraction,
+                                 _mm512_load_si512((const void *)t->digit_by));
+}
+
+/* A value's 16 digits after its first (middle8 then low8) as bytes 0-15. */
+PAIR_IFMA static inline __attribute__((always_inline)) __m128i
+digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
+{
+    __m512i bytes = _mm512_permutex2var_epi8(digits8_ifma(middle8, t),
+                                             _mm512_load_si512((const void *)t->gather_digits),
+                                             digits8_ifma(low8, t));
+    return _mm512_castsi512_si128(bytes);
+}
+
+/*
+ * The pair as pair_avx2 makes it, but the 17 digits split 1 + 8 + 8 by
+ * scalar multiplications and each 8 made by digits8_ifma: two
+ * multiplications deep where pair_avx2's split and digits are about ten.
+ * Its instructions are as many; what it saves is the wait. On the H100's
+ * host, whose processor's other hardware thread is often another guest's,
+ * rows through tally_report_write ran 6 to 8 % faster with it than with
+ * pair_avx2 in slices paired in time; on a core of its own (this machine)
+ * about 0.5 % (docs/benchmarks.md, round fourteen).
+ */
+PAIR_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, double b)
+{
+    const struct fast_tables *t = &fast;
+    __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
+    uint64_t bits_a, bits_b, binade_a, binade_b;
+    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
+    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+        return pair_apart(p, a, b);
+    struct pair_entries e = pair_entries(t, bits_a, bits_b, binade_a, binade_b);
+    uint64_t digits_a = fast_digits(bits_a, t->scale[e.ja]);
+    uint64_t digits_b = fast_digits(bits_b, t->scale[e.jb]);
+    /* x * 720575941 >> 56 is x / 10^8 for x < 1.16 x 10^9 (as put_fixed) */
+    uint64_t high_a = digits_a / 100000000u, high_b = digits_b / 100000000u;
+    uint64_t first_a = high_a * 720575941u >> 56, first_b = high_b * 720575941u >> 56;
+    __m128i rest_a =
+        digits16_ifma(high_a - first_a * 100000000u, digits_a - high_a * 100000000u, t);
+    __m128i rest_b =
+        digits16_ifma(high_b - first_b * 100000000u, digits_b - high_b * 100000000u, t);
+    __m256i first_at_1 = _mm256_set_m128i(_mm_cvtsi64_si128((long long)(first_b << 8)),
+                                          _mm_cvtsi64_si128((long long)(first_a << 8)));
+    return put_pair_text(p, t, _mm256_set_m128i(rest_b, rest_a), first_at_1, e.keep, e.dot,
+                         t->point[e.ja], t->point[e.jb]);
 }
 
 #endif
@@ -648,9 +759,19 @@ text_f64_pair_fn text_csv_f64_pair_avx2(void)
     return __builtin_cpu_supports("avx2") ? pair_avx2 : NULL;
 }
 
+text_f64_pair_fn text_csv_f64_pair_ifma(void)
+{
+    bool all = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi");
+    return all ? pair_ifma : NULL;
+}
+
 text_f64_pair_fn text_csv_f64_pair_best(void)
 {
-    text_f64_pair_fn best = text_csv_f64_pair_avx2();
+    text_f64_pair_fn best = text_csv_f64_pair_ifma();
+    if (!best)
+        best = text_csv_f64_pair_avx2();
     return best ? best : pair_sse2_way;
 }
 
@@ -662,6 +783,11 @@ text_f64_pair_fn text_csv_f64_pair_sse2(void)
 }
 
 text_f64_pair_fn text_csv_f64_pair_avx2(void)
+{
+    return NULL;
+}
+
+text_f64_pair_fn text_csv_f64_pair_ifma(void)
 {
     return NULL;
 }

@@ -37,8 +37,9 @@ char *text_f64(char *p, double v);
  * the stores of whole registers write past the end it returns.
  *
  * text_csv_f64_pair_best gives the way for this processor, chosen once by
- * its caller: AVX2 where it has it, else SSE2 (the x86-64 baseline;
- * text_f64's way, twice in one call); elsewhere text_f64 twice.
+ * its caller: AVX-512 IFMA and VBMI where it has them (the digits by
+ * 52-bit multiplications, two deep), else AVX2, else SSE2 (the x86-64
+ * baseline; text_f64's way, twice in one call); elsewhere text_f64 twice.
  */
 typedef char *(*text_f64_pair_fn)(char *p, double a, double b);
 text_f64_pair_fn text_csv_f64_pair_best(void);
@@ -49,9 +50,11 @@ text_f64_pair_fn text_csv_f64_pair_best(void);
 #define TEXT_CSV_F64_PAIR_MAX (2 + 24 + TEXT_NUMBER_MAX)
 
 /* Each way of the pair, for tests that hold them to text_f64 and printf:
- * SSE2 (x86-64) and AVX2; NULL where the processor lacks what it needs. */
+ * SSE2 (x86-64), AVX2 and IFMA; NULL where the processor lacks what it
+ * needs. */
 text_f64_pair_fn text_csv_f64_pair_sse2(void);
 text_f64_pair_fn text_csv_f64_pair_avx2(void);
+text_f64_pair_fn text_csv_f64_pair_ifma(void);
 
 /* Most bytes text_csv_field and text_json_string write for n bytes of s. */
 #define TEXT_CSV_MAX(n) (2 * (n) + 2)
