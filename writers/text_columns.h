@@ -21,7 +21,8 @@ text_counts_fn text_csv_counts_best(void);
 
 /* Each way, for tests that hold them to printf: one number at a time, two
  * at a time (SSE2, x86-64), four at a time (AVX2) and four by one byte
- * compression (AVX-512VL, BW and VBMI2); NULL where the processor lacks
+ * compression, their digits by IFMA (AVX-512VL, BW, VBMI, VBMI2 and IFMA:
+ * every processor with VBMI2 so far has the others); NULL where the processor lacks
  * what a way needs. The best is the compression, then four, two, one at a
  * time. The vector ways write a number below 2^23 (nearly every count of a
  * report) without a branch of its own and check a run once; a run holding

@@ -279,9 +279,6 @@ static char *put_general(char *p, uint64_t digits, int exponent)
      : (k) == 16 ? 1e16                                                                            \
                  : 1e17)
 
-/* 2^52 / n, rounded up: the multipliers of the pair's IFMA way */
-#define BY_2_52(n) (((1ull << 52) + (n)-1) / (n))
-
 /* X(i) for every binade i of the fast path */
 #define EACH4(X, i) X(i) X((i) + 1) X((i) + 2) X((i) + 3)
 #define EACH16(X, i) EACH4(X, i) EACH4(X, (i) + 4) EACH4(X, (i) + 8) EACH4(X, (i) + 12)
@@ -315,8 +312,9 @@ static const struct fast_tables {
     _Alignas(32) uint64_t zeros[4];
     _Alignas(32) uint64_t comma_zero[4];
     _Alignas(32) uint8_t first_to_1[32];
-    /* the pair's IFMA way: digits8_ifma's multipliers by lane, and the
-     * gather of two registers' digits into 16 bytes */
+    /* the pair's IFMA way: the multipliers of digits 0 to 7 (see
+     * text_digits_ifma), and the gather of two registers' digits into 16
+     * bytes */
     _Alignas(64) uint64_t fraction_by[8];
     _Alignas(64) uint64_t digit_by[8];
     _Alignas(64) uint8_t gather_digits[64];
@@ -344,9 +342,12 @@ static const struct fast_tables {
     .first_to_1 = {0x80, 0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,    0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
-    .fraction_by = {1, BY_2_52(10000000u), BY_2_52(1000000u), BY_2_52(100000u), BY_2_52(10000u),
-                    BY_2_52(1000u), BY_2_52(100u), BY_2_52(10u)},
-    .digit_by = {BY_2_52(10000000u), 10, 10, 10, 10, 10, 10, 10},
+    .fraction_by = {TEXT_IFMA_FRACTION_BY(0), TEXT_IFMA_FRACTION_BY(1), TEXT_IFMA_FRACTION_BY(2),
+                    TEXT_IFMA_FRACTION_BY(3), TEXT_IFMA_FRACTION_BY(4), TEXT_IFMA_FRACTION_BY(5),
+                    TEXT_IFMA_FRACTION_BY(6), TEXT_IFMA_FRACTION_BY(7)},
+    .digit_by = {TEXT_IFMA_DIGIT_BY(0), TEXT_IFMA_DIGIT_BY(1), TEXT_IFMA_DIGIT_BY(2),
+                 TEXT_IFMA_DIGIT_BY(3), TEXT_IFMA_DIGIT_BY(4), TEXT_IFMA_DIGIT_BY(5),
+                 TEXT_IFMA_DIGIT_BY(6), TEXT_IFMA_DIGIT_BY(7)},
     /* byte 0 of each 64-bit lane of the first register, then of the second */
     .gather_digits = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120},
 #endif
@@ -669,33 +670,16 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
 
 /* --- two doubles by AVX-512 IFMA ----------------------------------------------------- */
 
-#define PAIR_IFMA __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512ifma,avx512vbmi")))
-
-/*
- * The 8 digits of x < 10^8, one per 64-bit lane, the first in lane 0, each
- * by two multiplications of 52-bit lanes (IFMA), none waiting on another
- * lane: lane i from 1 to 7 takes x / 10^(8-i) as a 52-bit fraction (the low
- * half of x times 2^52 / 10^(8-i), rounded up), whose tenfold's high half
- * is the digit; lane 0 takes x (times 1), then x / 10^7 (the high half of x
- * times 2^52 / 10^7, rounded up). Exact for every x < 10^8: rounding a
- * multiplier up adds less than x / 2^52 < 2.3 x 10^-8 to a fraction
- * (without carrying it past 1), and its tenfold's digit changes only if
- * that lifts it to the next integer, 10^-6 away at the least (lane 1;
- * lane 0's quotient is 10^-7 from the next). Every x was also checked
- * against division when this was written.
- */
-PAIR_IFMA static inline __attribute__((always_inline)) __m512i
+/* The 8 digits of x < 10^8, one per 64-bit lane, the first in lane 0
+ * (text_digits_ifma). */
+TEXT_IFMA static inline __attribute__((always_inline)) __m512i
 digits8_ifma(uint64_t x, const struct fast_tables *t)
 {
-    __m512i fraction =
-        _mm512_madd52lo_epu64(_mm512_setzero_si512(), _mm512_set1_epi64((long long)x),
-                              _mm512_load_si512((const void *)t->fraction_by));
-    return _mm512_madd52hi_epu64(_mm512_setzero_si512(), fraction,
-                                 _mm512_load_si512((const void *)t->digit_by));
+    return text_digits_ifma(_mm512_set1_epi64((long long)x), t->fraction_by, t->digit_by);
 }
 
 /* A value's 16 digits after its first (middle8 then low8) as bytes 0-15. */
-PAIR_IFMA static inline __attribute__((always_inline)) __m128i
+TEXT_IFMA static inline __attribute__((always_inline)) __m128i
 digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
 {
     __m512i bytes = _mm512_permutex2var_epi8(digits8_ifma(middle8, t),
@@ -706,7 +690,7 @@ digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
 
 /*
  * The pair as pair_avx2 makes it, but the 17 digits split 1 + 8 + 8 by
- * scalar multiplications and each 8 made by digits8_ifma: two
+ * scalar multiplications and each 8 made by text_digits_ifma: two
  * multiplications deep where pair_avx2's split and digits are about ten.
  * Its instructions are as many; what it saves is the wait. On the H100's
  * host, whose processor's other hardware thread is often another guest's,
@@ -714,7 +698,7 @@ digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
  * pair_avx2 in slices paired in time; on a core of its own (this machine)
  * about 0.5 % (docs/benchmarks.md, round fourteen).
  */
-PAIR_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, double b)
+TEXT_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, double b)
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
