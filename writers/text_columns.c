@@ -327,14 +327,17 @@ COMPRESSED static inline __attribute__((always_inline)) __m256i
 digits_by_ifma(__m256i v, const struct lane_constants *c)
 {
     __m512i x = _mm512_broadcast_i64x4(v);
-    __m512i digits[4];
-    for (int k = 0; k < 4; k++)
-        digits[k] = text_digits_ifma(x, c->fraction_by[k], c->digit_by[k]);
+    /* written out, not a loop over an array: GCC at -O2 keeps such an
+     * array on the stack */
+    __m512i digits01 = text_digits_ifma(x, c->fraction_by[0], c->digit_by[0]);
+    __m512i digits23 = text_digits_ifma(x, c->fraction_by[1], c->digit_by[1]);
+    __m512i digits45 = text_digits_ifma(x, c->fraction_by[2], c->digit_by[2]);
+    __m512i digits67 = text_digits_ifma(x, c->fraction_by[3], c->digit_by[3]);
     __m512i gather = _mm512_load_si512((const void *)c->gather);
     __m512i first =
-        _mm512_maskz_permutex2var_epi8(0x0f0f0f0f0f0f0f0full, digits[0], gather, digits[1]);
+        _mm512_maskz_permutex2var_epi8(0x0f0f0f0f0f0f0f0full, digits01, gather, digits23);
     __m512i last =
-        _mm512_maskz_permutex2var_epi8(0xf0f0f0f0f0f0f0f0ull, digits[2], gather, digits[3]);
+        _mm512_maskz_permutex2var_epi8(0xf0f0f0f0f0f0f0f0ull, digits45, gather, digits67);
     return _mm512_castsi512_si256(_mm512_or_si512(first, last));
 }
 
