@@ -622,23 +622,30 @@ put_pair_text(char *p, const struct fast_tables *t, __m256i rest, __m256i first_
                         fraction_b, db);
 }
 
-/* The decade entries of a pair in the AVX2 ways' range, and the windows
- * of its points (a's in the low 128-bit lane, b's in the high). */
+/* A pair's bits, the decade entries of its values and the windows of its
+ * points (a's in the low 128-bit lane, b's in the high). */
 struct pair_entries {
+    uint64_t bits_a, bits_b;
     size_t ja, jb;
     __m256i keep, dot;
 };
 
-TEXT_AVX2 static inline __attribute__((always_inline)) struct pair_entries
-pair_entries(const struct fast_tables *t, uint64_t bits_a, uint64_t bits_b, uint64_t binade_a,
-             uint64_t binade_b)
+/* The AVX2 ways' start: false when either value leaves their range (the
+ * caller then writes the pair apart). */
+TEXT_AVX2 static inline __attribute__((always_inline)) bool
+pair_entries(const struct fast_tables *t, double a, double b, struct pair_entries *e)
 {
-    size_t ja = fast_entry(t, bits_a, binade_a), jb = fast_entry(t, bits_b, binade_b);
-    return (struct pair_entries){ja, jb,
-                                 _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[jb]),
-                                                     (const __m128i *)(t->keep + t->window[ja])),
-                                 _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[jb]),
-                                                     (const __m128i *)(t->dot + t->window[ja]))};
+    uint64_t binade_a, binade_b;
+    pair_binades(a, b, &e->bits_a, &e->bits_b, &binade_a, &binade_b);
+    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+        return false;
+    e->ja = fast_entry(t, e->bits_a, binade_a);
+    e->jb = fast_entry(t, e->bits_b, binade_b);
+    e->keep = _mm256_loadu2_m128i((const __m128i *)(t->keep + t->window[e->jb]),
+                                  (const __m128i *)(t->keep + t->window[e->ja]));
+    e->dot = _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[e->jb]),
+                                 (const __m128i *)(t->dot + t->window[e->ja]));
+    return true;
 }
 
 /*
@@ -650,16 +657,14 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
-    uint64_t bits_a, bits_b, binade_a, binade_b;
-    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
-    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+    struct pair_entries e;
+    if (!pair_entries(t, a, b, &e))
         return pair_apart(p, a, b);
-    struct pair_entries e = pair_entries(t, bits_a, bits_b, binade_a, binade_b);
-    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(bits_a, t->scale[e.ja]));
+    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(e.bits_a, t->scale[e.ja]));
     /* a's product before b's: both at once take more registers than there
      * are (the processor still overlaps them) */
-    __asm__("" : "+x"(digits_a), "+r"(bits_b));
-    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(bits_b, t->scale[e.jb]));
+    __asm__("" : "+x"(digits_a), "+r"(e.bits_b));
+    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(e.bits_b, t->scale[e.jb]));
     __m256i digits = _mm256_permute4x64_epi64(
         _mm256_castsi128_si256(_mm_unpacklo_epi64(digits_a, digits_b)), 0x50);
     struct pair_digits both = pair_digits(digits, t);
@@ -702,13 +707,11 @@ TEXT_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, do
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
-    uint64_t bits_a, bits_b, binade_a, binade_b;
-    pair_binades(a, b, &bits_a, &bits_b, &binade_a, &binade_b);
-    if (binade_a >= PAIR_BINADES || binade_b >= PAIR_BINADES)
+    struct pair_entries e;
+    if (!pair_entries(t, a, b, &e))
         return pair_apart(p, a, b);
-    struct pair_entries e = pair_entries(t, bits_a, bits_b, binade_a, binade_b);
-    uint64_t digits_a = fast_digits(bits_a, t->scale[e.ja]);
-    uint64_t digits_b = fast_digits(bits_b, t->scale[e.jb]);
+    uint64_t digits_a = fast_digits(e.bits_a, t->scale[e.ja]);
+    uint64_t digits_b = fast_digits(e.bits_b, t->scale[e.jb]);
     /* x * 720575941 >> 56 is x / 10^8 for x < 1.16 x 10^9 (as put_fixed) */
     uint64_t high_a = digits_a / 100000000u, high_b = digits_b / 100000000u;
     uint64_t first_a = high_a * 720575941u >> 56, first_b = high_b * 720575941u >> 56;
