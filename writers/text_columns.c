@@ -313,7 +313,7 @@ TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, ui
     return p;
 }
 
-/* --- four at a time by compression: AVX-512VL, BW and VBMI2 ----------------------- */
+/* --- four at a time by compression: AVX-512VL, BW, VBMI, VBMI2 and IFMA ------------ */
 
 #define COMPRESSED                                                                                 \
     __attribute__((                                                                                \

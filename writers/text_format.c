@@ -699,7 +699,7 @@ digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
  * multiplications deep where pair_avx2's split and digits are about ten.
  * Its instructions are as many; what it saves is the wait. On the H100's
  * host, whose processor's other hardware thread is often another guest's,
- * rows through tally_report_write ran 6 to 8 % faster with it than with
+ * rows through tally_report_write ran 5 to 8 % faster with it than with
  * pair_avx2 in slices paired in time; on a core of its own (this machine)
  * about 0.5 % (docs/benchmarks.md, round fourteen).
  */
