@@ -19,6 +19,7 @@
 
 #include "text_columns.h"
 #include "text_format.h"
+#include "text_vector.h"
 #include "printf_g17.h"
 
 /* Doubles per kind of case; the sanitizers' builds run a tenth. */
@@ -552,6 +553,57 @@ static void counts_are_written_as_printf_writes_them_every_way(void **state)
     check_counts(text_csv_counts_best(), "the best");
 }
 
+#ifdef TEXT_VECTOR
+static const struct text_ifma_digits ifma_digits = TEXT_IFMA_DIGITS;
+
+TEXT_IFMA static __m128i digits8x2_ifma(uint64_t first, uint64_t second)
+{
+    return text_digits8x2_ifma(first, second, &ifma_digits);
+}
+
+/* The digits of x and of 99999999 - x (whose digits are 9 less x's) as
+ * bytes, against `digits`, x's decimal digits; fails on a difference. */
+static void check_digits8x2(__m128i got, const uint8_t digits[8], uint64_t x, const char *way)
+{
+    uint8_t bytes[16], expected[16];
+    _mm_storeu_si128((__m128i *)(void *)bytes, got);
+    for (int i = 0; i < 8; i++) {
+        expected[i] = digits[i];
+        expected[8 + i] = (uint8_t)(9 - digits[i]);
+    }
+    if (memcmp(bytes, expected, 16) != 0) {
+        print_error("%s: the digits of %" PRIu64 " and %" PRIu64 " are wrong\n", way, x,
+                    99999999u - x);
+        fail();
+    }
+}
+#endif
+
+/* text_digits8x2 and its IFMA way on every number below 10^8 (the
+ * sanitizers' builds: the first tenth), against the digits of a counter
+ * counted up one digit at a time. */
+static void digits_of_numbers_below_1e8_are_their_decimal_digits_each_way(void **state)
+{
+    (void)state;
+#ifdef TEXT_VECTOR
+    bool ifma = text_cpu_has_ifma();
+    if (!ifma)
+        print_message("this processor has no AVX-512 IFMA: its way not run\n");
+    uint64_t last = TEXT_TEST_CASES * 100u < 100000000u ? TEXT_TEST_CASES * 100u : 100000000u;
+    uint8_t digits[8] = {0};
+    for (uint64_t x = 0; x < last; x++) {
+        __m128i both = _mm_set_epi64x((long long)(99999999u - x), (long long)x);
+        check_digits8x2(text_digits8x2(both), digits, x, "text_digits8x2");
+        if (ifma)
+            check_digits8x2(digits8x2_ifma(x, 99999999u - x), digits, x, "text_digits8x2_ifma");
+        for (int i = 7; i >= 0 && ++digits[i] == 10; i--)
+            digits[i] = 0;
+    }
+#else
+    print_message("no vector ways on this processor\n");
+#endif
+}
+
 static void text_u64_writes_as_printf_writes(void **state)
 {
     (void)state;
@@ -583,6 +635,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(random_pairs_are_written_as_printf_writes_them),
         cmocka_unit_test(pairs_round_exact_halves_to_even_in_each_lane),
         cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
+        cmocka_unit_test(digits_of_numbers_below_1e8_are_their_decimal_digits_each_way),
         cmocka_unit_test(text_u64_writes_as_printf_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,6 +125,19 @@ struct sequence_text {
     _Alignas(16) char bump[16]; /* 1 in the last digit's byte, 0 elsewhere */
 };
 
+/*
+ * A report's entries for rows, each made once per time_digits way with the
+ * way inlined (report_write_base, report_write_ifma ..., picked by row_ways): the public
+ * entries pick the way with one indirect jump before any of the entry's
+ * work, and the ring's runs with one call per run.
+ */
+struct row_ways {
+    tally_status (*write)(tally_report *, const tally_command_record *, const tally_value *);
+    tally_status (*write_keyed)(tally_report *, const tally_command_record *, uint64_t,
+                                const tally_value *);
+    void (*csv_rows)(tally_report *, const struct segment *, const report_ring_run *);
+};
+
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
@@ -138,6 +151,7 @@ struct tally_report {
     uint32_t count_columns, float_columns;
     text_counts_fn put_counts;          /* the fastest way this processor has */
     text_f64_pair_fn put_pair;          /* the same for a pair of float columns */
+    const struct row_ways *rows;        /* the entries of the best time_digits way */
     struct time_text end_text;          /* CSV: the latest row's end_ns */
     struct sequence_text sequence_text; /* CSV: the latest row's sequence */
     /* CSV: the latest row's values (kept by csv_columns as it formats
@@ -162,6 +176,17 @@ struct tally_report {
     uint32_t count;
     uint32_t counters[]; /* catalogue indices of the value columns */
 };
+
+static const struct row_ways *row_ways(bool baseline);
+
+/* TALLY_REPORT_SIMD=baseline: the ways every processor of the architecture
+ * has (SSE2 on x86-64) in place of the widest this one has, to compare
+ * them, or to rule the wider ones out (docs/reports.md). */
+static bool simd_baseline(void)
+{
+    const char *simd = secure_getenv("TALLY_REPORT_SIMD");
+    return simd && strcmp(simd, "baseline") == 0;
+}
 
 static const char csv_record_header[] = "sequence,kind,api_name,context,context_api,frame,"
                                         "submission,stream,label,begin_ns,end_ns,duration_ns";
@@ -797,6 +822,40 @@ static inline __attribute__((always_inline)) char *put_sequence(char *p, struct 
     return put_sequence_formatted(p, t, v);
 }
 
+/*
+ * The digits of a row's time (its low 8) and duration, both below 10^8, as
+ * text_digits8x2 lays them out: a way per processor. The rows' functions
+ * take the way as a constant argument and are made once per way
+ * (write_record, csv_rows), so that it is inlined: by IFMA
+ * (text_digits8x2_ifma) where the processor has it, two multiplications
+ * deep where text_digits8x2's are about six. Every later column's place
+ * waits on the duration's length, and on the H100's host, whose core is
+ * often shared with another guest, the wait cost rows 3 % (docs/
+ * benchmarks.md, round fifteen).
+ */
+#ifdef TEXT_VECTOR
+typedef __m128i time_digits_fn(uint64_t low, uint64_t duration);
+
+static inline __attribute__((always_inline)) __m128i time_digits_base(uint64_t low,
+                                                                      uint64_t duration)
+{
+    return text_digits8x2(_mm_set_epi64x((long long)duration, (long long)low));
+}
+
+static const struct text_ifma_digits ifma_digits = TEXT_IFMA_DIGITS;
+
+TEXT_IFMA static inline __attribute__((always_inline)) __m128i time_digits_ifma(uint64_t low,
+                                                                                uint64_t duration)
+{
+    const struct text_ifma_digits *t = &ifma_digits;
+    __asm__("" : "+r"(t)); /* the multipliers as memory operands (see lane_constants) */
+    return text_digits8x2_ifma(low, duration, t);
+}
+#else
+typedef void time_digits_fn(void); /* no vector way: the times one at a time */
+#define time_digits_base ((time_digits_fn *)NULL)
+#endif
+
 #ifdef TEXT_VECTOR
 /* ",", then the duration's text, from its lane of text_digits8x2's digits. */
 static inline char *put_duration_lane(char *p, __m128i digits, unsigned nonzero)
@@ -817,8 +876,10 @@ static inline char *put_duration_lane(char *p, __m128i digits, unsigned nonzero)
  * are kept as text (high_text). The time's text is kept for the next row's
  * begin_ns (put_begin), as put_end keeps it.
  */
-static inline __attribute__((always_inline)) char *
-put_end_and_duration(tally_report *r, char *p, uint64_t end_ns, uint64_t duration)
+static inline __attribute__((always_inline)) char *put_end_and_duration(tally_report *r, char *p,
+                                                                        uint64_t end_ns,
+                                                                        uint64_t duration,
+                                                                        time_digits_fn *time_digits)
 {
 #ifdef TEXT_VECTOR
     if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
@@ -826,7 +887,7 @@ put_end_and_duration(tally_report *r, char *p, uint64_t end_ns, uint64_t duratio
         uint32_t low = (uint32_t)(end_ns - high * 100000000u);
         const struct column_text *h = &r->end_high_text;
         char *after_high = put_memo_u64(p, &r->end_high_text, high); /* high < 10^8 */
-        __m128i digits = text_digits8x2(_mm_set_epi64x((long long)duration, low));
+        __m128i digits = time_digits(low, duration);
         unsigned nonzero = ~text_zero_digits(digits);
         uint64_t low_text = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi8(digits, _mm_set1_epi8('0')));
         struct time_text *t = &r->end_text;
@@ -837,22 +898,26 @@ put_end_and_duration(tally_report *r, char *p, uint64_t end_ns, uint64_t duratio
         t->length = h->length + 8;
         return put_duration_lane(p + t->length, digits, nonzero);
     }
+#else
+    (void)time_digits;
 #endif
     p = put_end(p, &r->end_text, end_ns);
     *p++ = ',';
     return put_memo_u64(p, &r->duration_text, duration);
 }
 
-/* known: what the caller knows of the values (csv_values). */
+/* known: what the caller knows of the values (csv_values); time_digits:
+ * a constant. */
 static inline __attribute__((always_inline)) char *
 csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence, uint64_t begin_ns,
-        uint64_t end_ns, const tally_value *values, enum row_values known)
+        uint64_t end_ns, const tally_value *values, enum row_values known,
+        time_digits_fn *time_digits)
 {
     p = put_sequence(p, &r->sequence_text, sequence);
     p = put_segment(p, g);
     p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
-    p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0);
+    p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0, time_digits);
     p = csv_values(r, p, values, known);
     *p++ = '\n';
     return p;
@@ -921,9 +986,9 @@ static inline char *json_row(tally_report *r, char *p, const struct segment *g, 
 static char *any_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence,
                      uint64_t begin_ns, uint64_t end_ns, const tally_value *values)
 {
-    return r->format == TALLY_REPORT_JSON
-               ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
-               : csv_row(r, p, g, sequence, begin_ns, end_ns, values, VALUES_UNKNOWN);
+    return r->format == TALLY_REPORT_JSON ? json_row(r, p, g, sequence, begin_ns, end_ns, values)
+                                          : csv_row(r, p, g, sequence, begin_ns, end_ns, values,
+                                                    VALUES_UNKNOWN, time_digits_base);
 }
 
 /* A row too large for the text buffer (a label of megabytes; the buffer
@@ -1048,8 +1113,10 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
     r->segment.context_state = NO_SEGMENT;
-    r->put_counts = text_csv_counts_best();
-    r->put_pair = text_csv_f64_pair_best();
+    bool baseline = simd_baseline();
+    r->put_counts = baseline ? text_csv_counts_baseline() : text_csv_counts_best();
+    r->put_pair = baseline ? text_csv_f64_pair_baseline() : text_csv_f64_pair_best();
+    r->rows = row_ways(baseline);
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
     r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
     r->text = new_text_buffer();
@@ -1098,13 +1165,13 @@ tally_status tally_report_open(const char *path, tally_report_format format,
  * fits the buffer (the rows' path) in line. */
 static inline __attribute__((always_inline)) tally_status
 write_record(tally_report *r, const struct segment *g, const tally_command_record *record,
-             const tally_value *values)
+             const tally_value *values, time_digits_fn *time_digits)
 {
     if (__builtin_expect(r->format == TALLY_REPORT_CSV, 1) &&
         r->used + g->row_bound <= TEXT_BUFFER_SIZE - TEXT_PAGE) {
         char *start = r->text + r->used;
         char *end = csv_row(r, start, g, record->sequence, record->begin_ns, record->end_ns, values,
-                            VALUES_UNKNOWN);
+                            VALUES_UNKNOWN, time_digits);
         r->used += (size_t)(end - start);
     } else {
         tally_status s =
@@ -1120,8 +1187,11 @@ static bool has_strings(const tally_command_record *record)
     return record->api_name && record->kind && record->context_api && record->label;
 }
 
-tally_status tally_report_write(tally_report *report, const tally_command_record *record,
-                                const tally_value *values)
+/* The public entries are made once per time_digits way, each whole: a
+ * dispatch past their start would keep its registers twice. */
+static inline __attribute__((always_inline)) tally_status
+report_write(tally_report *report, const tally_command_record *record, const tally_value *values,
+             time_digits_fn *time_digits)
 {
     if (!report || !record || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -1133,13 +1203,14 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
         if (!g)
             return TALLY_ERROR_OUT_OF_MEMORY;
     }
-    return write_record(report, g, record, values);
+    return write_record(report, g, record, values, time_digits);
 }
 
 /* The caller's key stands for the four strings (report.h): the segment is
  * made again only when the key or a number differs. */
-tally_status tally_report_write_keyed(tally_report *report, const tally_command_record *record,
-                                      uint64_t strings_key, const tally_value *values)
+static inline __attribute__((always_inline)) tally_status
+report_write_keyed(tally_report *report, const tally_command_record *record, uint64_t strings_key,
+                   const tally_value *values, time_digits_fn *time_digits)
 {
     if (!report || !record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
@@ -1150,23 +1221,102 @@ tally_status tally_report_write_keyed(tally_report *report, const tally_command_
         segment_keyed_by(g, SEGMENT_CALLER_KEYED);
         g->key = strings_key;
     }
-    return write_record(report, g, record, values);
+    return write_record(report, g, record, values, time_digits);
+}
+
+tally_status tally_report_write(tally_report *report, const tally_command_record *record,
+                                const tally_value *values)
+{
+    if (!report)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return report->rows->write(report, record, values);
+}
+
+tally_status tally_report_write_keyed(tally_report *report, const tally_command_record *record,
+                                      uint64_t strings_key, const tally_value *values)
+{
+    if (!report)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return report->rows->write_keyed(report, record, strings_key, values);
 }
 
 /* The run's rows in a loop of their own per format: the segment, the
  * bound and the format are the same for all of them. */
-static void csv_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
+static inline __attribute__((always_inline)) void csv_rows(tally_report *r, const struct segment *g,
+                                                           const report_ring_run *run,
+                                                           time_digits_fn *time_digits)
 {
     for (uint32_t i = 0; i < run->count; i++) {
         const report_ring_row *row = report_ring_run_row(run, i);
         if (r->used + g->row_bound > TEXT_BUFFER_SIZE - TEXT_PAGE)
             flush_text(r, false);
         char *start = r->text + r->used;
-        char *end =
-            csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
-                    row->end_ns, row->values, row->sequence >> 63 ? VALUES_SAME : VALUES_NEW);
+        char *end = csv_row(r, start, g, row->sequence & ~REPORT_RING_SAME_VALUES, row->begin_ns,
+                            row->end_ns, row->values,
+                            row->sequence >> 63 ? VALUES_SAME : VALUES_NEW, time_digits);
         r->used += (size_t)(end - start);
     }
+}
+
+/* The entries of each time_digits way, and the ways. */
+static __attribute__((noinline)) tally_status report_write_base(tally_report *report,
+                                                                const tally_command_record *record,
+                                                                const tally_value *values)
+{
+    return report_write(report, record, values, time_digits_base);
+}
+
+static __attribute__((noinline)) tally_status
+report_write_keyed_base(tally_report *report, const tally_command_record *record,
+                        uint64_t strings_key, const tally_value *values)
+{
+    return report_write_keyed(report, record, strings_key, values, time_digits_base);
+}
+
+static __attribute__((noinline)) void csv_rows_base(tally_report *r, const struct segment *g,
+                                                    const report_ring_run *run)
+{
+    csv_rows(r, g, run, time_digits_base);
+}
+
+static const struct row_ways base_rows = {report_write_base, report_write_keyed_base,
+                                          csv_rows_base};
+
+#ifdef TEXT_VECTOR
+TEXT_IFMA static __attribute__((noinline)) tally_status
+report_write_ifma(tally_report *report, const tally_command_record *record,
+                  const tally_value *values)
+{
+    return report_write(report, record, values, time_digits_ifma);
+}
+
+TEXT_IFMA static __attribute__((noinline)) tally_status
+report_write_keyed_ifma(tally_report *report, const tally_command_record *record,
+                        uint64_t strings_key, const tally_value *values)
+{
+    return report_write_keyed(report, record, strings_key, values, time_digits_ifma);
+}
+
+TEXT_IFMA static __attribute__((noinline)) void
+csv_rows_ifma(tally_report *r, const struct segment *g, const report_ring_run *run)
+{
+    csv_rows(r, g, run, time_digits_ifma);
+}
+
+static const struct row_ways ifma_rows = {report_write_ifma, report_write_keyed_ifma,
+                                          csv_rows_ifma};
+#endif
+
+/* The best way, or the baseline's (simd_baseline). */
+static const struct row_ways *row_ways(bool baseline)
+{
+#ifdef TEXT_VECTOR
+    if (!baseline && text_cpu_has_ifma())
+        return &ifma_rows;
+#else
+    (void)baseline;
+#endif
+    return &base_rows;
 }
 
 static void json_rows(tally_report *r, const struct segment *g, const report_ring_run *run)
@@ -1206,7 +1356,7 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
     } else if (report->format == TALLY_REPORT_JSON) {
         json_rows(report, g, run);
     } else {
-        csv_rows(report, g, run);
+        report->rows->csv_rows(report, g, run);
     }
     return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }

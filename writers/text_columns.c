@@ -401,12 +401,8 @@ COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict valu
 
 text_counts_fn text_csv_counts_compressed(void)
 {
-    /* libgcc reads the processor's features in a constructor (see
-     * text_csv_f64_pair_avx2) */
-    bool all = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
-               __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("popcnt");
+    bool all = text_cpu_has_ifma() && __builtin_cpu_supports("avx512vbmi2") &&
+               __builtin_cpu_supports("popcnt");
     return all ? counts_compressed : NULL;
 }
 
@@ -444,7 +440,11 @@ text_counts_fn text_csv_counts_best(void)
     text_counts_fn best = text_csv_counts_compressed();
     if (!best)
         best = text_csv_counts_quads();
-    if (!best)
-        best = text_csv_counts_pairs();
-    return best ? best : text_csv_counts_scalar;
+    return best ? best : text_csv_counts_baseline();
+}
+
+text_counts_fn text_csv_counts_baseline(void)
+{
+    text_counts_fn pairs = text_csv_counts_pairs();
+    return pairs ? pairs : text_csv_counts_scalar;
 }

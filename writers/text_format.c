@@ -312,12 +312,7 @@ static const struct fast_tables {
     _Alignas(32) uint64_t zeros[4];
     _Alignas(32) uint64_t comma_zero[4];
     _Alignas(32) uint8_t first_to_1[32];
-    /* the pair's IFMA way: the multipliers of digits 0 to 7 (see
-     * text_digits_ifma), and the gather of two registers' digits into 16
-     * bytes */
-    _Alignas(64) uint64_t fraction_by[8];
-    _Alignas(64) uint64_t digit_by[8];
-    _Alignas(64) uint8_t gather_digits[64];
+    struct text_ifma_digits ifma; /* the pair's IFMA way's */
 #endif
     union { /* upper[i], read as its bits */
         double upper[FAST_BINADES];
@@ -342,14 +337,7 @@ static const struct fast_tables {
     .first_to_1 = {0x80, 0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0,    0x80, 0x80, 0x80, 0x80,
                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
-    .fraction_by = {TEXT_IFMA_FRACTION_BY(0), TEXT_IFMA_FRACTION_BY(1), TEXT_IFMA_FRACTION_BY(2),
-                    TEXT_IFMA_FRACTION_BY(3), TEXT_IFMA_FRACTION_BY(4), TEXT_IFMA_FRACTION_BY(5),
-                    TEXT_IFMA_FRACTION_BY(6), TEXT_IFMA_FRACTION_BY(7)},
-    .digit_by = {TEXT_IFMA_DIGIT_BY(0), TEXT_IFMA_DIGIT_BY(1), TEXT_IFMA_DIGIT_BY(2),
-                 TEXT_IFMA_DIGIT_BY(3), TEXT_IFMA_DIGIT_BY(4), TEXT_IFMA_DIGIT_BY(5),
-                 TEXT_IFMA_DIGIT_BY(6), TEXT_IFMA_DIGIT_BY(7)},
-    /* byte 0 of each 64-bit lane of the first register, then of the second */
-    .gather_digits = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120},
+    .ifma = TEXT_IFMA_DIGITS,
 #endif
 #define UPPER(i) TEN(LOWER_DECADE(i) + 1),
     .upper = {EACH_BINADE(UPPER)},
@@ -675,24 +663,6 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
 
 /* --- two doubles by AVX-512 IFMA ----------------------------------------------------- */
 
-/* The 8 digits of x < 10^8, one per 64-bit lane, the first in lane 0
- * (text_digits_ifma). */
-TEXT_IFMA static inline __attribute__((always_inline)) __m512i
-digits8_ifma(uint64_t x, const struct fast_tables *t)
-{
-    return text_digits_ifma(_mm512_set1_epi64((long long)x), t->fraction_by, t->digit_by);
-}
-
-/* A value's 16 digits after its first (middle8 then low8) as bytes 0-15. */
-TEXT_IFMA static inline __attribute__((always_inline)) __m128i
-digits16_ifma(uint64_t middle8, uint64_t low8, const struct fast_tables *t)
-{
-    __m512i bytes = _mm512_permutex2var_epi8(digits8_ifma(middle8, t),
-                                             _mm512_load_si512((const void *)t->gather_digits),
-                                             digits8_ifma(low8, t));
-    return _mm512_castsi512_si128(bytes);
-}
-
 /*
  * The pair as pair_avx2 makes it, but the 17 digits split 1 + 8 + 8 by
  * scalar multiplications and each 8 made by text_digits_ifma: two
@@ -715,10 +685,10 @@ TEXT_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, do
     /* x * 720575941 >> 56 is x / 10^8 for x < 1.16 x 10^9 (as put_fixed) */
     uint64_t high_a = digits_a / 100000000u, high_b = digits_b / 100000000u;
     uint64_t first_a = high_a * 720575941u >> 56, first_b = high_b * 720575941u >> 56;
-    __m128i rest_a =
-        digits16_ifma(high_a - first_a * 100000000u, digits_a - high_a * 100000000u, t);
-    __m128i rest_b =
-        digits16_ifma(high_b - first_b * 100000000u, digits_b - high_b * 100000000u, t);
+    __m128i rest_a = text_digits8x2_ifma(high_a - first_a * 100000000u,
+                                         digits_a - high_a * 100000000u, &t->ifma);
+    __m128i rest_b = text_digits8x2_ifma(high_b - first_b * 100000000u,
+                                         digits_b - high_b * 100000000u, &t->ifma);
     __m256i first_at_1 = _mm256_set_m128i(_mm_cvtsi64_si128((long long)(first_b << 8)),
                                           _mm_cvtsi64_si128((long long)(first_a << 8)));
     return put_pair_text(p, t, _mm256_set_m128i(rest_b, rest_a), first_at_1, e.keep, e.dot,
@@ -748,10 +718,7 @@ text_f64_pair_fn text_csv_f64_pair_avx2(void)
 
 text_f64_pair_fn text_csv_f64_pair_ifma(void)
 {
-    bool all = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi");
-    return all ? pair_ifma : NULL;
+    return text_cpu_has_ifma() ? pair_ifma : NULL;
 }
 
 text_f64_pair_fn text_csv_f64_pair_best(void)
@@ -759,7 +726,7 @@ text_f64_pair_fn text_csv_f64_pair_best(void)
     text_f64_pair_fn best = text_csv_f64_pair_ifma();
     if (!best)
         best = text_csv_f64_pair_avx2();
-    return best ? best : pair_sse2_way;
+    return best ? best : text_csv_f64_pair_baseline();
 }
 
 #else
@@ -785,6 +752,12 @@ text_f64_pair_fn text_csv_f64_pair_best(void)
 }
 
 #endif
+
+text_f64_pair_fn text_csv_f64_pair_baseline(void)
+{
+    text_f64_pair_fn sse2 = text_csv_f64_pair_sse2();
+    return sse2 ? sse2 : pair_apart;
+}
 
 /* --- strings ---------------------------------------------------------------------- */
 

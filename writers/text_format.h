@@ -43,6 +43,8 @@ char *text_f64(char *p, double v);
  */
 typedef char *(*text_f64_pair_fn)(char *p, double a, double b);
 text_f64_pair_fn text_csv_f64_pair_best(void);
+/* The way every processor of the architecture has: SSE2 on x86-64. */
+text_f64_pair_fn text_csv_f64_pair_baseline(void);
 
 /* The pair's text is at most 2 commas and 2 x 24 bytes; the second value,
  * through text_f64, may write up to TEXT_NUMBER_MAX from where it starts

@@ -9,6 +9,7 @@
 #ifndef TALLY_TEXT_VECTOR_H
 #define TALLY_TEXT_VECTOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -119,6 +120,49 @@ text_digits_ifma(__m512i x, const void *fraction_by, const void *digit_by)
     __m512i fraction =
         _mm512_madd52lo_epu64(_mm512_setzero_si512(), x, _mm512_load_si512(fraction_by));
     return _mm512_madd52hi_epu64(_mm512_setzero_si512(), fraction, _mm512_load_si512(digit_by));
+}
+
+/* Whether this processor has what TEXT_IFMA asks for. libgcc (compiler-rt
+ * with clang) reads the processor's features in a constructor, before any
+ * caller gets here. */
+static inline bool text_cpu_has_ifma(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi");
+}
+
+/* text_digits_ifma's multipliers for digits 0 to 7 of one number, a digit
+ * per 64-bit lane, and the gather of byte 0 of each lane of two such
+ * registers into 16 bytes. */
+struct text_ifma_digits {
+    _Alignas(64) uint64_t fraction_by[8];
+    _Alignas(64) uint64_t digit_by[8];
+    _Alignas(64) uint8_t gather[64];
+};
+
+#define TEXT_IFMA_EIGHT(by)                                                                        \
+    {                                                                                              \
+        by(0), by(1), by(2), by(3), by(4), by(5), by(6), by(7)                                     \
+    }
+/* The initializer of a struct text_ifma_digits. */
+#define TEXT_IFMA_DIGITS                                                                           \
+    {                                                                                              \
+        .fraction_by = TEXT_IFMA_EIGHT(TEXT_IFMA_FRACTION_BY),                                     \
+        .digit_by = TEXT_IFMA_EIGHT(TEXT_IFMA_DIGIT_BY),                                           \
+        .gather = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120},               \
+    }
+
+/* text_digits8x2 by IFMA: the digits of first (below 10^8) in bytes 0-7,
+ * then second's (below 10^8) in bytes 8-15, each two multiplications deep
+ * where text_digits8x2's splits are about six. */
+TEXT_IFMA static inline __attribute__((always_inline)) __m128i
+text_digits8x2_ifma(uint64_t first, uint64_t second, const struct text_ifma_digits *t)
+{
+    __m512i a = text_digits_ifma(_mm512_set1_epi64((long long)first), t->fraction_by, t->digit_by);
+    __m512i b = text_digits_ifma(_mm512_set1_epi64((long long)second), t->fraction_by, t->digit_by);
+    return _mm512_castsi512_si128(
+        _mm512_permutex2var_epi8(a, _mm512_load_si512((const void *)t->gather), b));
 }
 
 /* The 256-bit constant `name` of the table t, as a memory operand of the
