@@ -2,8 +2,8 @@
  * "%.17g" over millions of doubles, the float pair's ways (the chosen one,
  * SSE2 and AVX2) against ",%.17g,%.17g" for pairs of every kind, and every
  * way of writing a row's counts (one, two and four at a time, and four by
- * byte compression) against "%" PRIu64. A white-box test: it links the
- * writers' objects. */
+ * byte compression) against "%" PRIu64, and the digits of every number
+ * below 10^8 each way. A white-box test: it links the writers' objects. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

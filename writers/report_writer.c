@@ -127,9 +127,9 @@ struct sequence_text {
 
 /*
  * A report's entries for rows, each made once per time_digits way with the
- * way inlined (report_write_base, report_write_ifma ..., picked by row_ways): the public
- * entries pick the way with one indirect jump before any of the entry's
- * work, and the ring's runs with one call per run.
+ * way inlined (report_write_base, report_write_ifma, ...; row_ways picks
+ * one at open). The public entries reach theirs with one indirect jump
+ * before any of its work, the ring's runs with one call per run.
  */
 struct row_ways {
     tally_status (*write)(tally_report *, const tally_command_record *, const tally_value *);
@@ -149,9 +149,10 @@ struct tally_report {
      * them; else counts_then_floats is false and the groups are walked */
     bool counts_then_floats;
     uint32_t count_columns, float_columns;
-    text_counts_fn put_counts;          /* the fastest way this processor has */
-    text_f64_pair_fn put_pair;          /* the same for a pair of float columns */
-    const struct row_ways *rows;        /* the entries of the best time_digits way */
+    /* the fastest ways this processor has, or the baseline's (simd_baseline) */
+    text_counts_fn put_counts;          /* a row's counts */
+    text_f64_pair_fn put_pair;          /* a pair of float columns */
+    const struct row_ways *rows;        /* the rows' entries (time_digits) */
     struct time_text end_text;          /* CSV: the latest row's end_ns */
     struct sequence_text sequence_text; /* CSV: the latest row's sequence */
     /* CSV: the latest row's values (kept by csv_columns as it formats
@@ -825,12 +826,12 @@ static inline __attribute__((always_inline)) char *put_sequence(char *p, struct 
 /*
  * The digits of a row's time (its low 8) and duration, both below 10^8, as
  * text_digits8x2 lays them out: a way per processor. The rows' functions
- * take the way as a constant argument and are made once per way
- * (write_record, csv_rows), so that it is inlined: by IFMA
- * (text_digits8x2_ifma) where the processor has it, two multiplications
- * deep where text_digits8x2's are about six. Every later column's place
- * waits on the duration's length, and on the H100's host, whose core is
- * often shared with another guest, the wait cost rows 3 % (docs/
+ * take the way as a constant argument and are made once per way (struct
+ * row_ways), so that it is inlined: by IFMA (text_digits8x2_ifma) where
+ * the processor has it, two multiplications deep where text_digits8x2's
+ * splits are about six. Every later column's place waits on the
+ * duration's length: in slices paired in time, rows ran 4.8 to 6.4 %
+ * faster by IFMA on the H100's host and about 5 % here (docs/
  * benchmarks.md, round fifteen).
  */
 #ifdef TEXT_VECTOR
