@@ -1189,12 +1189,13 @@ static bool has_strings(const tally_command_record *record)
 }
 
 /* The public entries are made once per time_digits way, each whole: a
- * dispatch past their start would keep its registers twice. */
+ * dispatch past their start would keep its registers twice. They are
+ * reached through report->rows, so report is never NULL here. */
 static inline __attribute__((always_inline)) tally_status
 report_write(tally_report *report, const tally_command_record *record, const tally_value *values,
              time_digits_fn *time_digits)
 {
-    if (!report || !record || (report->count && !values))
+    if (!record || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
     const struct segment *g = &report->segment;
     if (!segment_matches_pointers(g, record)) {
@@ -1213,7 +1214,7 @@ static inline __attribute__((always_inline)) tally_status
 report_write_keyed(tally_report *report, const tally_command_record *record, uint64_t strings_key,
                    const tally_value *values, time_digits_fn *time_digits)
 {
-    if (!report || !record || !has_strings(record) || (report->count && !values))
+    if (!record || !has_strings(record) || (report->count && !values))
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct segment *g = &report->segment;
     if (g->keyed != SEGMENT_CALLER_KEYED || g->key != strings_key || !same_numbers(g, record)) {
