@@ -50,51 +50,29 @@ char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t 
 struct lane_constants {
     struct text_digit_splits splits; /* text_digits8x2's reciprocals and divisors */
     /* the digit count's: the last digit's byte marked; 8 per byte */
-    _Alignas(32) uint64_t last_digit[4];
+    _Alignas(64) uint64_t last_digit[8];
     _Alignas(32) uint64_t eight[4];
     /* 8 in the first byte: the ',' in the count (see put_two) */
     _Alignas(32) uint64_t comma_first[4];
     /* ',' then '0's; 64 */
-    _Alignas(32) uint64_t ascii[4];
+    _Alignas(64) uint64_t ascii[8];
     _Alignas(32) uint64_t sixty_four[4];
     /* the bits of a number too large for one 8-byte store (FAST_BITS) */
-    _Alignas(32) uint64_t slow[4];
+    _Alignas(64) uint64_t slow[8];
     /* the last n lanes of four, by n (put_four's live lanes of a run's
      * last four, whose first were written) */
     _Alignas(32) uint64_t last_lanes[4][4];
-    /* put_four_compressed's digits (text_digits_ifma): register k holds
-     * digit 2k of the four numbers in lanes 0-3 and digit 2k + 1 in lanes
-     * 4-7; `gather` takes digit i of number j to byte 8j + i from a pair of
-     * them, register k's parity picking the first or second */
-    _Alignas(64) uint64_t fraction_by[4][8];
-    _Alignas(64) uint64_t digit_by[4][8];
-    _Alignas(64) uint8_t gather[64];
 };
-
-#define FOUR_LANES(x) x, x, x, x
-#define TWO_DIGITS(by, k)                                                                          \
-    {                                                                                              \
-        FOUR_LANES(by(2 * (k))), FOUR_LANES(by(2 * (k) + 1))                                       \
-    }
-#define GATHER(j, i) (((i) / 2 % 2) * 64 + ((i) % 2 * 4 + (j)) * 8)
-#define GATHER_NUMBER(j)                                                                           \
-    GATHER(j, 0), GATHER(j, 1), GATHER(j, 2), GATHER(j, 3), GATHER(j, 4), GATHER(j, 5),            \
-        GATHER(j, 6), GATHER(j, 7)
 
 static const struct lane_constants lane_table = {
     .splits = TEXT_DIGIT_SPLITS,
-    .last_digit = TEXT_EACH_64(1ull << 56),
+    .last_digit = TEXT_EIGHT_64(1ull << 56),
     .eight = TEXT_EACH_64(8 * 0x0101010101010101ull),
     .comma_first = TEXT_EACH_64(8),
-    .ascii = TEXT_EACH_64(0x303030303030302cull),
+    .ascii = TEXT_EIGHT_64(0x303030303030302cull),
     .sixty_four = TEXT_EACH_64(64),
-    .slow = TEXT_EACH_64(~0ull << FAST_BITS),
+    .slow = TEXT_EIGHT_64(~0ull << FAST_BITS),
     .last_lanes = {{0}, {0, 0, 0, ~0ull}, {0, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}},
-    .fraction_by = {TWO_DIGITS(TEXT_IFMA_FRACTION_BY, 0), TWO_DIGITS(TEXT_IFMA_FRACTION_BY, 1),
-                    TWO_DIGITS(TEXT_IFMA_FRACTION_BY, 2), TWO_DIGITS(TEXT_IFMA_FRACTION_BY, 3)},
-    .digit_by = {TWO_DIGITS(TEXT_IFMA_DIGIT_BY, 0), TWO_DIGITS(TEXT_IFMA_DIGIT_BY, 1),
-                 TWO_DIGITS(TEXT_IFMA_DIGIT_BY, 2), TWO_DIGITS(TEXT_IFMA_DIGIT_BY, 3)},
-    .gather = {GATHER_NUMBER(0), GATHER_NUMBER(1), GATHER_NUMBER(2), GATHER_NUMBER(3)},
 };
 
 static inline const struct lane_constants *lane_constants(void)
@@ -313,108 +291,73 @@ TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, ui
     return p;
 }
 
-/* --- four at a time by compression: AVX-512VL, BW, VBMI, VBMI2 and IFMA ------------ */
+/* --- eight at a time by compression: AVX-512F, BW and VBMI2 ---------------------- */
 
-#define COMPRESSED                                                                                 \
-    __attribute__((                                                                                \
-        target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi,avx512vbmi2,avx512ifma,popcnt")))
-
-/* The 8 digits of each of v's four numbers below 10^8, in text_digits8x4's
- * layout (the first digit of number j in byte 8j): digits 2k and 2k + 1 of
- * all four from register k (text_digits_ifma), gathered from two
- * registers at a time into their bytes, the other bytes 0. */
-COMPRESSED static inline __attribute__((always_inline)) __m256i
-digits_by_ifma(__m256i v, const struct lane_constants *c)
-{
-    __m512i x = _mm512_broadcast_i64x4(v);
-    /* written out, not a loop over an array: GCC at -O2 keeps such an
-     * array on the stack */
-    __m512i digits01 = text_digits_ifma(x, c->fraction_by[0], c->digit_by[0]);
-    __m512i digits23 = text_digits_ifma(x, c->fraction_by[1], c->digit_by[1]);
-    __m512i digits45 = text_digits_ifma(x, c->fraction_by[2], c->digit_by[2]);
-    __m512i digits67 = text_digits_ifma(x, c->fraction_by[3], c->digit_by[3]);
-    __m512i gather = _mm512_load_si512((const void *)c->gather);
-    __m512i first =
-        _mm512_maskz_permutex2var_epi8(0x0f0f0f0f0f0f0f0full, digits01, gather, digits23);
-    __m512i last =
-        _mm512_maskz_permutex2var_epi8(0xf0f0f0f0f0f0f0f0ull, digits45, gather, digits67);
-    return _mm512_castsi512_si256(_mm512_or_si512(first, last));
-}
+#define COMPRESSED __attribute__((target("avx2,avx512f,avx512bw,avx512vbmi2,popcnt")))
 
 /*
- * The lanes of v's four numbers that live_bytes marks (8 bits a lane), each
- * below 10^7, with no store per number: each lane's 8 digits (the first a
- * leading 0 below 10^7) become ',' and 7 ASCII digits, and one byte
- * compression (VPCOMPRESSB) keeps each lane's ',' and its digits from the
- * first that is not 0 (x | -x, as put_four finds them), packing the four
- * texts side by side for one 32-byte store. put_four's per-number shifts,
- * extractions and additions are what this saves: 4 to 8 % of a whole row's
- * time on the H100's host and 8 to 10 % here, paired round by round
- * (docs/benchmarks.md, round twelve). Eight numbers a 512-bit compression
- * were no faster. The digits by IFMA (digits_by_ifma) rather than
- * text_digits8x4: 7 to 8 % of a row here, and no worse on the host
- * (round fourteen).
+ * The lanes of v's eight numbers that live_bytes marks (8 bits a lane),
+ * each below 10^7, with no store per number: each lane's 8 digits
+ * (text_digits8x8; the first a leading 0 below 10^7) become ',' and 7 ASCII
+ * digits, and one byte compression (VPCOMPRESSB) keeps each lane's ',' and
+ * its digits from the first that is not 0 (x | -x, as put_four finds
+ * them), packing the eight texts side by side for one 64-byte store.
+ * Eight a group, not four: a report of 15 counters' 13 counts are two
+ * groups (8 + 5) where four a group took three and a number alone, about
+ * 80 instructions fewer a row. In slices paired in time, rows ran about
+ * 5 % faster on the H100's host and here (docs/benchmarks.md, round
+ * sixteen). The digits by the splits rather than IFMA: the splits serve
+ * eight numbers with each instruction, IFMA one digit of eight; with IFMA
+ * rows were 2 % slower here.
  */
 COMPRESSED static inline __attribute__((always_inline)) char *
-put_four_compressed(char *p, __m256i v, uint32_t live_bytes, const struct lane_constants *c)
+put_eight_compressed(char *p, __m512i v, __mmask64 live_bytes, const struct lane_constants *c)
 {
-    __m256i digits = digits_by_ifma(v, c);
-    __m256i marked = _mm256_or_si256(digits, TEXT_K256(c, last_digit));
-    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
+    __m512i digits = text_digits8x8(v, &c->splits);
+    __m512i marked = _mm512_or_si512(digits, TEXT_K512(c, last_digit));
+    __m512i from = _mm512_or_si512(marked, _mm512_sub_epi64(_mm512_setzero_si512(), marked));
     /* a lane's first byte, the ',', is always kept */
-    __mmask32 kept = (_mm256_test_epi8_mask(from, from) | 0x01010101u) & live_bytes;
+    __mmask64 kept = (_mm512_test_epi8_mask(from, from) | 0x0101010101010101ull) & live_bytes;
     /* compressed into a register and stored whole: the form that
      * compresses straight to memory is far slower on some processors
      * (AMD's Zen 4) */
-    __m256i text = _mm256_maskz_compress_epi8(kept, _mm256_add_epi8(digits, TEXT_K256(c, ascii)));
-    _mm256_storeu_si256((__m256i *)(void *)p, text);
-    return p + __builtin_popcount(kept);
+    __m512i text = _mm512_maskz_compress_epi8(kept, _mm512_add_epi8(digits, TEXT_K512(c, ascii)));
+    _mm512_storeu_si512((void *)p, text);
+    return p + __builtin_popcountll(kept);
 }
 
-/* Four at a time by compression (put_four_compressed), the run checked
- * once (FAST_BITS); a last group of two or three is a masked load, and one
- * number alone (a report of 15 counters' thirteenth count) is
- * text_put_below_1e8's few instructions rather than a whole group's (eight
- * 512-bit multiplications, two permutes, a compression): rows 1.2 to 1.7 %
- * faster on the H100's host, 2.8 % here, in paired slices
- * (docs/benchmarks.md, round fifteen). */
+/* Eight at a time by compression (put_eight_compressed), the run checked
+ * once (FAST_BITS); a last group of one to seven is a masked load. */
 COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
                                           uint64_t *restrict keep)
 {
     const struct lane_constants *c = lane_constants();
     char *start = p;
-    __m256i any = _mm256_setzero_si256();
-    const uint64_t *v = values, *fours_end = values + (n & ~3u);
-    for (; v < fours_end; v += 4) {
-        __m256i four = _mm256_loadu_si256((const __m256i *)v);
-        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
-        any = _mm256_or_si256(any, four);
-        p = put_four_compressed(p, four, ~0u, c);
+    __m512i any = _mm512_setzero_si512();
+    const uint64_t *v = values, *eights_end = values + (n & ~7u);
+    for (; v < eights_end; v += 8) {
+        __m512i eight = _mm512_loadu_si512((const void *)v);
+        _mm512_storeu_si512((void *)(keep + (v - values)), eight);
+        any = _mm512_or_si512(any, eight);
+        p = put_eight_compressed(p, eight, ~0ull, c);
     }
-    uint32_t left = n & 3;
-    if (left == 1) {
-        uint64_t last = *v;
-        keep[v - values] = last;
-        any = _mm256_or_si256(any, _mm256_set1_epi64x((long long)last));
-        *p = ',';
-        /* a number of FAST_BITS or more is written wrong here, and `any`
-         * sends the run to quads_checked */
-        p = text_put_below_1e8(p + 1, (uint32_t)last);
-    } else if (left) {
+    uint32_t left = n & 7;
+    if (left) {
         __mmask8 live = (__mmask8)((1u << left) - 1);
-        __m256i few = _mm256_maskz_loadu_epi64(live, v);
-        _mm256_mask_storeu_epi64(keep + (v - values), live, few);
-        any = _mm256_or_si256(any, few);
-        p = put_four_compressed(p, few, (1u << 8 * left) - 1, c);
+        __m512i few = _mm512_maskz_loadu_epi64(live, v);
+        _mm512_mask_storeu_epi64(keep + (v - values), live, few);
+        any = _mm512_or_si512(any, few);
+        p = put_eight_compressed(p, few, (1ull << 8 * left) - 1, c);
     }
-    if (!_mm256_testz_si256(any, TEXT_K256(c, slow)))
+    if (_mm512_test_epi64_mask(any, TEXT_K512(c, slow)))
         return quads_checked(start, values, n);
     return p;
 }
 
 text_counts_fn text_csv_counts_compressed(void)
 {
-    bool all = text_cpu_has_ifma() && __builtin_cpu_supports("avx512vbmi2") &&
+    bool all = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
                __builtin_cpu_supports("popcnt");
     return all ? counts_compressed : NULL;
 }

@@ -22,16 +22,15 @@ text_counts_fn text_csv_counts_best(void);
 text_counts_fn text_csv_counts_baseline(void);
 
 /* Each way, for tests that hold them to printf: one number at a time, two
- * at a time (SSE2, x86-64), four at a time (AVX2) and four by one byte
- * compression, their digits by IFMA (AVX-512VL, BW, VBMI, VBMI2 and IFMA:
- * every processor with VBMI2 so far has the others); NULL where the processor lacks
- * what a way needs. The best is the compression, then four, two, one at a
- * time. The vector ways write a number below 2^23 (nearly every count of a
+ * at a time (SSE2, x86-64), four at a time (AVX2) and eight by one byte
+ * compression (AVX-512F, BW and VBMI2); NULL where the processor lacks what
+ * a way needs. The best is the compression, then four, two, one at a time.
+ * The vector ways write a number below 2^23 (nearly every count of a
  * report) without a branch of its own and check a run once; a run holding
  * a larger number is written again, group by group, larger numbers one at
- * a time. Eight numbers in AVX-512 registers took fewer instructions still
- * but wrote whole rows no faster (docs/benchmarks.md, rounds nine and
- * twelve). */
+ * a time. Eight a group rather than four took fewer instructions and, from
+ * round sixteen, wrote whole rows faster too (docs/benchmarks.md, rounds
+ * nine, twelve and sixteen). */
 char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
                              uint64_t *restrict keep);
 text_counts_fn text_csv_counts_pairs(void);

@@ -53,15 +53,16 @@ static inline __m128i text_digits8x2(__m128i v)
  * The divisors and reciprocals of text_digits8x2's splits, the same in each
  * 64-bit lane, for the wider ways, which read them as memory operands (left
  * to itself, a compiler rebuilds several from general registers in every
- * group): four lanes, for registers of up to 256 bits.
+ * group): eight lanes, for registers of up to 512 bits (a narrower way
+ * reads the first 16 or 32 bytes).
  */
 struct text_digit_splits {
-    _Alignas(32) uint64_t by_10000[4];
-    _Alignas(32) uint64_t ten_thousand[4];
-    _Alignas(32) uint64_t by_100[4];
-    _Alignas(32) uint64_t hundred[4];
-    _Alignas(32) uint64_t by_10[4];
-    _Alignas(32) uint64_t ten[4];
+    _Alignas(64) uint64_t by_10000[8];
+    _Alignas(64) uint64_t ten_thousand[8];
+    _Alignas(64) uint64_t by_100[8];
+    _Alignas(64) uint64_t hundred[8];
+    _Alignas(64) uint64_t by_10[8];
+    _Alignas(64) uint64_t ten[8];
 };
 
 /* x in each 64-bit lane of a 256-bit constant. */
@@ -69,14 +70,19 @@ struct text_digit_splits {
     {                                                                                              \
         (x), (x), (x), (x)                                                                         \
     }
+/* x in each 64-bit lane of a 512-bit constant. */
+#define TEXT_EIGHT_64(x)                                                                           \
+    {                                                                                              \
+        (x), (x), (x), (x), (x), (x), (x), (x)                                                     \
+    }
 /* The initializer of a struct text_digit_splits. */
 #define TEXT_DIGIT_SPLITS                                                                          \
     {                                                                                              \
-        .by_10000 = TEXT_EACH_64(0xd1b71759u), .ten_thousand = TEXT_EACH_64(10000u),               \
-        .by_100 = TEXT_EACH_64(5243 * 0x0000000100000001ull),                                      \
-        .hundred = TEXT_EACH_64(100 * 0x0001000100010001ull),                                      \
-        .by_10 = TEXT_EACH_64(6554 * 0x0001000100010001ull),                                       \
-        .ten = TEXT_EACH_64(10 * 0x0001000100010001ull),                                           \
+        .by_10000 = TEXT_EIGHT_64(0xd1b71759u), .ten_thousand = TEXT_EIGHT_64(10000u),             \
+        .by_100 = TEXT_EIGHT_64(5243 * 0x0000000100000001ull),                                     \
+        .hundred = TEXT_EIGHT_64(100 * 0x0001000100010001ull),                                     \
+        .by_10 = TEXT_EIGHT_64(6554 * 0x0001000100010001ull),                                      \
+        .ten = TEXT_EIGHT_64(10 * 0x0001000100010001ull),                                          \
     }
 
 /* For the functions that use AVX2 (their callers check that the processor
@@ -183,6 +189,29 @@ text_digits8x4(__m256i v, const struct text_digit_splits *s)
     __m256i tens = _mm256_mulhi_epu16(pairs, TEXT_K256(s, by_10));
     __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, TEXT_K256(s, ten)));
     return _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
+}
+
+/* For the functions that use AVX-512F and BW (their callers check that the
+ * processor has them). */
+#define TEXT_AVX512BW __attribute__((target("avx2,avx512f,avx512bw")))
+
+/* The 512-bit constant `name` of the table t, as a memory operand. */
+#define TEXT_K512(t, name) _mm512_load_si512((const void *)(t)->name)
+
+/* text_digits8x2 on eight lanes (AVX-512BW): eight numbers for the
+ * instructions text_digits8x4 takes for four. */
+TEXT_AVX512BW static inline __attribute__((always_inline)) __m512i
+text_digits8x8(__m512i v, const struct text_digit_splits *s)
+{
+    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, TEXT_K512(s, by_10000)), 45);
+    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, TEXT_K512(s, ten_thousand)));
+    __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
+    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, TEXT_K512(s, by_100)), 3);
+    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, TEXT_K512(s, hundred)));
+    __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
+    __m512i tens = _mm512_mulhi_epu16(pairs, TEXT_K512(s, by_10));
+    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, TEXT_K512(s, ten)));
+    return _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
 }
 
 /* A mask of the zero digits of text_digits8x2's result: bit i for byte i. */
