@@ -107,11 +107,14 @@ struct column_text {
 };
 
 /* A command's end time and its text: the next command most often begins
- * when this one ended, and its begin_ns is then copied from here. */
+ * when this one ended, and its begin_ns is then copied from here, in the
+ * two pieces it was stored as. */
 struct time_text {
     uint64_t value;
-    uint32_t length; /* 0: none kept */
-    char text[24];   /* the digits, and what the 8-byte stores wrote past them */
+    uint32_t length;      /* 0: none kept */
+    uint32_t high_length; /* of the text in high; low holds the rest */
+    char high[8];         /* the first digits (up to 8), and what the stores wrote past them */
+    char low[8];          /* the last 8 digits of a time of 9 to 16 */
 };
 
 /* A row's sequence and its text (up to 16 digits): the next row's, one
@@ -789,14 +792,16 @@ static inline char *put_end(char *p, struct time_text *t, uint64_t v)
     if (v < 100000000u) {
         length = text_below_1e8((uint32_t)v, &high);
         memcpy(p, &high, 8);
-        memcpy(t->text, &high, 8);
+        memcpy(t->high, &high, 8);
+        t->high_length = length;
     } else if (v < 10000000000000000u) {
         length = text_below_1e8((uint32_t)(v / 100000000u), &high);
         low = text_digits8((uint32_t)(v % 100000000u)) + TEXT_ASCII_ZEROS;
         memcpy(p, &high, 8);
         memcpy(p + length, &low, 8);
-        memcpy(t->text, &high, 8);
-        memcpy(t->text + length, &low, 8);
+        memcpy(t->high, &high, 8);
+        memcpy(t->low, &low, 8);
+        t->high_length = length;
         length += 8;
     } else {
         t->length = 0;
@@ -812,7 +817,12 @@ static inline __attribute__((always_inline)) char *put_begin(char *p, const stru
 {
     if (v != t->value || !t->length)
         return text_u64(p, v);
-    memcpy(p, t->text, 16);
+    /* two 8-byte pieces, as put_end stored them: one 16-byte load across
+     * both stores cannot take them from the store buffer and waits for
+     * them to reach the cache (rows 2 % faster on the H100's host without
+     * it, docs/benchmarks.md, round sixteen) */
+    memcpy(p, t->high, 8);
+    memcpy(p + t->high_length, t->low, 8);
     return p + t->length;
 }
 
@@ -925,8 +935,9 @@ static inline __attribute__((always_inline)) char *put_end_and_duration(tally_re
         uint64_t low_text = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi8(digits, _mm_set1_epi8('0')));
         struct time_text *t = &r->end_text;
         memcpy(after_high, &low_text, 8);
-        memcpy(t->text, h->text, 8);
-        memcpy(t->text + h->length, &low_text, 8);
+        memcpy(t->high, h->text, 8);
+        memcpy(t->low, &low_text, 8);
+        t->high_length = h->length;
         t->value = end_ns;
         t->length = h->length + 8;
         return put_duration_lane(p + t->length, digits, nonzero);
