@@ -103,7 +103,8 @@ struct text_digit_splits {
  * from its next. Every x was checked against division when this was
  * written.
  */
-#define TEXT_IFMA __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512ifma,avx512vbmi")))
+#define TEXT_IFMA                                                                                  \
+    __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512ifma,avx512vbmi,prfchw")))
 #define TEXT_BY_2_52(n) (((1ull << 52) + (n)-1) / (n))
 /* 10^(8 - i) for the digit i from 1 to 7 */
 #define TEXT_TEN_AFTER(i)                                                                          \
@@ -135,7 +136,8 @@ static inline bool text_cpu_has_ifma(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi");
+           __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi") &&
+           __builtin_cpu_supports("prfchw");
 }
 
 /* text_digits_ifma's multipliers for digits 0 to 7 of one number, a digit
