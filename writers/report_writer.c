@@ -906,8 +906,10 @@ typedef void time_digits_fn(void); /* no vector way: the times one at a time */
  * caches, and a row's stores otherwise wait for them. Three lines a row
  * (a 15-counter row is about 196 bytes). In slices paired in time, rows
  * ran 7 to 8 % faster here with 2 to 8 KiB ahead, and 2.5 to 3 % faster
- * on the H100's host (docs/benchmarks.md, round sixteen). Only the wide
- * way prefetches: every processor with IFMA has PREFETCHW.
+ * on the H100's host (docs/benchmarks.md, round sixteen); the base way's
+ * rows about 2 % faster here. The ways whose processors have PREFETCHW
+ * prefetch: IFMA's (every IFMA processor has it), and the base way's made
+ * again for processors that have it (prefetch_way).
  */
 enum { TEXT_AHEAD = 4096 };
 
@@ -919,8 +921,12 @@ struct row_way {
     bool prefetch; /* PREFETCHW: processors of the way have it */
 };
 
+/* For the base way's rows where the processor has PREFETCHW. */
+#define TEXT_PRFCHW __attribute__((target("prfchw")))
+
 static const struct row_way base_way = {time_digits_base, same_as_slots, false};
 #ifdef TEXT_VECTOR
+static const struct row_way prefetch_way = {time_digits_base, same_as_slots, true};
 static const struct row_way ifma_way = {time_digits_ifma, same_as_slots_ifma, true};
 #endif
 
@@ -1343,53 +1349,32 @@ static inline __attribute__((always_inline)) void csv_rows(tally_report *r, cons
     }
 }
 
-/* The entries of each struct row_way, and the ways. */
-static __attribute__((noinline)) tally_status report_write_base(tally_report *report,
-                                                                const tally_command_record *record,
-                                                                const tally_value *values)
-{
-    return report_write(report, record, values, &base_way);
-}
+/* The entries of a struct row_way (target: the attribute its processors
+ * allow), and the ways. */
+#define ROW_ENTRIES(name, target, way)                                                             \
+    target static __attribute__((noinline)) tally_status report_write_##name(                      \
+        tally_report *report, const tally_command_record *record, const tally_value *values)       \
+    {                                                                                              \
+        return report_write(report, record, values, way);                                          \
+    }                                                                                              \
+    target static __attribute__((noinline)) tally_status report_write_keyed_##name(                \
+        tally_report *report, const tally_command_record *record, uint64_t strings_key,            \
+        const tally_value *values)                                                                 \
+    {                                                                                              \
+        return report_write_keyed(report, record, strings_key, values, way);                       \
+    }                                                                                              \
+    target static __attribute__((noinline)) void csv_rows_##name(                                  \
+        tally_report *r, const struct segment *g, const report_ring_run *run)                      \
+    {                                                                                              \
+        csv_rows(r, g, run, way);                                                                  \
+    }                                                                                              \
+    static const struct row_ways name##_rows = {report_write_##name, report_write_keyed_##name,    \
+                                                csv_rows_##name};
 
-static __attribute__((noinline)) tally_status
-report_write_keyed_base(tally_report *report, const tally_command_record *record,
-                        uint64_t strings_key, const tally_value *values)
-{
-    return report_write_keyed(report, record, strings_key, values, &base_way);
-}
-
-static __attribute__((noinline)) void csv_rows_base(tally_report *r, const struct segment *g,
-                                                    const report_ring_run *run)
-{
-    csv_rows(r, g, run, &base_way);
-}
-
-static const struct row_ways base_rows = {report_write_base, report_write_keyed_base,
-                                          csv_rows_base};
-
+ROW_ENTRIES(base, , &base_way)
 #ifdef TEXT_VECTOR
-TEXT_IFMA static __attribute__((noinline)) tally_status
-report_write_ifma(tally_report *report, const tally_command_record *record,
-                  const tally_value *values)
-{
-    return report_write(report, record, values, &ifma_way);
-}
-
-TEXT_IFMA static __attribute__((noinline)) tally_status
-report_write_keyed_ifma(tally_report *report, const tally_command_record *record,
-                        uint64_t strings_key, const tally_value *values)
-{
-    return report_write_keyed(report, record, strings_key, values, &ifma_way);
-}
-
-TEXT_IFMA static __attribute__((noinline)) void
-csv_rows_ifma(tally_report *r, const struct segment *g, const report_ring_run *run)
-{
-    csv_rows(r, g, run, &ifma_way);
-}
-
-static const struct row_ways ifma_rows = {report_write_ifma, report_write_keyed_ifma,
-                                          csv_rows_ifma};
+ROW_ENTRIES(prefetch, TEXT_PRFCHW, &prefetch_way)
+ROW_ENTRIES(ifma, TEXT_IFMA, &ifma_way)
 #endif
 
 /* The best way, or the baseline's (simd_baseline). */
@@ -1398,6 +1383,8 @@ static const struct row_ways *row_ways(bool baseline)
 #ifdef TEXT_VECTOR
     if (!baseline && text_cpu_has_ifma())
         return &ifma_rows;
+    if (__builtin_cpu_supports("prfchw")) /* not a SIMD way: the baseline's too */
+        return &prefetch_rows;
 #else
     (void)baseline;
 #endif
