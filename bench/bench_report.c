@@ -17,6 +17,7 @@
  */
 #include "bench_report.h"
 #include "bench_clock.h"
+#include "bench_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +31,6 @@
 
 #include "report_keyed.h"
 #include "report_ring.h"
-
-const char bench_report_counters[] =
-    "GpuTime,IaVertices,IaPrimitives,VsInvocations,ClipperPrimitives,RasterizedPixels,"
-    "FsInvocations,CsInvocations,ShaderAluInstructions,L2CacheMisses,DramReadBytes,"
-    "DramWriteBytes,DrawCalls,GpuBusy,L2CacheHitRate";
 
 static double cpu_seconds(void)
 {
@@ -61,79 +57,6 @@ static uint64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* The 15 columns' catalogue indices. */
-static uint32_t report_columns(const tally_catalogue *cat, uint32_t columns[32])
-{
-    uint32_t count = 0;
-    char list[sizeof bench_report_counters];
-    memcpy(list, bench_report_counters, sizeof list);
-    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && count < 32;
-         tok = strtok_r(NULL, ",", &save))
-        if (tally_catalogue_find(cat, tok, &columns[count]) == TALLY_OK)
-            count++;
-    return count;
-}
-
-/*
- * The rows' varying values, made before the clock starts and cycled
- * through, so that the figure is the report's and not the making of values:
- * a frame's spread of sizes from 3 to 6002, each count a multiple of the
- * size, the ratios (the float columns) changing with the draw. TABLE rows is
- * a power of two.
- */
-enum { TABLE = 4096 };
-
-/* values: TABLE rows of `count` values each, packed like a caller's
- * array for one row: 32 slots a row would spread each row's 15 values
- * over 256 bytes and stream 1 MiB through the cache beside the report's
- * own buffer, which no caller's values do. */
-struct value_table {
-    uint32_t count;
-    uint64_t duration[TABLE];
-    tally_value values[];
-};
-
-static const tally_value *table_row(const struct value_table *t, uint64_t i)
-{
-    return t->values + (i % TABLE) * t->count;
-}
-
-static void make_values(const tally_catalogue *cat, const uint32_t *columns, uint32_t count,
-                        struct value_table *t)
-{
-    t->count = count;
-    for (uint64_t i = 0; i < TABLE; i++) {
-        uint64_t size = 3 + (i * 2654435761u >> 7) % 6000;
-        t->duration[i] = 200 + size / 4;
-        for (uint32_t c = 0; c < count; c++) {
-            if (tally_catalogue_counter(cat, columns[c])->storage == TALLY_STORAGE_FLOAT64)
-                t->values[i * count + c].f64 = 100.0 * (double)(size % 97) / 97.0;
-            else
-                t->values[i * count + c].u64 = size * (c + 1);
-        }
-    }
-}
-
-/* The record of row i (from 0): a new submission every 1000 rows, each row
- * beginning where the previous ended. */
-static void next_record(tally_command_record *record, const struct value_table *t, uint64_t i,
-                        uint64_t *ns)
-{
-    record->sequence = i + 1;
-    record->submission = 1 + i / 1000;
-    record->begin_ns = *ns;
-    *ns += t->duration[i % TABLE];
-    record->end_ns = *ns;
-}
-
-static const tally_command_record bench_record = {.api_name = "vkCmdDrawIndexed",
-                                                  .kind = "draw",
-                                                  .context = 1,
-                                                  .context_api = "vulkan",
-                                                  .submission = 1,
-                                                  .stream = 1,
-                                                  .label = "frame/opaque"};
-
 /* The engine's writer thread's sink (engine/command_report.c's write_rows). */
 static tally_status write_run(void *user, const report_ring_run *run)
 {
@@ -144,7 +67,7 @@ static tally_status write_run(void *user, const report_ring_run *run)
  * values. */
 struct rows_report {
     uint32_t count;
-    struct value_table *table;
+    struct bench_rows *table;
     tally_report *report;
     char path[128];
 };
@@ -155,17 +78,16 @@ static bool rows_report_open(struct rows_report *r, const char *what)
     if (tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
         return false;
     uint32_t columns[32];
-    r->count = report_columns(cat, columns);
-    r->table = malloc(sizeof *r->table + TABLE * r->count * sizeof(tally_value));
+    r->count = bench_rows_columns(cat, columns);
+    r->table = bench_rows_make(cat, columns, r->count);
     if (!r->table)
         return false;
-    make_values(cat, columns, r->count, r->table);
     temp_path(r->path, sizeof r->path, what);
     r->report = NULL;
     if (tally_report_open(r->path, TALLY_REPORT_CSV, cat, columns, r->count, &r->report) ==
         TALLY_OK)
         return true;
-    free(r->table);
+    bench_rows_free(r->table);
     return false;
 }
 
@@ -174,7 +96,7 @@ static uint64_t rows_report_remove(struct rows_report *r)
 {
     uint64_t size = file_size(r->path);
     remove(r->path);
-    free(r->table);
+    bench_rows_free(r->table);
     return size;
 }
 
@@ -191,26 +113,26 @@ double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, dou
         rows_report_remove(&r);
         return 0;
     }
-    tally_command_record record = bench_record;
+    tally_command_record record = bench_rows_record;
     uint64_t ns = 1000000;
     size_t value_bytes = r.count * sizeof(tally_value);
     double t0 = cpu_seconds(), u0 = user_seconds();
     tally_status s = TALLY_OK;
     for (uint64_t i = 0; i < rows && s == TALLY_OK; i++) {
-        next_record(&record, r.table, i, &ns);
+        bench_rows_next_record(&record, r.table, i, &ns);
         if (way == BENCH_ROWS_PUBLIC) {
-            s = tally_report_write(r.report, &record, table_row(r.table, i));
+            s = tally_report_write(r.report, &record, bench_rows_values(r.table, i));
             continue;
         }
         if (way == BENCH_ROWS_KEYED) { /* the strings never change */
-            s = tally_report_write_keyed(r.report, &record, 1, table_row(r.table, i));
+            s = tally_report_write_keyed(r.report, &record, 1, bench_rows_values(r.table, i));
             continue;
         }
         /* as the queue thread hands a row over: the submission is the only
          * shared field that changes, so the strings key stays */
         tally_value *slot = report_ring_append(ring, &record, 1);
         if (slot)
-            memcpy(slot, table_row(r.table, i), value_bytes);
+            memcpy(slot, bench_rows_values(r.table, i), value_bytes);
     }
     if (ring && report_ring_close(ring) != TALLY_OK)
         s = TALLY_ERROR_IO;
@@ -368,7 +290,7 @@ static void whole_core_slices(struct bench_report_figures *f, int slices)
         free(adds);
         return;
     }
-    tally_command_record record = bench_record;
+    tally_command_record record = bench_rows_record;
     uint64_t ns = 1000000, i = 0;
     tally_status status = TALLY_OK;
     for (int n = 0; n < probes && status == TALLY_OK; n++) {
@@ -379,8 +301,8 @@ static void whole_core_slices(struct bench_report_figures *f, int slices)
             break;
         double t0 = cpu_seconds();
         for (uint64_t end = i + SLICE_ROWS; i < end && status == TALLY_OK; i++) {
-            next_record(&record, r.table, i, &ns);
-            status = tally_report_write(r.report, &record, table_row(r.table, i));
+            bench_rows_next_record(&record, r.table, i, &ns);
+            status = tally_report_write(r.report, &record, bench_rows_values(r.table, i));
         }
         seconds[n] = cpu_seconds() - t0;
         rates[n] = SLICE_ROWS / seconds[n];

@@ -5,8 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The 15 counters both figures report. */
-extern const char bench_report_counters[];
+#include "bench_rows.h" /* bench_report_counters: the 15 both figures report */
 
 /* The ways rows can reach a report. */
 enum bench_rows_path {

@@ -177,22 +177,6 @@ text_digits8x2_ifma(uint64_t first, uint64_t second, const struct text_ifma_digi
  * instruction that uses it. */
 #define TEXT_K256(t, name) _mm256_load_si256((const __m256i *)(const void *)(t)->name)
 
-/* text_digits8x2 on four lanes (AVX2, for callers that have it), the
- * constants from s. */
-TEXT_AVX2 static inline __attribute__((always_inline)) __m256i
-text_digits8x4(__m256i v, const struct text_digit_splits *s)
-{
-    __m256i high = _mm256_srli_epi64(_mm256_mul_epu32(v, TEXT_K256(s, by_10000)), 45);
-    __m256i low = _mm256_sub_epi32(v, _mm256_mul_epu32(high, TEXT_K256(s, ten_thousand)));
-    __m256i x = _mm256_or_si256(high, _mm256_slli_epi64(low, 32));
-    __m256i hundreds = _mm256_srli_epi16(_mm256_mulhi_epu16(x, TEXT_K256(s, by_100)), 3);
-    __m256i rest = _mm256_sub_epi16(x, _mm256_mullo_epi16(hundreds, TEXT_K256(s, hundred)));
-    __m256i pairs = _mm256_or_si256(hundreds, _mm256_slli_epi32(rest, 16));
-    __m256i tens = _mm256_mulhi_epu16(pairs, TEXT_K256(s, by_10));
-    __m256i ones = _mm256_sub_epi16(pairs, _mm256_mullo_epi16(tens, TEXT_K256(s, ten)));
-    return _mm256_or_si256(tens, _mm256_slli_epi16(ones, 8));
-}
-
 /* For the functions that use AVX-512F and BW (their callers check that the
  * processor has them). */
 #define TEXT_AVX512BW __attribute__((target("avx2,avx512f,avx512bw")))
@@ -200,21 +184,31 @@ text_digits8x4(__m256i v, const struct text_digit_splits *s)
 /* The 512-bit constant `name` of the table t, as a memory operand. */
 #define TEXT_K512(t, name) _mm512_load_si512((const void *)(t)->name)
 
-/* text_digits8x2 on eight lanes (AVX-512BW): eight numbers for the
- * instructions text_digits8x4 takes for four. */
-TEXT_AVX512BW static inline __attribute__((always_inline)) __m512i
-text_digits8x8(__m512i v, const struct text_digit_splits *s)
-{
-    __m512i high = _mm512_srli_epi64(_mm512_mul_epu32(v, TEXT_K512(s, by_10000)), 45);
-    __m512i low = _mm512_sub_epi32(v, _mm512_mul_epu32(high, TEXT_K512(s, ten_thousand)));
-    __m512i x = _mm512_or_si512(high, _mm512_slli_epi64(low, 32));
-    __m512i hundreds = _mm512_srli_epi16(_mm512_mulhi_epu16(x, TEXT_K512(s, by_100)), 3);
-    __m512i rest = _mm512_sub_epi16(x, _mm512_mullo_epi16(hundreds, TEXT_K512(s, hundred)));
-    __m512i pairs = _mm512_or_si512(hundreds, _mm512_slli_epi32(rest, 16));
-    __m512i tens = _mm512_mulhi_epu16(pairs, TEXT_K512(s, by_10));
-    __m512i ones = _mm512_sub_epi16(pairs, _mm512_mullo_epi16(tens, TEXT_K512(s, ten)));
-    return _mm512_or_si512(tens, _mm512_slli_epi16(ones, 8));
-}
+/* text_digits8x2's splits on the W-bit lanes of v (W: 256 or 512, for
+ * callers whose processor has the target), the constants from s, as a
+ * function `name`: one definition for both widths. */
+#define TEXT_DIGITS8_WIDE(name, target, W)                                                         \
+    target static inline __attribute__((always_inline)) __m##W##i name(                            \
+        __m##W##i v, const struct text_digit_splits *s)                                            \
+    {                                                                                              \
+        __m##W##i high = _mm##W##_srli_epi64(_mm##W##_mul_epu32(v, TEXT_K##W(s, by_10000)), 45);   \
+        __m##W##i low =                                                                            \
+            _mm##W##_sub_epi32(v, _mm##W##_mul_epu32(high, TEXT_K##W(s, ten_thousand)));           \
+        __m##W##i x = _mm##W##_or_si##W(high, _mm##W##_slli_epi64(low, 32));                       \
+        __m##W##i hundreds =                                                                       \
+            _mm##W##_srli_epi16(_mm##W##_mulhi_epu16(x, TEXT_K##W(s, by_100)), 3);                 \
+        __m##W##i rest =                                                                           \
+            _mm##W##_sub_epi16(x, _mm##W##_mullo_epi16(hundreds, TEXT_K##W(s, hundred)));          \
+        __m##W##i pairs = _mm##W##_or_si##W(hundreds, _mm##W##_slli_epi32(rest, 16));              \
+        __m##W##i tens = _mm##W##_mulhi_epu16(pairs, TEXT_K##W(s, by_10));                         \
+        __m##W##i ones = _mm##W##_sub_epi16(pairs, _mm##W##_mullo_epi16(tens, TEXT_K##W(s, ten))); \
+        return _mm##W##_or_si##W(tens, _mm##W##_slli_epi16(ones, 8));                              \
+    }
+
+/* text_digits8x2 on four lanes (AVX2), and on eight (AVX-512BW: eight
+ * numbers for the instructions four take). */
+TEXT_DIGITS8_WIDE(text_digits8x4, TEXT_AVX2, 256)
+TEXT_DIGITS8_WIDE(text_digits8x8, TEXT_AVX512BW, 512)
 
 /* A mask of the zero digits of text_digits8x2's result: bit i for byte i. */
 static inline unsigned text_zero_digits(__m128i digits)

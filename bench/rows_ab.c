@@ -1,0 +1,142 @@
+/*
+ * rows_ab: two builds of the report writers, paired in time. Each library
+ * (a build of writers/, see bench/rows_ab.sh) is loaded with its own
+ * symbols and opens a CSV report of tally_bench's 15 counters; slices of
+ * rows go to one and then the other, alternately first, and each pair of
+ * slices gives a ratio of their thread CPU times. Slices adjacent in time
+ * see the same state of a shared machine (the core's other hardware
+ * thread, the clock), which whole runs a second apart do not.
+ *
+ * usage: rows_ab A.so B.so [pairs (400)] [rows a slice (20000)]
+ * prints each build's median and 10th-percentile ns a row, the median and
+ * quartiles of B/A over the pairs (below 1: B is faster), and in how many
+ * pairs B was faster.
+ */
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tally/tally.h>
+
+#include "bench_rows.h"
+
+typedef tally_status open_fn(const char *, tally_report_format, const tally_catalogue *,
+                             const uint32_t *, uint32_t, tally_report **);
+typedef tally_status write_fn(tally_report *, const tally_command_record *, const tally_value *);
+typedef tally_status close_fn(tally_report *);
+
+/* One build's report and where its rows are. */
+struct build {
+    const char *library;
+    write_fn *write;
+    close_fn *close;
+    tally_report *report;
+    char path[64];
+    tally_command_record record;
+    uint64_t row, ns;
+};
+
+static bool open_build(struct build *b, const char *library, char which, const tally_catalogue *cat,
+                       const uint32_t *columns, uint32_t count)
+{
+    void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!lib) {
+        fprintf(stderr, "rows_ab: %s\n", dlerror());
+        return false;
+    }
+    open_fn *open = (open_fn *)dlsym(lib, "tally_report_open");
+    *b = (struct build){.library = library,
+                        .write = (write_fn *)dlsym(lib, "tally_report_write"),
+                        .close = (close_fn *)dlsym(lib, "tally_report_close"),
+                        .record = bench_rows_record,
+                        .ns = 1000000};
+    snprintf(b->path, sizeof b->path, "/tmp/rows_ab_%c_%ld.csv", which, (long)getpid());
+    if (!open || !b->write || !b->close ||
+        open(b->path, TALLY_REPORT_CSV, cat, columns, count, &b->report) != TALLY_OK) {
+        fprintf(stderr, "rows_ab: %s: no report\n", library);
+        return false;
+    }
+    return true;
+}
+
+static double thread_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns a row of the next `rows` rows. */
+static double slice(struct build *b, const struct bench_rows *rows, uint64_t count)
+{
+    double t0 = thread_ns();
+    for (uint64_t k = 0; k < count; k++, b->row++) {
+        bench_rows_next_record(&b->record, rows, b->row, &b->ns);
+        b->write(b->report, &b->record, bench_rows_values(rows, b->row));
+    }
+    return (thread_ns() - t0) / (double)count;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double at(double *values, int n, double share)
+{
+    qsort(values, (size_t)n, sizeof *values, compare_doubles);
+    return values[(int)(share * (n - 1) + 0.5)];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: rows_ab A.so B.so [pairs] [rows a slice]\n");
+        return 2;
+    }
+    int pairs = argc > 3 ? atoi(argv[3]) : 400;
+    uint64_t rows_a_slice = argc > 4 ? strtoull(argv[4], NULL, 10) : 20000;
+    const tally_catalogue *cat = NULL;
+    uint32_t columns[32];
+    if (pairs < 1 || tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
+        return 2;
+    uint32_t count = bench_rows_columns(cat, columns);
+    struct bench_rows *rows = bench_rows_make(cat, columns, count);
+    double *a = malloc(3 * (size_t)pairs * sizeof *a), *b = a + pairs, *ratio = b + pairs;
+    struct build build_a, build_b;
+    if (!rows || !a || !open_build(&build_a, argv[1], 'a', cat, columns, count) ||
+        !open_build(&build_b, argv[2], 'b', cat, columns, count))
+        return 1;
+    slice(&build_a, rows, rows_a_slice); /* the caches and branches warmed for both */
+    slice(&build_b, rows, rows_a_slice);
+    int b_faster = 0;
+    for (int n = 0; n < pairs; n++) {
+        if (n % 2) {
+            b[n] = slice(&build_b, rows, rows_a_slice);
+            a[n] = slice(&build_a, rows, rows_a_slice);
+        } else {
+            a[n] = slice(&build_a, rows, rows_a_slice);
+            b[n] = slice(&build_b, rows, rows_a_slice);
+        }
+        ratio[n] = b[n] / a[n];
+        b_faster += b[n] < a[n];
+    }
+    int status =
+        build_a.close(build_a.report) == TALLY_OK && build_b.close(build_b.report) == TALLY_OK ? 0
+                                                                                               : 1;
+    remove(build_a.path);
+    remove(build_b.path);
+    printf("A %s: median %.1f ns a row, 10th percentile %.1f\n", argv[1], at(a, pairs, 0.5),
+           at(a, pairs, 0.1));
+    printf("B %s: median %.1f ns a row, 10th percentile %.1f\n", argv[2], at(b, pairs, 0.5),
+           at(b, pairs, 0.1));
+    printf("B/A: median %.3f, quartiles %.3f and %.3f; B faster in %d of %d pairs\n",
+           at(ratio, pairs, 0.5), at(ratio, pairs, 0.25), at(ratio, pairs, 0.75), b_faster, pairs);
+    free(a);
+    bench_rows_free(rows);
+    return status;
+}
