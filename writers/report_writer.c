@@ -406,8 +406,8 @@ static inline bool same_as_slots(const struct segment *g, const char *const stri
 
 /* same_as_slots by AVX-512VL: a string's 32 bytes in one register, and
  * the bits that differ where the slot is not ignored gathered by one
- * ternary logic instruction: 14 instructions for the four strings, where
- * same_as_slots takes 35. */
+ * ternary logic instruction: about 15 instructions for the four strings,
+ * where same_as_slots takes 35. */
 TEXT_IFMA static inline __attribute__((always_inline)) bool
 same_as_slots_ifma(const struct segment *g, const char *const strings[4])
 {
@@ -607,8 +607,8 @@ static void segment_keyed_by(struct segment *g, enum segment_keyed keyed)
 }
 
 /* The segment of this record, made when it differs from the last. Out of
- * line: its compare gathers the record's strings in an aligned array,
- * which would make every row realign its stack. */
+ * line: the rows whose strings are the segment's pointers (nearly all)
+ * then keep none of its registers nor its aligned array of strings. */
 static __attribute__((noinline)) const struct segment *
 segment_for(tally_report *r, const tally_command_record *record)
 {

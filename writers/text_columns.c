@@ -303,12 +303,12 @@ TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, ui
  * its digits from the first that is not 0 (x | -x, as put_four finds
  * them), packing the eight texts side by side for one 64-byte store.
  * Eight a group, not four: a report of 15 counters' 13 counts are two
- * groups (8 + 5) where four a group took three and a number alone, about
- * 80 instructions fewer a row. In slices paired in time, rows ran about
- * 5 % faster on the H100's host and here (docs/benchmarks.md, round
+ * groups (8 + 5) where four a group took three and a number alone: 115
+ * instructions where they took 211. In slices paired in time, rows ran
+ * about 5 % faster on the H100's host and here (docs/benchmarks.md, round
  * sixteen). The digits by the splits rather than IFMA: the splits serve
  * eight numbers with each instruction, IFMA one digit of eight; with IFMA
- * rows were 2 % slower here.
+ * rows were 7 % slower here.
  */
 COMPRESSED static inline __attribute__((always_inline)) char *
 put_eight_compressed(char *p, __m512i v, __mmask64 live_bytes, const struct lane_constants *c)
