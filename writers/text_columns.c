@@ -50,7 +50,7 @@ char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t 
 struct lane_constants {
     struct text_digit_splits splits; /* text_digits8x2's reciprocals and divisors */
     /* the digit count's: the last digit's byte marked; 8 per byte */
-    _Alignas(64) uint64_t last_digit[8];
+    _Alignas(32) uint64_t last_digit[4];
     _Alignas(32) uint64_t eight[4];
     /* 8 in the first byte: the ',' in the count (see put_two) */
     _Alignas(32) uint64_t comma_first[4];
@@ -62,17 +62,37 @@ struct lane_constants {
     /* the last n lanes of four, by n (put_four's live lanes of a run's
      * last four, whose first were written) */
     _Alignas(32) uint64_t last_lanes[4][4];
+    /* put_eight_compressed's digit counts (see there): by a number's
+     * leading zero bits, the digits of the least number of its bit length;
+     * 10^g by g; the kept bytes of a lane of d digits by d */
+    _Alignas(64) uint8_t least_digits[64];
+    _Alignas(64) uint64_t ten_to[8];
+    _Alignas(64) uint64_t kept_bytes[8];
 };
+
+/* The digits of 2^(b - 1), the least number of bit length b = 64 - zeros:
+ * floor((b - 1) log10 2) + 1, as (b - 1) x 1233 >> 12 (exact below
+ * b = 1000). */
+#define LEAST_DIGITS(zeros) (((63 - (zeros)) * 1233 >> 12) + 1)
+#define LEAST_DIGITS4(z)                                                                           \
+    LEAST_DIGITS(z), LEAST_DIGITS((z) + 1), LEAST_DIGITS((z) + 2), LEAST_DIGITS((z) + 3)
+#define LEAST_DIGITS16(z)                                                                          \
+    LEAST_DIGITS4(z), LEAST_DIGITS4((z) + 4), LEAST_DIGITS4((z) + 8), LEAST_DIGITS4((z) + 12)
 
 static const struct lane_constants lane_table = {
     .splits = TEXT_DIGIT_SPLITS,
-    .last_digit = TEXT_EIGHT_64(1ull << 56),
+    .last_digit = TEXT_EACH_64(1ull << 56),
     .eight = TEXT_EACH_64(8 * 0x0101010101010101ull),
     .comma_first = TEXT_EACH_64(8),
     .ascii = TEXT_EIGHT_64(0x303030303030302cull),
     .sixty_four = TEXT_EACH_64(64),
     .slow = TEXT_EIGHT_64(~0ull << FAST_BITS),
     .last_lanes = {{0}, {0, 0, 0, ~0ull}, {0, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}},
+    .least_digits = {LEAST_DIGITS16(0), LEAST_DIGITS16(16), LEAST_DIGITS16(32), LEAST_DIGITS16(48)},
+    .ten_to = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000},
+    /* d digits: the lane's last d bytes (its first, the ',', is added) */
+    .kept_bytes = {0, ~0ull << 56, ~0ull << 48, ~0ull << 40, ~0ull << 32, ~0ull << 24, ~0ull << 16,
+                   ~0ull << 8},
 };
 
 static inline const struct lane_constants *lane_constants(void)
@@ -293,15 +313,41 @@ TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, ui
 
 /* --- eight at a time by compression: AVX-512F, BW and VBMI2 ---------------------- */
 
-#define COMPRESSED __attribute__((target("avx2,avx512f,avx512bw,avx512vbmi2,popcnt")))
+#define COMPRESSED                                                                                 \
+    __attribute__((target("avx2,avx512f,avx512bw,avx512cd,avx512vbmi,avx512vbmi2,popcnt")))
+
+/*
+ * The bytes of v's lanes to keep, 8 bits a lane (each below 10^7): the
+ * ',' and the digits from the first that is not 0. A lane of d digits
+ * keeps its last d bytes. d is g or g + 1, where g is the digits of the
+ * least number of the value's bit length (by its leading zeros, VPLZCNTQ,
+ * and a table, VPERMB), and g + 1 where the value reaches 10^g (VPERMQ of
+ * a table, one compare). From the values, not the digits: the row's later
+ * columns wait for these lengths, and the digits are about 40 cycles
+ * deeper. Rows ran about 2 % faster so, here and on the H100's host
+ * (docs/benchmarks.md, round sixteen).
+ */
+COMPRESSED static inline __attribute__((always_inline)) __mmask64
+kept_bytes(__m512i v, const struct lane_constants *c)
+{
+    /* v | 1: 0 has the digits of 1 */
+    __m512i zeros = _mm512_lzcnt_epi64(_mm512_or_si512(v, _mm512_set1_epi64(1)));
+    __m512i least =
+        _mm512_maskz_permutexvar_epi8(0x0101010101010101ull, zeros, TEXT_K512(c, least_digits));
+    __mmask8 more =
+        _mm512_cmpge_epu64_mask(v, _mm512_permutexvar_epi64(least, TEXT_K512(c, ten_to)));
+    __m512i digits = _mm512_mask_add_epi64(least, more, least, _mm512_set1_epi64(1));
+    __m512i kept = _mm512_permutexvar_epi64(digits, TEXT_K512(c, kept_bytes));
+    return _mm512_test_epi8_mask(kept, kept) | 0x0101010101010101ull;
+}
 
 /*
  * The lanes of v's eight numbers that live_bytes marks (8 bits a lane),
  * each below 10^7, with no store per number: each lane's 8 digits
  * (text_digits8x8; the first a leading 0 below 10^7) become ',' and 7 ASCII
  * digits, and one byte compression (VPCOMPRESSB) keeps each lane's ',' and
- * its digits from the first that is not 0 (x | -x, as put_four finds
- * them), packing the eight texts side by side for one 64-byte store.
+ * its digits from the first that is not 0 (kept_bytes), packing the eight
+ * texts side by side for one 64-byte store.
  * Eight a group, not four: a report of 15 counters' 13 counts are two
  * groups (8 + 5) where four a group took three and a number alone: 115
  * instructions where they took 211. In slices paired in time, rows ran
@@ -314,10 +360,7 @@ COMPRESSED static inline __attribute__((always_inline)) char *
 put_eight_compressed(char *p, __m512i v, __mmask64 live_bytes, const struct lane_constants *c)
 {
     __m512i digits = text_digits8x8(v, &c->splits);
-    __m512i marked = _mm512_or_si512(digits, TEXT_K512(c, last_digit));
-    __m512i from = _mm512_or_si512(marked, _mm512_sub_epi64(_mm512_setzero_si512(), marked));
-    /* a lane's first byte, the ',', is always kept */
-    __mmask64 kept = (_mm512_test_epi8_mask(from, from) | 0x0101010101010101ull) & live_bytes;
+    __mmask64 kept = kept_bytes(v, c) & live_bytes;
     /* compressed into a register and stored whole: the form that
      * compresses straight to memory is far slower on some processors
      * (AMD's Zen 4) */
@@ -357,7 +400,8 @@ COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict valu
 text_counts_fn text_csv_counts_compressed(void)
 {
     bool all = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
                __builtin_cpu_supports("popcnt");
     return all ? counts_compressed : NULL;
 }
