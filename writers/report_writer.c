@@ -1383,7 +1383,7 @@ static const struct row_ways *row_ways(bool baseline)
 #ifdef TEXT_VECTOR
     if (!baseline && text_cpu_has_ifma())
         return &ifma_rows;
-    if (__builtin_cpu_supports("prfchw")) /* not a SIMD way: the baseline's too */
+    if (text_cpu_has_prfchw()) /* not a SIMD way: the baseline's too */
         return &prefetch_rows;
 #else
     (void)baseline;

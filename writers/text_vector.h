@@ -14,6 +14,7 @@
 
 #if defined(__SSE2__) && defined(__x86_64__)
 #define TEXT_VECTOR 1
+#include <cpuid.h>
 #include <immintrin.h>
 
 /*
@@ -129,6 +130,14 @@ text_digits_ifma(__m512i x, const void *fraction_by, const void *digit_by)
     return _mm512_madd52hi_epu64(_mm512_setzero_si512(), fraction, _mm512_load_si512(digit_by));
 }
 
+/* Whether this processor has PREFETCHW (CPUID 0x80000001, ECX bit 8), read
+ * from CPUID: clang's __builtin_cpu_supports does not know "prfchw". */
+static inline bool text_cpu_has_prfchw(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    return __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) && (ecx & bit_PRFCHW);
+}
+
 /* Whether this processor has what TEXT_IFMA asks for. libgcc (compiler-rt
  * with clang) reads the processor's features in a constructor, before any
  * caller gets here. */
@@ -137,7 +146,7 @@ static inline bool text_cpu_has_ifma(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi") &&
-           __builtin_cpu_supports("prfchw");
+           text_cpu_has_prfchw();
 }
 
 /* text_digits_ifma's multipliers for digits 0 to 7 of one number, a digit
