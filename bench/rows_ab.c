@@ -37,6 +37,7 @@ struct build {
     char path[64];
     tally_command_record record;
     uint64_t row, ns;
+    tally_status status; /* the first write's that failed, else TALLY_OK */
 };
 
 static bool open_build(struct build *b, const char *library, char which, const tally_catalogue *cat,
@@ -52,7 +53,8 @@ static bool open_build(struct build *b, const char *library, char which, const t
                         .write = (write_fn *)dlsym(lib, "tally_report_write"),
                         .close = (close_fn *)dlsym(lib, "tally_report_close"),
                         .record = bench_rows_record,
-                        .ns = 1000000};
+                        .ns = 1000000,
+                        .status = TALLY_OK};
     snprintf(b->path, sizeof b->path, "/tmp/rows_ab_%c_%ld.csv", which, (long)getpid());
     if (!open || !b->write || !b->close ||
         open(b->path, TALLY_REPORT_CSV, cat, columns, count, &b->report) != TALLY_OK) {
@@ -75,7 +77,9 @@ static double slice(struct build *b, const struct bench_rows *rows, uint64_t cou
     double t0 = thread_ns();
     for (uint64_t k = 0; k < count; k++, b->row++) {
         bench_rows_next_record(&b->record, rows, b->row, &b->ns);
-        b->write(b->report, &b->record, bench_rows_values(rows, b->row));
+        tally_status s = b->write(b->report, &b->record, bench_rows_values(rows, b->row));
+        if (s != TALLY_OK && b->status == TALLY_OK)
+            b->status = s;
     }
     return (thread_ns() - t0) / (double)count;
 }
@@ -92,6 +96,41 @@ static double at(double *values, int n, double share)
     return values[(int)(share * (n - 1) + 0.5)];
 }
 
+/* Per pair n: A's and B's ns a row, alternately first, and their ratio;
+ * how many pairs B was faster in. */
+static int run_pairs(struct build *a_build, struct build *b_build, const struct bench_rows *rows,
+                     int pairs, uint64_t rows_a_slice, double *a, double *b, double *ratio)
+{
+    slice(a_build, rows, rows_a_slice); /* the caches and branches warmed for both */
+    slice(b_build, rows, rows_a_slice);
+    int b_faster = 0;
+    for (int n = 0; n < pairs; n++) {
+        if (n % 2) {
+            b[n] = slice(b_build, rows, rows_a_slice);
+            a[n] = slice(a_build, rows, rows_a_slice);
+        } else {
+            a[n] = slice(a_build, rows, rows_a_slice);
+            b[n] = slice(b_build, rows, rows_a_slice);
+        }
+        ratio[n] = b[n] / a[n];
+        b_faster += b[n] < a[n];
+    }
+    return b_faster;
+}
+
+/* Closes the build's report and removes its file: whether every row and
+ * the close succeeded. */
+static bool close_build(struct build *b)
+{
+    tally_status closed = b->close(b->report);
+    remove(b->path);
+    if (b->status == TALLY_OK && closed == TALLY_OK)
+        return true;
+    fprintf(stderr, "rows_ab: %s: the report failed (%d, %d)\n", b->library, (int)b->status,
+            (int)closed);
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -102,7 +141,7 @@ int main(int argc, char **argv)
     uint64_t rows_a_slice = argc > 4 ? strtoull(argv[4], NULL, 10) : 20000;
     const tally_catalogue *cat = NULL;
     uint32_t columns[32];
-    if (pairs < 1 || tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
+    if (pairs < 1 || rows_a_slice < 1 || tally_backend_catalogue("simgpu", &cat) != TALLY_OK)
         return 2;
     uint32_t count = bench_rows_columns(cat, columns);
     struct bench_rows *rows = bench_rows_make(cat, columns, count);
@@ -111,25 +150,9 @@ int main(int argc, char **argv)
     if (!rows || !a || !open_build(&build_a, argv[1], 'a', cat, columns, count) ||
         !open_build(&build_b, argv[2], 'b', cat, columns, count))
         return 1;
-    slice(&build_a, rows, rows_a_slice); /* the caches and branches warmed for both */
-    slice(&build_b, rows, rows_a_slice);
-    int b_faster = 0;
-    for (int n = 0; n < pairs; n++) {
-        if (n % 2) {
-            b[n] = slice(&build_b, rows, rows_a_slice);
-            a[n] = slice(&build_a, rows, rows_a_slice);
-        } else {
-            a[n] = slice(&build_a, rows, rows_a_slice);
-            b[n] = slice(&build_b, rows, rows_a_slice);
-        }
-        ratio[n] = b[n] / a[n];
-        b_faster += b[n] < a[n];
-    }
-    int status =
-        build_a.close(build_a.report) == TALLY_OK && build_b.close(build_b.report) == TALLY_OK ? 0
-                                                                                               : 1;
-    remove(build_a.path);
-    remove(build_b.path);
+    int b_faster = run_pairs(&build_a, &build_b, rows, pairs, rows_a_slice, a, b, ratio);
+    bool ok = close_build(&build_a);
+    ok = close_build(&build_b) && ok;
     printf("A %s: median %.1f ns a row, 10th percentile %.1f\n", argv[1], at(a, pairs, 0.5),
            at(a, pairs, 0.1));
     printf("B %s: median %.1f ns a row, 10th percentile %.1f\n", argv[2], at(b, pairs, 0.5),
@@ -138,5 +161,5 @@ int main(int argc, char **argv)
            at(ratio, pairs, 0.5), at(ratio, pairs, 0.25), at(ratio, pairs, 0.75), b_faster, pairs);
     free(a);
     bench_rows_free(rows);
-    return status;
+    return ok ? 0 : 1;
 }
