@@ -81,12 +81,15 @@ struct segment {
     size_t row_bound; /* most bytes a row with this segment takes, slack included */
 };
 
-/* The latest floats of a column (JSON) or of two neighbouring columns
- * (CSV: a pair, formatted together) and where their text is in the text
- * buffer: ratios often repeat from one command to the next, and a repeat is
- * copied from the earlier row instead of formatted again. */
+/* The latest float of a JSON column and where its text is in the text
+ * buffer: a repeat is copied from the earlier row instead of formatted
+ * again. CSV rows have no such memo: the row whose values all repeat is
+ * copied whole (csv_values), and in real clients' reports (vkcube,
+ * glmark2) no row repeated its ratios but not its counts, while the
+ * memo's test cost rows 3 to 4 % on the H100's host (docs/benchmarks.md,
+ * round sixteen). */
 struct float_memo {
-    uint64_t bits[2];    /* of a single column: bits[0] */
+    uint64_t bits;
     uint64_t generation; /* the buffer's fill it was written in; 0: none */
     uint32_t at, length;
 };
@@ -144,7 +147,7 @@ struct row_ways {
 struct tally_report {
     struct atomic_file file;
     struct segment segment;
-    struct float_memo *floats;   /* JSON: per column; CSV: per pair of a float group */
+    struct float_memo *floats;   /* JSON: per column */
     struct column_group *groups; /* CSV: the value columns by kind */
     uint32_t group_count;
     /* CSV: the counts' columns when the value columns are unsigned ones
@@ -238,10 +241,10 @@ static inline char *put_float(tally_report *r, char *p, struct float_memo *memo,
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (memo->generation == r->generation && memo->bits[0] == bits)
+    if (memo->generation == r->generation && memo->bits == bits)
         return copy_earlier(p, r->text + memo->at, memo->length);
     char *end = text_f64(p, v);
-    *memo = (struct float_memo){.bits = {bits},
+    *memo = (struct float_memo){.bits = bits,
                                 .generation = r->generation,
                                 .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
                                 .length = (uint32_t)(end - p)};
@@ -651,9 +654,8 @@ static inline __attribute__((always_inline)) char *put_segment(char *p, const st
 /*
  * A CSV row's value columns, a group of neighbouring columns of one kind at
  * a time: unsigned ones (most) several numbers at once by
- * text_csv_counts; a float copied from the buffer when it repeats its
- * column's previous value (ratios often do), else by text_f64; a signed
- * one by text_i64.
+ * text_csv_counts; floats two at a time (the pair's way), a last one alone
+ * by text_f64; a signed one by text_i64.
  */
 static __attribute__((noinline)) char *put_signed_group(char *p, const tally_value *values,
                                                         uint32_t n, tally_value *keep)
@@ -666,42 +668,26 @@ static __attribute__((noinline)) char *put_signed_group(char *p, const tally_val
     return p;
 }
 
-/* ",a,b" through the pair's memo. */
+/* A CSV run of float columns, two at a time. A run of one pair (a
+ * report's usual: two ratios) takes no loop, whose registers kept around
+ * the call cost about 30 instructions. */
 static inline __attribute__((always_inline)) char *
-put_float_pair(tally_report *r, char *p, struct float_memo *memo, const tally_value *v)
-{
-    if (memo->generation == r->generation && memo->bits[0] == v[0].u64 && memo->bits[1] == v[1].u64)
-        return copy_earlier(p, r->text + memo->at, memo->length);
-    char *end = r->put_pair(p, v[0].f64, v[1].f64);
-    *memo = (struct float_memo){.bits = {v[0].u64, v[1].u64},
-                                .generation = r->generation,
-                                .at = (uint32_t)((uintptr_t)p - (uintptr_t)r->text),
-                                .length = (uint32_t)(end - p)};
-    return end;
-}
-
-/* A CSV run of float columns, two at a time: memo holds one entry per
- * pair and one for a last column alone. A run of one pair (a report's
- * usual: two ratios) takes no loop, whose registers kept around the call
- * cost about 30 instructions. */
-static inline __attribute__((always_inline)) char *
-put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *keep,
-                struct float_memo *memo, uint32_t n)
+put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *keep, uint32_t n)
 {
     if (n == 2) {
         memcpy(keep, v, 2 * sizeof *v);
-        return put_float_pair(r, p, memo, v);
+        return r->put_pair(p, v[0].f64, v[1].f64);
     }
     uint32_t i = 0;
-    for (; i + 2 <= n; i += 2, memo++) {
+    for (; i + 2 <= n; i += 2) {
         keep[i] = v[i];
         keep[i + 1] = v[i + 1];
-        p = put_float_pair(r, p, memo, v + i);
+        p = r->put_pair(p, v[i].f64, v[i + 1].f64);
     }
     if (i < n) {
         keep[i] = v[i];
         *p++ = ',';
-        p = put_float(r, p, memo, v[i].f64);
+        p = text_f64(p, v[i].f64);
     }
     return p;
 }
@@ -714,8 +700,7 @@ static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, 
     if (r->counts_then_floats) { /* no walk of the groups */
         uint32_t n = r->count_columns;
         p = r->put_counts(p, &values->u64, n, &r->last_values->u64);
-        return put_float_group(r, p, values + n, r->last_values + n, r->floats + n,
-                               r->float_columns);
+        return put_float_group(r, p, values + n, r->last_values + n, r->float_columns);
     }
     const struct column_group *g = r->groups, *end = g + r->group_count;
     do {
@@ -724,7 +709,7 @@ static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, 
         if (g->kind == COLUMN_UNSIGNED)
             p = r->put_counts(p, &v->u64, g->count, &keep->u64);
         else if (g->kind == COLUMN_FLOAT)
-            p = put_float_group(r, p, v, keep, r->floats + g->first, g->count);
+            p = put_float_group(r, p, v, keep, g->count);
         else
             p = put_signed_group(p, v, g->count, keep);
     } while (++g < end);
