@@ -11,7 +11,7 @@
 #   taskset -c 1 bench/rows_ab.sh build HEAD~1 HEAD
 set -eu
 if [ $# -lt 3 ]; then
-    sed -n '2,12p' "$0"
+    sed -n '2,11p' "$0"
     exit 2
 fi
 build=$(cd "$1" && pwd)
