@@ -71,9 +71,8 @@ struct lane_constants {
 };
 
 /* The digits of 2^(b - 1), the least number of bit length b = 64 - zeros:
- * floor((b - 1) log10 2) + 1, as (b - 1) x 1233 >> 12 (exact below
- * b = 1000). */
-#define LEAST_DIGITS(zeros) (((63 - (zeros)) * 1233 >> 12) + 1)
+ * floor((b - 1) log10 2) + 1. */
+#define LEAST_DIGITS(zeros) (TEXT_LOG10_POW2(63 - (zeros)) + 1)
 #define LEAST_DIGITS4(z)                                                                           \
     LEAST_DIGITS(z), LEAST_DIGITS((z) + 1), LEAST_DIGITS((z) + 2), LEAST_DIGITS((z) + 3)
 #define LEAST_DIGITS16(z)                                                                          \

@@ -225,8 +225,7 @@ static char *put_general(char *p, uint64_t digits, int exponent)
 #define FAST_BINADES 69 /* to 2^56, 7.2e16: "%.17g" writes fixed below 10^17 */
 
 /* floor(e log10(2)) for |e| < 100: 78913 / 2^18 is log10(2) within 8e-7 */
-#define LOG10_POW2(e) ((e) >= 0 ? (e)*78913 / 262144 : -((-(e)*78913 + 262143) / 262144))
-#define LOWER_DECADE(i) LOG10_POW2((i) + FAST_FIRST - 1023)
+#define LOWER_DECADE(i) TEXT_LOG10_POW2((i) + FAST_FIRST - 1023)
 /* 5^n for n from 0 to 20 as a constant expression; 0 outside (the upper
  * decade of the last binade, which none of its doubles reaches) */
 #define POW5(n)                                                                                    \

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* floor(e log10 2) for an integer e (the decimal exponent of 2^e), as a
+ * constant expression: 78913 / 2^18 is log10 2 closely enough for |e| up
+ * to thousands. */
+#define TEXT_LOG10_POW2(e) ((e) >= 0 ? (e)*78913 / 262144 : -((-(e)*78913 + 262143) / 262144))
+
 /* Bytes to leave for one text_u64, text_i64 or text_f64: the longest text
  * is 24 bytes, and the stores of whole registers may write past its end
  * (text_f64 up to 34 bytes from where it starts). */
