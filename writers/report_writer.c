@@ -906,9 +906,6 @@ struct row_way {
     bool prefetch; /* PREFETCHW: processors of the way have it */
 };
 
-/* For the base way's rows where the processor has PREFETCHW. */
-#define TEXT_PRFCHW __attribute__((target("prfchw")))
-
 static const struct row_way base_way = {time_digits_base, same_as_slots, false};
 #ifdef TEXT_VECTOR
 static const struct row_way prefetch_way = {time_digits_base, same_as_slots, true};

@@ -130,6 +130,10 @@ text_digits_ifma(__m512i x, const void *fraction_by, const void *digit_by)
     return _mm512_madd52hi_epu64(_mm512_setzero_si512(), fraction, _mm512_load_si512(digit_by));
 }
 
+/* For functions that use PREFETCHW (their callers check
+ * text_cpu_has_prfchw). */
+#define TEXT_PRFCHW __attribute__((target("prfchw")))
+
 /* Whether this processor has PREFETCHW (CPUID 0x80000001, ECX bit 8), read
  * from CPUID: clang's __builtin_cpu_supports does not know "prfchw". */
 static inline bool text_cpu_has_prfchw(void)
