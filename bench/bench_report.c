@@ -18,6 +18,7 @@
 #include "bench_report.h"
 #include "bench_clock.h"
 #include "bench_rows.h"
+#include "bench_stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,18 +188,6 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
     return seconds * 1e9 / ((double)draws * submits);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, int n)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_doubles);
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 enum { FRAME_ROUNDS = 5, ROWS_ROUNDS = 5 };
 
 /* The three row paths over interleaved rounds, so that a slow spell of a
@@ -216,13 +205,13 @@ static void rows_rounds(struct bench_report_figures *f)
         engine[r] =
             bench_report_rows_per_second(f->rows, BENCH_ROWS_ENGINE, &unused_ns, &unused_bytes);
     }
-    f->rows_per_s = median(public, f->row_rounds); /* sorted: the extremes are at the ends */
+    f->rows_per_s = bench_median(public, f->row_rounds); /* sorted: the extremes are at the ends */
     f->rows_slowest_per_s = public[0];
     f->rows_fastest_per_s = public[f->row_rounds - 1];
-    f->rows_user_ns = median(public_user, f->row_rounds);
-    f->keyed_rows_per_s = median(keyed, f->row_rounds);
-    f->keyed_user_ns = median(keyed_user, f->row_rounds);
-    f->engine_rows_per_s = median(engine, f->row_rounds);
+    f->rows_user_ns = bench_median(public_user, f->row_rounds);
+    f->keyed_rows_per_s = bench_median(keyed, f->row_rounds);
+    f->keyed_user_ns = bench_median(keyed_user, f->row_rounds);
+    f->engine_rows_per_s = bench_median(engine, f->row_rounds);
 }
 
 enum { SLICE_ROWS = 20000, PROBE_LOOPS = 1000000 };
@@ -238,7 +227,7 @@ static void whole_core_figures(struct bench_report_figures *f, int slices, doubl
 {
     int probes = slices + 1;
     memcpy(sorted, ghz, (size_t)probes * sizeof *sorted);
-    double clock = median(sorted, probes);
+    double clock = bench_median(sorted, probes);
     if (clock <= 0)
         return;
     for (int n = 0; n < probes; n++)
@@ -247,7 +236,7 @@ static void whole_core_figures(struct bench_report_figures *f, int slices, doubl
      * a little above it (an interrupt makes it read low), so the most any
      * probe gave is the whole core's figure, found if the core was whole
      * for even a few of them */
-    f->core_adds_median = median(sorted, probes);
+    f->core_adds_median = bench_median(sorted, probes);
     f->core_adds_whole = sorted[probes - 1];
     double least = WHOLE_CORE_SHARE * f->core_adds_whole;
     int kept = 0;
@@ -261,8 +250,8 @@ static void whole_core_figures(struct bench_report_figures *f, int slices, doubl
     f->whole_core_slices = kept;
     if (!kept)
         return;
-    f->whole_core_rows_per_s = median(rates, kept);
-    f->whole_core_cycles = median(seconds, kept) * clock * 1e9 / SLICE_ROWS;
+    f->whole_core_rows_per_s = bench_median(rates, kept);
+    f->whole_core_cycles = bench_median(seconds, kept) * clock * 1e9 / SLICE_ROWS;
 }
 
 /*
@@ -331,8 +320,8 @@ struct bench_report_figures bench_report_run(bool quick)
         idle[r] = bench_report_frame(false, 10000, 50, &unused);
         reporting[r] = bench_report_frame(true, 10000, 50, &f.frame_bytes);
     }
-    f.idle_ns = median(idle, f.rounds);
-    f.report_ns = median(reporting, f.rounds);
+    f.idle_ns = bench_median(idle, f.rounds);
+    f.report_ns = bench_median(reporting, f.rounds);
     return f;
 }
 

@@ -22,6 +22,7 @@
 #include <tally/tally.h>
 
 #include "bench_rows.h"
+#include "bench_stats.h"
 
 typedef tally_status open_fn(const char *, tally_report_format, const tally_catalogue *,
                              const uint32_t *, uint32_t, tally_report **);
@@ -84,18 +85,6 @@ static double slice(struct build *b, const struct bench_rows *rows, uint64_t cou
     return (thread_ns() - t0) / (double)count;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double at(double *values, int n, double share)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_doubles);
-    return values[(int)(share * (n - 1) + 0.5)];
-}
-
 /* Per pair n: A's and B's ns a row, alternately first, and their ratio;
  * how many pairs B was faster in. */
 static int run_pairs(struct build *a_build, struct build *b_build, const struct bench_rows *rows,
@@ -153,12 +142,13 @@ int main(int argc, char **argv)
     int b_faster = run_pairs(&build_a, &build_b, rows, pairs, rows_a_slice, a, b, ratio);
     bool ok = close_build(&build_a);
     ok = close_build(&build_b) && ok;
-    printf("A %s: median %.1f ns a row, 10th percentile %.1f\n", argv[1], at(a, pairs, 0.5),
-           at(a, pairs, 0.1));
-    printf("B %s: median %.1f ns a row, 10th percentile %.1f\n", argv[2], at(b, pairs, 0.5),
-           at(b, pairs, 0.1));
+    printf("A %s: median %.1f ns a row, 10th percentile %.1f\n", argv[1],
+           bench_quantile(a, pairs, 0.5), bench_quantile(a, pairs, 0.1));
+    printf("B %s: median %.1f ns a row, 10th percentile %.1f\n", argv[2],
+           bench_quantile(b, pairs, 0.5), bench_quantile(b, pairs, 0.1));
     printf("B/A: median %.3f, quartiles %.3f and %.3f; B faster in %d of %d pairs\n",
-           at(ratio, pairs, 0.5), at(ratio, pairs, 0.25), at(ratio, pairs, 0.75), b_faster, pairs);
+           bench_quantile(ratio, pairs, 0.5), bench_quantile(ratio, pairs, 0.25),
+           bench_quantile(ratio, pairs, 0.75), b_faster, pairs);
     free(a);
     bench_rows_free(rows);
     return ok ? 0 : 1;
