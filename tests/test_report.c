@@ -919,6 +919,9 @@ static void report_rejects_null_arguments(void **state)
     report = open_report(path, TALLY_REPORT_CSV);
     tally_command_record record = sample_record(1);
     tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    /* a record of NULL strings and zero numbers, before any segment is made */
+    tally_command_record empty = {.sequence = 1};
+    assert_int_equal(tally_report_write(report, &empty, values), TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_write(NULL, &record, values), TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_write(report, NULL, values), TALLY_ERROR_INVALID_ARGUMENT);
     assert_int_equal(tally_report_write(report, &record, NULL), TALLY_ERROR_INVALID_ARGUMENT);
@@ -1233,6 +1236,98 @@ static void times_that_continue_the_previous_row_are_written_in_full(void **stat
     free(text);
 }
 
+/* End times that fall below 10^8 and rise past it again (rows need not
+ * come in order of time): the first digits of a time of 9 to 16 digits are
+ * kept for the next such time, and a shorter time between them must not
+ * leave its text in their place. Each row against printf's. */
+static void end_times_that_fall_and_rise_across_10_8_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "ends.csv");
+    tally_report *report = open_one_column(path, "GpuTime");
+    static const uint64_t ends[] = {
+        150000000u, 50000000u,         170000000u, 160000000u, 10000000000000005u,  140000000u,
+        7u,         9999999999999999u, 199999999u, 123456789u, 100000000000000000u, 123456790u};
+    enum { N = sizeof ends / sizeof ends[0] };
+    for (uint64_t i = 0; i < N; i++) {
+        tally_command_record record = {.sequence = i + 1,
+                                       .api_name = "b",
+                                       .kind = "a",
+                                       .context = 1,
+                                       .context_api = "c",
+                                       .label = "",
+                                       .begin_ns = ends[i] - 2,
+                                       .end_ns = ends[i]};
+        tally_value value = {.u64 = i};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    for (uint64_t i = 0; i < N; i++) {
+        char expected[256];
+        snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,,%llu,%llu,2,%llu\n",
+                 (unsigned long long)(i + 1), (unsigned long long)(ends[i] - 2),
+                 (unsigned long long)ends[i], (unsigned long long)i);
+        assert_memory_equal(line, expected, strlen(expected));
+        line += strlen(expected);
+    }
+    assert_string_equal(line, "");
+    free(text);
+}
+
+/* Rows whose strings are the same pointers while one of their numbers
+ * (context, frame, submission, stream) or one string (another pointer, to
+ * other text) alone changes, and changes back: each row is written with
+ * its own fields, however the writer finds out that they changed (one wide
+ * compare of the record, say). The numbers change in their high 32 bits
+ * alone in the first half and in their low bits alone in the second. */
+static void rows_whose_numbers_alone_change_are_written_with_their_own(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "numbers.csv");
+    tally_report *report = open_one_column(path, "GpuTime");
+    enum { N = 40 };
+    tally_command_record records[N];
+    for (uint64_t i = 0; i < N; i++) {
+        tally_command_record r = sample_record(i + 1);
+        r.begin_ns = 1000 + 10 * i;
+        r.end_ns = r.begin_ns + 5;
+        uint64_t high = i < N / 2 ? (uint64_t)1 << (32 + i % 7) : 0;
+        uint64_t low = i < N / 2 ? 0 : 1;
+        /* even rows are the sample's; each odd row changes one field */
+        switch (i % 2 ? i / 2 % 8 : 8) {
+        case 0: r.context = UINT32_MAX - (uint32_t)i; break;
+        case 1: r.frame = (r.frame | high) + low; break;
+        case 2: r.submission = (r.submission | high) + low; break;
+        case 3: r.stream = (r.stream | high) + low; break;
+        case 4: r.kind = "dispatch"; break;
+        case 5: r.api_name = "vkCmdDispatch"; break;
+        case 6: r.context_api = "gl"; break;
+        case 7: r.label = "frame/other"; break;
+        }
+        records[i] = r;
+        tally_value value = {.u64 = i};
+        assert_int_equal(tally_report_write(report, &r, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    for (uint64_t i = 0; i < N; i++) {
+        const tally_command_record *r = &records[i];
+        char expected[256];
+        snprintf(expected, sizeof expected, "%llu,%s,%s,%u,%s,%llu,%llu,%llu,%s,%llu,%llu,5,%llu\n",
+                 (unsigned long long)r->sequence, r->kind, r->api_name, r->context, r->context_api,
+                 (unsigned long long)r->frame, (unsigned long long)r->submission,
+                 (unsigned long long)r->stream, r->label, (unsigned long long)r->begin_ns,
+                 (unsigned long long)r->end_ns, (unsigned long long)i);
+        assert_memory_equal(line, expected, strlen(expected));
+        line += strlen(expected);
+    }
+    assert_string_equal(line, "");
+    free(text);
+}
+
 /* Sequences that count up (the engine's rows do), across every digit
  * count: runs of 25 starting 12 below each power of ten up to 10^19, each
  * run broken once by a repeat and once by a step back, so that the text
@@ -1408,6 +1503,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(counts_then_floats_repeat_and_change_column_by_column,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(integers_are_written_in_full, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(
+            end_times_that_fall_and_rise_across_10_8_are_written_in_full, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(rows_whose_numbers_alone_change_are_written_with_their_own,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(sequences_that_count_up_are_written_in_full, make_dir,

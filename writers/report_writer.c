@@ -3,6 +3,7 @@
  * two megabytes at a time. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -57,6 +58,12 @@ struct segment {
      * without the pages checked, nor the pointers checked for NULL. Else
      * pointers no caller has (the array's own address). */
     const char *pointers[4];
+    /* A record's fields from api_name to label (the four pointers, context,
+     * frame, submission and stream; context's padding 0) as a record of
+     * this segment has them: the IFMA way compares them in one instruction
+     * (segment_matches_image). Where pointers holds no caller's, neither
+     * does this: it matches no record. */
+    _Alignas(64) uint32_t image[16];
     /* the numbers as segment_matches compares them: the record's frame,
      * submission and stream, and its context in the low 32 bits of
      * context_state with the segment's state above them, 0 for one of
@@ -111,13 +118,16 @@ struct column_text {
 
 /* A command's end time and its text: the next command most often begins
  * when this one ended, and its begin_ns is then copied from here, in the
- * two pieces it was stored as. */
+ * two pieces it was stored as. A time of 9 to 16 digits keeps its first
+ * digits, end_ns / 10^8 (high_value), which change every 0.1 s: the next
+ * such end_ns with the same first digits copies them. */
 struct time_text {
     uint64_t value;
     uint32_t length;      /* 0: none kept */
     uint32_t high_length; /* of the text in high; low holds the rest */
     char high[8];         /* the first digits (up to 8), and what the stores wrote past them */
     char low[8];          /* the last 8 digits of a time of 9 to 16 */
+    uint64_t high_value;  /* the quotient whose text high holds; UINT64_MAX: none */
 };
 
 /* A row's sequence and its text (up to 16 digits): the next row's, one
@@ -168,7 +178,6 @@ struct tally_report {
     uint64_t last_generation; /* of the buffer fill the text is in; 0: none */
     size_t last_at, last_length;
     struct column_text duration_text; /* CSV: the latest row's duration_ns */
-    struct column_text end_high_text; /* CSV: the latest row's end_ns / 10^8 */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
@@ -425,15 +434,7 @@ same_as_slots_ifma(const struct segment *g, const char *const strings[4])
     }
     return _mm256_testz_si256(differ, differ);
 }
-#else
-/* no compare of slots: segment_matches_pointers is false */
-#define same_as_slots NULL
-#define same_as_slots_ifma NULL
 #endif
-
-/* A way of comparing a record's strings with the slots (the rows'
- * entries take one as a constant: struct row_way). */
-typedef bool same_slots_fn(const struct segment *g, const char *const strings[4]);
 
 static inline bool same_strings(const struct segment *g, const char *const strings[4])
 {
@@ -469,26 +470,82 @@ static inline bool segment_matches(const struct segment *g, const tally_command_
     return same_strings(g, strings);
 }
 
-/* segment_matches for a record with the segment's pointers (most rows of
- * tally_report_write): false for any other, whose strings may be NULL. */
-static inline __attribute__((always_inline)) bool
-segment_matches_pointers(const struct segment *g, const tally_command_record *record,
-                         same_slots_fn *same_slots)
+/* A way of finding whether a record is of the segment, its pointers the
+ * segment's (most rows of tally_report_write): false for any other record,
+ * whose strings may be NULL. The rows' entries take one as a constant
+ * (struct row_way). */
+typedef bool segment_matches_fn(const struct segment *g, const tally_command_record *record);
+
+/* The record's fields that struct segment's image holds: from api_name to
+ * label, 64 bytes; the 32-bit lanes compared, all but context's padding. */
+#define IMAGE_FIRST offsetof(tally_command_record, api_name)
+#define IMAGE_AT(g, field)                                                                         \
+    ((char *)(g)->image + offsetof(tally_command_record, field) - IMAGE_FIRST)
+#define IMAGE_LANES                                                                                \
+    ((uint16_t) ~(1u << ((offsetof(tally_command_record, context) + 4 - IMAGE_FIRST) / 4)))
+_Static_assert(offsetof(tally_command_record, label) + sizeof(const char *) - IMAGE_FIRST ==
+                   sizeof(((struct segment *)0)->image),
+               "the image spans api_name to label");
+_Static_assert(offsetof(tally_command_record, context_api) ==
+                   offsetof(tally_command_record, context) + 8,
+               "context is followed by 4 bytes of padding");
+
+/* The image of no record (see struct segment). */
+static void forget_image(struct segment *g)
 {
+    const char *own = (const char *)g->pointers;
+    memset(g->image, 0, sizeof g->image);
+    memcpy(IMAGE_AT(g, api_name), &own, sizeof own);
+}
+
+/* The image of the segment's pointers and numbers, and the record's context. */
+static void set_image(struct segment *g, uint32_t context)
+{
+    forget_image(g);
+    memcpy(IMAGE_AT(g, kind), &g->pointers[0], sizeof g->pointers[0]);
+    memcpy(IMAGE_AT(g, api_name), &g->pointers[1], sizeof g->pointers[1]);
+    memcpy(IMAGE_AT(g, context_api), &g->pointers[2], sizeof g->pointers[2]);
+    memcpy(IMAGE_AT(g, label), &g->pointers[3], sizeof g->pointers[3]);
+    memcpy(IMAGE_AT(g, context), &context, sizeof context);
+    memcpy(IMAGE_AT(g, frame), &g->numbers[0], sizeof g->numbers[0]);
+    memcpy(IMAGE_AT(g, submission), &g->numbers[1], sizeof g->numbers[1]);
+    memcpy(IMAGE_AT(g, stream), &g->numbers[2], sizeof g->numbers[2]);
+}
+
 #if defined(TEXT_VECTOR) && READS_PAST_STRINGS
-    /* the pointers one by one, and the loads through the segment's copy
-     * of them: gathered in an array, they cost a dozen shuffles */
+/* By SSE2: the pointers one by one, and the loads through the segment's
+ * copy of them (gathered in an array, they cost a dozen shuffles). */
+static inline __attribute__((always_inline)) bool
+segment_matches_pointers(const struct segment *g, const tally_command_record *record)
+{
     return g->context_state == record->context && same_numbers_as(g, record) &&
            record->kind == g->pointers[0] && record->api_name == g->pointers[1] &&
            record->context_api == g->pointers[2] && record->label == g->pointers[3] &&
-           same_slots(g, g->pointers);
+           same_as_slots(g, g->pointers);
+}
+
+/* By AVX-512: the record's pointers and numbers against the segment's
+ * image in one compare (where segment_matches_pointers takes about 20
+ * instructions and five branches), then the strings. The load leaves out
+ * context's padding, which a caller need not have set. */
+TEXT_IFMA static inline __attribute__((always_inline)) bool
+segment_matches_image(const struct segment *g, const tally_command_record *record)
+{
+    __m512i fields = _mm512_maskz_loadu_epi32(IMAGE_LANES, (const char *)record + IMAGE_FIRST);
+    __m512i image = _mm512_load_si512((const void *)g->image);
+    return _mm512_cmpneq_epu32_mask(fields, image) == 0 && same_as_slots_ifma(g, g->pointers);
+}
 #else
+/* no compare of slots: every record goes to segment_for */
+static inline bool segment_matches_pointers(const struct segment *g,
+                                            const tally_command_record *record)
+{
     (void)g;
     (void)record;
-    (void)same_slots;
     return false;
-#endif
 }
+#define segment_matches_image segment_matches_pointers
+#endif
 
 static bool grow(char **buffer, size_t *capacity, size_t needed)
 {
@@ -528,6 +585,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     g->keyed = SEGMENT_COMPARED;
     for (int i = 0; i < 4; i++)
         g->pointers[i] = (const char *)g->pointers;
+    forget_image(g);
     size_t total = n->kind + n->api_name + n->context_api + n->label + 4;
     size_t bound = 128 + RECORD_NUMBERS_MAX + TEXT_JSON_MAX(total);
     if (!grow(&g->strings, &g->strings_capacity, total) ||
@@ -597,6 +655,7 @@ static __attribute__((noinline)) struct segment *make_segment(tally_report *r,
     g->row_bound = 128 + RECORD_NUMBERS_MAX + ((g->text_length + 15) & ~(size_t)15) + r->keys_size +
                    (size_t)r->count * (TEXT_NUMBER_MAX + 1) + TEXT_CSV_COUNTS_MAX(0);
     record_numbers(record, g->numbers);
+    set_image(g, record->context);
     g->context_state = record->context; /* compared strings: state 0 */
     return g;
 }
@@ -607,6 +666,7 @@ static void segment_keyed_by(struct segment *g, enum segment_keyed keyed)
 {
     g->keyed = keyed;
     g->context_state = (uint32_t)g->context_state | (uint64_t)keyed << 32;
+    forget_image(g);
 }
 
 /* The segment of this record, made when it differs from the last. Out of
@@ -779,8 +839,10 @@ static inline char *put_end(char *p, struct time_text *t, uint64_t v)
         memcpy(p, &high, 8);
         memcpy(t->high, &high, 8);
         t->high_length = length;
+        t->high_value = UINT64_MAX; /* high holds the whole time */
     } else if (v < 10000000000000000u) {
-        length = text_below_1e8((uint32_t)(v / 100000000u), &high);
+        t->high_value = v / 100000000u;
+        length = text_below_1e8((uint32_t)t->high_value, &high);
         low = text_digits8((uint32_t)(v % 100000000u)) + TEXT_ASCII_ZEROS;
         memcpy(p, &high, 8);
         memcpy(p + length, &low, 8);
@@ -902,14 +964,14 @@ enum { TEXT_AHEAD = 4096 };
  * parts are inlined (struct row_ways). */
 struct row_way {
     time_digits_fn *time_digits;
-    same_slots_fn *same_slots;
+    segment_matches_fn *segment_matches;
     bool prefetch; /* PREFETCHW: processors of the way have it */
 };
 
-static const struct row_way base_way = {time_digits_base, same_as_slots, false};
+static const struct row_way base_way = {time_digits_base, segment_matches_pointers, false};
 #ifdef TEXT_VECTOR
-static const struct row_way prefetch_way = {time_digits_base, same_as_slots, true};
-static const struct row_way ifma_way = {time_digits_ifma, same_as_slots_ifma, true};
+static const struct row_way prefetch_way = {time_digits_base, segment_matches_pointers, true};
+static const struct row_way ifma_way = {time_digits_ifma, segment_matches_image, true};
 #endif
 
 /* The lines TEXT_AHEAD past row, for writing where the way has PREFETCHW
@@ -925,6 +987,16 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const struct ro
 }
 
 #ifdef TEXT_VECTOR
+/* The text of a time's first digits, high (below 10^8), kept in t. Out
+ * of line: it changes every 0.1 s of the times. */
+static __attribute__((noinline)) void put_time_high(struct time_text *t, uint64_t high)
+{
+    uint64_t text;
+    t->high_length = text_below_1e8((uint32_t)high, &text);
+    memcpy(t->high, &text, 8);
+    t->high_value = high;
+}
+
 /* ",", then the duration's text, from its lane of text_digits8x2's digits. */
 static inline char *put_duration_lane(char *p, __m128i digits, unsigned nonzero)
 {
@@ -953,18 +1025,17 @@ static inline __attribute__((always_inline)) char *put_end_and_duration(tally_re
     if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
         uint64_t high = end_ns / 100000000u;
         uint32_t low = (uint32_t)(end_ns - high * 100000000u);
-        const struct column_text *h = &r->end_high_text;
-        char *after_high = put_memo_u64(p, &r->end_high_text, high); /* high < 10^8 */
+        struct time_text *t = &r->end_text;
+        if (__builtin_expect(high != t->high_value, 0))
+            put_time_high(t, high);
+        memcpy(p, t->high, 8);
         __m128i digits = time_digits(low, duration);
         unsigned nonzero = ~text_zero_digits(digits);
         uint64_t low_text = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi8(digits, _mm_set1_epi8('0')));
-        struct time_text *t = &r->end_text;
-        memcpy(after_high, &low_text, 8);
-        memcpy(t->high, h->text, 8);
+        memcpy(p + t->high_length, &low_text, 8);
         memcpy(t->low, &low_text, 8);
-        t->high_length = h->length;
         t->value = end_ns;
-        t->length = h->length + 8;
+        t->length = t->high_length + 8;
         return put_duration_lane(p + t->length, digits, nonzero);
     }
 #else
@@ -1183,12 +1254,13 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
     r->segment.context_state = NO_SEGMENT;
+    forget_image(&r->segment);
     bool baseline = simd_baseline();
     r->put_counts = baseline ? text_csv_counts_baseline() : text_csv_counts_best();
     r->put_pair = baseline ? text_csv_f64_pair_baseline() : text_csv_f64_pair_best();
     r->rows = row_ways(baseline);
     r->duration_text.value = UINT64_MAX; /* with length 0: none kept */
-    r->end_high_text.value = UINT64_MAX; /* not a quotient of a time below 10^16 */
+    r->end_text.high_value = UINT64_MAX; /* not a quotient of a time below 10^16 */
     r->text = new_text_buffer();
     if (!r->text || !prepare_columns(r)) {
         free_report(r);
@@ -1265,10 +1337,10 @@ static inline __attribute__((always_inline)) tally_status
 report_write(tally_report *report, const tally_command_record *record, const tally_value *values,
              const struct row_way *way)
 {
-    if (!record || (report->count && !values))
+    if (!record || (!values && report->count))
         return TALLY_ERROR_INVALID_ARGUMENT;
     const struct segment *g = &report->segment;
-    if (!segment_matches_pointers(g, record, way->same_slots)) {
+    if (!way->segment_matches(g, record)) {
         if (!has_strings(record))
             return TALLY_ERROR_INVALID_ARGUMENT;
         g = segment_for(report, record);
