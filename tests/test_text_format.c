@@ -552,6 +552,58 @@ static void counts_are_written_as_printf_writes_them_every_way(void **state)
     check_counts(text_csv_counts_best(), "the best");
 }
 
+/* A row's counts then its two ratios in one call (text_counts_pair_fn)
+ * against printf's ",%" PRIu64 ... ",%.17g,%.17g": runs of 0 to 24 counts
+ * of every kind (a large one sends the counts the checked way, after
+ * which the pair must still follow), pairs of every kind; all n + 2
+ * values kept, nothing past them. */
+static void counts_then_a_pair_are_written_as_printf_writes_them(void **state)
+{
+    (void)state;
+    text_counts_pair_fn put = text_csv_counts_pair_best();
+    if (!put) {
+        print_message("this processor has no way for the counts then a pair: not run\n");
+        return;
+    }
+    double doubles[256];
+    size_t double_count = pair_values(doubles);
+    uint64_t rng = 6;
+    for (uint32_t round = 0; round < TEXT_TEST_CASES / 8; round++) {
+        uint32_t n = round % 25;
+        uint64_t values[26], keep[28];
+        if (round % 2)
+            row_case(values, n, &rng);
+        else
+            for (uint32_t i = 0; i < n; i++)
+                values[i] = count_case(round + i, &rng);
+        double a = pair_case(next_random(&rng), doubles, double_count);
+        double b = pair_case(next_random(&rng), doubles, double_count);
+        memcpy(&values[n], &a, sizeof a);
+        memcpy(&values[n + 1], &b, sizeof b);
+        char expected[26 * 32], text[TEXT_CSV_COUNTS_MAX(24) + TEXT_CSV_F64_PAIR_MAX];
+        size_t used = 0;
+        for (uint32_t i = 0; i < n; i++)
+            used +=
+                (size_t)snprintf(expected + used, sizeof expected - used, ",%" PRIu64, values[i]);
+        expected[used++] = ',';
+        printf_g17(expected + used, sizeof expected - used, a);
+        used += strlen(expected + used);
+        expected[used++] = ',';
+        printf_g17(expected + used, sizeof expected - used, b);
+        used += strlen(expected + used);
+        memset(keep, 0xa5, sizeof keep);
+        char *end = put(text, values, n, keep);
+        if ((size_t)(end - text) != used || memcmp(text, expected, used) != 0) {
+            print_error("%u counts then a pair: %.*s, printf %.*s\n", n, (int)(end - text), text,
+                        (int)used, expected);
+            fail();
+        }
+        assert_memory_equal(keep, values, (n + 2) * sizeof *values);
+        for (uint32_t i = n + 2; i < 28; i++)
+            assert_int_equal(keep[i], 0xa5a5a5a5a5a5a5a5ull);
+    }
+}
+
 #ifdef TEXT_VECTOR
 static const struct text_ifma_digits ifma_digits = TEXT_IFMA_DIGITS;
 
@@ -634,6 +686,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(random_pairs_are_written_as_printf_writes_them),
         cmocka_unit_test(pairs_round_exact_halves_to_even_in_each_lane),
         cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
+        cmocka_unit_test(counts_then_a_pair_are_written_as_printf_writes_them),
         cmocka_unit_test(digits_of_numbers_below_1e8_are_their_decimal_digits_each_way),
         cmocka_unit_test(text_u64_writes_as_printf_writes),
     };

@@ -166,8 +166,11 @@ struct tally_report {
     bool counts_then_floats;
     uint32_t count_columns, float_columns;
     /* the fastest ways this processor has, or the baseline's (simd_baseline) */
-    text_counts_fn put_counts;          /* a row's counts */
-    text_f64_pair_fn put_pair;          /* a pair of float columns */
+    text_counts_fn put_counts; /* a row's counts */
+    text_f64_pair_fn put_pair; /* a pair of float columns */
+    /* the counts then the pair in one call, where the columns are counts
+     * then two floats and the processor has a way for it; else NULL */
+    text_counts_pair_fn put_counts_pair;
     const struct row_ways *rows;        /* the rows' entries (struct row_way) */
     struct time_text end_text;          /* CSV: the latest row's end_ns */
     struct sequence_text sequence_text; /* CSV: the latest row's sequence */
@@ -757,6 +760,8 @@ put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *kee
 static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, char *p,
                                                                const tally_value *values)
 {
+    if (r->put_counts_pair) /* counts, then two floats */
+        return r->put_counts_pair(p, &values->u64, r->count_columns, &r->last_values->u64);
     if (r->counts_then_floats) { /* no walk of the groups */
         uint32_t n = r->count_columns;
         p = r->put_counts(p, &values->u64, n, &r->last_values->u64);
@@ -1238,6 +1243,8 @@ static bool prepare_columns(tally_report *r)
         r->count_columns = g[0].count;
         r->float_columns = r->group_count == 2 ? g[1].count : 0;
     }
+    if (r->counts_then_floats && r->float_columns == 2 && !simd_baseline())
+        r->put_counts_pair = text_csv_counts_pair_best();
     return true;
 }
 

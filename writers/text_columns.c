@@ -368,13 +368,15 @@ put_eight_compressed(char *p, __m512i v, __mmask64 live_bytes, const struct lane
     return p + __builtin_popcountll(kept);
 }
 
-/* Eight at a time by compression (put_eight_compressed), the run checked
- * once (FAST_BITS); a last group of one to seven is a masked load. */
-COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
-                                          uint64_t *restrict keep)
+/* Eight at a time by compression (put_eight_compressed); a last group of
+ * one to seven is a masked load. *slow: whether the run holds a number
+ * the compression does not take (FAST_BITS), checked once, and then the
+ * text is not whole. */
+COMPRESSED static inline __attribute__((always_inline)) char *
+counts_compressed_run(char *p, const uint64_t *restrict values, uint32_t n, uint64_t *restrict keep,
+                      bool *slow)
 {
     const struct lane_constants *c = lane_constants();
-    char *start = p;
     __m512i any = _mm512_setzero_si512();
     const uint64_t *v = values, *eights_end = values + (n & ~7u);
     for (; v < eights_end; v += 8) {
@@ -391,9 +393,53 @@ COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict valu
         any = _mm512_or_si512(any, few);
         p = put_eight_compressed(p, few, (1ull << 8 * left) - 1, c);
     }
-    if (_mm512_test_epi64_mask(any, TEXT_K512(c, slow)))
-        return quads_checked(start, values, n);
+    *slow = _mm512_test_epi64_mask(any, TEXT_K512(c, slow)) != 0;
     return p;
+}
+
+COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
+                                          uint64_t *restrict keep)
+{
+    bool slow;
+    char *end = counts_compressed_run(p, values, n, keep, &slow);
+    return slow ? quads_checked(p, values, n) : end;
+}
+
+#define COMPRESSED_IFMA                                                                            \
+    __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512cd,avx512ifma,avx512vbmi,"         \
+                          "avx512vbmi2,popcnt,prfchw")))
+
+/* The pair after the counts, values[n] and values[n + 1] as doubles. */
+COMPRESSED_IFMA static inline __attribute__((always_inline)) char *
+pair_after(char *p, const uint64_t *values, uint32_t n)
+{
+    double a, b;
+    memcpy(&a, &values[n], sizeof a);
+    memcpy(&b, &values[n + 1], sizeof b);
+    return text_f64_pair_by_ifma(p, a, b);
+}
+
+/* counts_then_pair_ifma's run that holds a larger number: the counts
+ * again, group by group, then the pair. */
+COMPRESSED_IFMA static __attribute__((noinline)) char *
+counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
+{
+    return pair_after(quads_checked(p, values, n), values, n);
+}
+
+/* The counts by compression, then the pair by IFMA (text_counts_pair_fn).
+ * Both ends are jumps to the next function: nothing is kept across a
+ * call, so no register is saved and the stack is not realigned. */
+COMPRESSED_IFMA static char *counts_then_pair_ifma(char *p, const uint64_t *restrict values,
+                                                   uint32_t n, uint64_t *restrict keep)
+{
+    keep[n] = values[n];
+    keep[n + 1] = values[n + 1];
+    bool slow;
+    char *end = counts_compressed_run(p, values, n, keep, &slow);
+    if (slow)
+        return counts_then_pair_checked(p, values, n);
+    return pair_after(end, values, n);
 }
 
 text_counts_fn text_csv_counts_compressed(void)
@@ -433,6 +479,15 @@ text_counts_fn text_csv_counts_compressed(void)
 }
 
 #endif
+
+text_counts_pair_fn text_csv_counts_pair_best(void)
+{
+#ifdef TEXT_VECTOR
+    if (text_csv_counts_compressed() && text_csv_f64_pair_ifma())
+        return counts_then_pair_ifma;
+#endif
+    return NULL;
+}
 
 text_counts_fn text_csv_counts_best(void)
 {

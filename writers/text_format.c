@@ -672,7 +672,7 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
  * pair_avx2 in slices paired in time; on a core of its own (this machine)
  * about 0.5 % (docs/benchmarks.md, round fourteen).
  */
-TEXT_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, double b)
+TEXT_IFMA __attribute__((noinline)) char *text_f64_pair_by_ifma(char *p, double a, double b)
 {
     const struct fast_tables *t = &fast;
     __asm__("" : "+r"(t)); /* the constants as memory operands: see fast */
@@ -717,7 +717,7 @@ text_f64_pair_fn text_csv_f64_pair_avx2(void)
 
 text_f64_pair_fn text_csv_f64_pair_ifma(void)
 {
-    return text_cpu_has_ifma() ? pair_ifma : NULL;
+    return text_cpu_has_ifma() ? text_f64_pair_by_ifma : NULL;
 }
 
 text_f64_pair_fn text_csv_f64_pair_best(void)
