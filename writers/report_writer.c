@@ -184,7 +184,9 @@ struct tally_report {
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     bool wrote_record;                /* JSON: the next record needs a comma */
-    bool failed;                      /* a write failed (seen when the text was written) */
+    /* TALLY_ERROR_IO once a write failed (seen when the text was
+     * written), else TALLY_OK: what each row returns, as it is */
+    tally_status written;
     /* Rows are formatted here and reach the file TEXT_BUFFER_SIZE at a time. */
     char *text;
     size_t used;
@@ -315,7 +317,7 @@ static void flush_text(tally_report *r, bool all)
         r->used = 0;
     }
     r->generation++; /* earlier rows' text is about to be overwritten or moved */
-    r->failed = atomic_file_failed(&r->file);
+    r->written = atomic_file_failed(&r->file) ? TALLY_ERROR_IO : TALLY_OK;
 }
 
 /* The headers are formatted into the text buffer, like the rows, so that
@@ -1174,7 +1176,7 @@ static tally_status write_large_row(tally_report *r, const struct segment *g, ui
     r->generation++; /* the memos the row made point into own, not the buffer */
     fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
     free(own);
-    r->failed = atomic_file_failed(&r->file);
+    r->written = atomic_file_failed(&r->file) ? TALLY_ERROR_IO : TALLY_OK;
     return TALLY_OK;
 }
 
@@ -1283,6 +1285,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
     if (count)
         memcpy(r->counters, counters, (size_t)count * sizeof r->counters[0]);
     r->generation = 1;
+    r->written = TALLY_OK;
     r->segment.context_state = NO_SEGMENT;
     forget_image(&r->segment);
     bool baseline = simd_baseline();
@@ -1352,7 +1355,7 @@ write_record(tally_report *r, const struct segment *g, const tally_command_recor
         if (s != TALLY_OK)
             return s;
     }
-    return r->failed ? TALLY_ERROR_IO : TALLY_OK;
+    return r->written;
 }
 
 static bool has_strings(const tally_command_record *record)
@@ -1514,7 +1517,7 @@ tally_status report_write_run(tally_report *report, const report_ring_run *run)
     } else {
         report->rows->csv_rows(report, g, run);
     }
-    return report->failed ? TALLY_ERROR_IO : TALLY_OK;
+    return report->written;
 }
 
 tally_status tally_report_close(tally_report *report)
