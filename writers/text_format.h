@@ -62,10 +62,6 @@ text_f64_pair_fn text_csv_f64_pair_baseline(void);
 text_f64_pair_fn text_csv_f64_pair_sse2(void);
 text_f64_pair_fn text_csv_f64_pair_avx2(void);
 text_f64_pair_fn text_csv_f64_pair_ifma(void);
-/* The IFMA way by name, for a caller built for the same processors (the
- * counts then the pair, text_columns.h): only where
- * text_csv_f64_pair_ifma is not NULL. x86-64 only. */
-char *text_f64_pair_by_ifma(char *p, double a, double b);
 
 /* Most bytes text_csv_field and text_json_string write for n bytes of s. */
 #define TEXT_CSV_MAX(n) (2 * (n) + 2)
