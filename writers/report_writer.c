@@ -888,7 +888,8 @@ static inline char *put_end(char *p, struct time_text *t, uint64_t v)
 static inline __attribute__((always_inline)) char *put_begin(char *p, const struct time_text *t,
                                                              uint64_t v)
 {
-    if (v != t->value || !t->length)
+    uint32_t length = t->length; /* read once: the stores below may alias it */
+    if (v != t->value || !length)
         return text_u64(p, v);
     /* two 8-byte pieces, as put_end stored them: one 16-byte load across
      * both stores cannot take them from the store buffer and waits for
@@ -896,7 +897,7 @@ static inline __attribute__((always_inline)) char *put_begin(char *p, const stru
      * it, docs/benchmarks.md, round sixteen) */
     memcpy(p, t->high, 8);
     memcpy(p + t->high_length, t->low, 8);
-    return p + t->length;
+    return p + length;
 }
 
 /* The sequence formatted, and kept for the next row's when it has at most
@@ -1054,7 +1055,7 @@ static inline __attribute__((always_inline)) char *put_end_and_duration(tally_re
 #ifdef TEXT_VECTOR
     if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
         uint64_t high = end_ns / 100000000u;
-        uint32_t low = (uint32_t)(end_ns - high * 100000000u);
+        uint64_t low = end_ns - high * 100000000u; /* below 10^8, broadcast whole */
         struct time_text *t = &r->end_text;
         if (__builtin_expect(high != t->high_value, 0))
             put_time_high(t, high);
