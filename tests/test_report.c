@@ -205,6 +205,14 @@ static const char *second_line(const char *text)
     return newline + 1;
 }
 
+/* The text at *line begins with expected: *line moves past it. */
+static void take_line(const char **line, const char *expected)
+{
+    size_t n = strlen(expected);
+    assert_memory_equal(*line, expected, n);
+    *line += n;
+}
+
 static void format_for_path_picks_json_by_extension_case_insensitively(void **state)
 {
     (void)state;
@@ -1180,32 +1188,20 @@ static void integers_are_written_in_full(void **state)
                  (unsigned long long)v, (unsigned)(uint32_t)v, (unsigned long long)v,
                  (unsigned long long)v, (unsigned long long)v, (unsigned long long)v,
                  (unsigned long long)v, (unsigned long long)v);
-        assert_memory_equal(line, expected, strlen(expected));
-        line += strlen(expected);
+        take_line(&line, expected);
     }
     assert_string_equal(line, "");
     free(text);
 }
 
-/* A row's begin_ns is most often the previous row's end_ns, and its
- * duration often the previous row's: the writer reuses their text then.
- * Ends of every length, durations that repeat and change, and a begin that
- * is not the previous end, against printf. */
-static void times_that_continue_the_previous_row_are_written_in_full(void **state)
+/* A report of one count column at path, with rows of the strings "a",
+ * "b", "c" and "", the times given and the count the row's index; then
+ * its text against printf's. */
+static void check_timed_rows(const char *path, const uint64_t *begins, const uint64_t *ends,
+                             uint64_t n)
 {
-    struct fixture *fx = *state;
-    const char *path = path_in(fx, "times.csv");
     tally_report *report = open_one_column(path, "GpuTime");
-    enum { N = 400 };
-    uint64_t begins[N], ends[N];
-    uint64_t t = 0;
-    for (uint64_t i = 0; i < N; i++) {
-        begins[i] = i % 11 == 5 ? t + 3 : t; /* now and then a gap */
-        /* every other step repeats; the others grow the time by a quarter,
-         * through every digit count up to 20 */
-        bool grows = i % 2 == 0 && begins[i] < UINT64_MAX / 2;
-        ends[i] = begins[i] + (grows ? begins[i] / 4 + 1 + i : 7);
-        t = ends[i];
+    for (uint64_t i = 0; i < n; i++) {
         tally_command_record record = {.sequence = i + 1,
                                        .api_name = "b",
                                        .kind = "a",
@@ -1220,20 +1216,41 @@ static void times_that_continue_the_previous_row_are_written_in_full(void **stat
     assert_int_equal(tally_report_close(report), TALLY_OK);
     char *text = read_text(path);
     const char *line = second_line(text);
-    bool long_ones = false;
-    for (uint64_t i = 0; i < N; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         char expected[256];
         snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,,%llu,%llu,%llu,%llu\n",
                  (unsigned long long)(i + 1), (unsigned long long)begins[i],
-                 (unsigned long long)ends[i], (unsigned long long)(ends[i] - begins[i]),
+                 (unsigned long long)ends[i],
+                 (unsigned long long)(ends[i] >= begins[i] ? ends[i] - begins[i] : 0),
                  (unsigned long long)i);
-        long_ones |= ends[i] >= 10000000000000000u;
-        assert_memory_equal(line, expected, strlen(expected));
-        line += strlen(expected);
+        take_line(&line, expected);
     }
-    assert_true(long_ones); /* the times did reach 17 digits and more */
     assert_string_equal(line, "");
     free(text);
+}
+
+/* A row's begin_ns is most often the previous row's end_ns, and its
+ * duration often the previous row's: the writer reuses their text then.
+ * Ends of every length, durations that repeat and change, and a begin that
+ * is not the previous end, against printf. */
+static void times_that_continue_the_previous_row_are_written_in_full(void **state)
+{
+    struct fixture *fx = *state;
+    enum { N = 400 };
+    uint64_t begins[N], ends[N];
+    uint64_t t = 0;
+    bool long_ones = false;
+    for (uint64_t i = 0; i < N; i++) {
+        begins[i] = i % 11 == 5 ? t + 3 : t; /* now and then a gap */
+        /* every other step repeats; the others grow the time by a quarter,
+         * through every digit count up to 20 */
+        bool grows = i % 2 == 0 && begins[i] < UINT64_MAX / 2;
+        ends[i] = begins[i] + (grows ? begins[i] / 4 + 1 + i : 7);
+        t = ends[i];
+        long_ones |= ends[i] >= 10000000000000000u;
+    }
+    assert_true(long_ones); /* the times do reach 17 digits and more */
+    check_timed_rows(path_in(fx, "times.csv"), begins, ends, N);
 }
 
 /* End times that fall below 10^8 and rise past it again (rows need not
@@ -1243,37 +1260,14 @@ static void times_that_continue_the_previous_row_are_written_in_full(void **stat
 static void end_times_that_fall_and_rise_across_10_8_are_written_in_full(void **state)
 {
     struct fixture *fx = *state;
-    const char *path = path_in(fx, "ends.csv");
-    tally_report *report = open_one_column(path, "GpuTime");
     static const uint64_t ends[] = {
         150000000u, 50000000u,         170000000u, 160000000u, 10000000000000005u,  140000000u,
         7u,         9999999999999999u, 199999999u, 123456789u, 100000000000000000u, 123456790u};
     enum { N = sizeof ends / sizeof ends[0] };
-    for (uint64_t i = 0; i < N; i++) {
-        tally_command_record record = {.sequence = i + 1,
-                                       .api_name = "b",
-                                       .kind = "a",
-                                       .context = 1,
-                                       .context_api = "c",
-                                       .label = "",
-                                       .begin_ns = ends[i] - 2,
-                                       .end_ns = ends[i]};
-        tally_value value = {.u64 = i};
-        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
-    }
-    assert_int_equal(tally_report_close(report), TALLY_OK);
-    char *text = read_text(path);
-    const char *line = second_line(text);
-    for (uint64_t i = 0; i < N; i++) {
-        char expected[256];
-        snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,,%llu,%llu,2,%llu\n",
-                 (unsigned long long)(i + 1), (unsigned long long)(ends[i] - 2),
-                 (unsigned long long)ends[i], (unsigned long long)i);
-        assert_memory_equal(line, expected, strlen(expected));
-        line += strlen(expected);
-    }
-    assert_string_equal(line, "");
-    free(text);
+    uint64_t begins[N];
+    for (uint64_t i = 0; i < N; i++)
+        begins[i] = ends[i] - 2;
+    check_timed_rows(path_in(fx, "ends.csv"), begins, ends, N);
 }
 
 /* Rows whose strings are the same pointers while one of their numbers
@@ -1321,8 +1315,7 @@ static void rows_whose_numbers_alone_change_are_written_with_their_own(void **st
                  (unsigned long long)r->frame, (unsigned long long)r->submission,
                  (unsigned long long)r->stream, r->label, (unsigned long long)r->begin_ns,
                  (unsigned long long)r->end_ns, (unsigned long long)i);
-        assert_memory_equal(line, expected, strlen(expected));
-        line += strlen(expected);
+        take_line(&line, expected);
     }
     assert_string_equal(line, "");
     free(text);
