@@ -62,8 +62,9 @@ struct segment {
      * frame, submission and stream; context's padding 0) as a record of
      * this segment has them: the IFMA way compares them in one instruction
      * (segment_matches_image). Where pointers holds no caller's, neither
-     * does this: it matches no record. */
-    _Alignas(64) uint32_t image[16];
+     * does this: it matches no record. Loaded unaligned: the report is a
+     * calloc's, aligned to 16 bytes. */
+    uint32_t image[16];
     /* the numbers as segment_matches compares them: the record's frame,
      * submission and stream, and its context in the low 32 bits of
      * context_state with the segment's state above them, 0 for one of
@@ -431,8 +432,9 @@ same_as_slots_ifma(const struct segment *g, const char *const strings[4])
     __m256i differ = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        __m256i slot = _mm256_load_si256((const __m256i *)(const void *)g->slots[i]);
-        __m256i ignored = _mm256_load_si256((const __m256i *)(const void *)g->ignored[i]);
+        /* unaligned loads: the slots are aligned to 16 bytes, not 32 */
+        __m256i slot = _mm256_loadu_si256((const __m256i *)(const void *)g->slots[i]);
+        __m256i ignored = _mm256_loadu_si256((const __m256i *)(const void *)g->ignored[i]);
         __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)strings[i]);
         /* differ | ((s ^ slot) & ~ignored) */
         differ = _mm256_ternarylogic_epi64(differ, _mm256_xor_si256(s, slot), ignored, 0xf4);
@@ -537,7 +539,7 @@ TEXT_IFMA static inline __attribute__((always_inline)) bool
 segment_matches_image(const struct segment *g, const tally_command_record *record)
 {
     __m512i fields = _mm512_maskz_loadu_epi32(IMAGE_LANES, (const char *)record + IMAGE_FIRST);
-    __m512i image = _mm512_load_si512((const void *)g->image);
+    __m512i image = _mm512_loadu_si512((const void *)g->image);
     return _mm512_cmpneq_epu32_mask(fields, image) == 0 && same_as_slots_ifma(g, g->pointers);
 }
 #else
