@@ -429,10 +429,9 @@ counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
 }
 
 /* The counts by compression, then the pair by IFMA (text_counts_pair_fn),
- * in one function: no call between them, nothing kept across one, and
- * the pair's start (its scale, its digits' split) free to overlap the
- * counts. In slices paired in time rows ran 1.3 to 2 % faster on the
- * H100's host so than with the pair reached by a jump to its own function
+ * in one function: no call between them, and the pair's start (its scale,
+ * its digits' split) free to overlap the counts. In slices paired in time rows ran 1.3 to 2 %
+ * faster on the H100's host so than with the pair reached by a jump to its own function
  * (docs/benchmarks.md, round seventeen). */
 COMPRESSED_IFMA static char *counts_then_pair_ifma(char *p, const uint64_t *restrict values,
                                                    uint32_t n, uint64_t *restrict keep)
