@@ -1271,8 +1271,6 @@ static bool prepare_columns(tally_report *r)
         r->count_columns = g[0].count;
         r->float_columns = r->group_count == 2 ? g[1].count : 0;
     }
-    if (r->counts_then_floats && r->float_columns == 2 && !simd_baseline())
-        r->put_counts_pair = text_csv_counts_pair_best();
     return true;
 }
 
@@ -1302,6 +1300,8 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         free_report(r);
         return NULL;
     }
+    if (!baseline && r->counts_then_floats && r->float_columns == 2)
+        r->put_counts_pair = text_csv_counts_pair_best(); /* NULL where no way has it */
     return r;
 }
 
