@@ -13,6 +13,7 @@
 #include "report_keyed.h"
 #include "report_text.h"
 #include "text_columns.h"
+#include "text_counts.h"
 #include "text_format.h"
 #include "text_vector.h"
 #include "tally/report.h"
@@ -169,9 +170,10 @@ struct tally_report {
     /* the fastest ways this processor has, or the baseline's (simd_baseline) */
     text_counts_fn put_counts; /* a row's counts */
     text_f64_pair_fn put_pair; /* a pair of float columns */
-    /* the counts then the pair in one call, where the columns are counts
-     * then two floats and the processor has a way for it; else NULL */
-    text_counts_pair_fn put_counts_pair;
+    /* CSV: the value columns are counts then two floats (a report's
+     * usual: counts, then two ratios), and the ways are not the
+     * baseline's: a row way with counts_pair writes them in one piece */
+    bool counts_then_pair;
     const struct row_ways *rows;        /* the rows' entries (struct row_way) */
     struct time_text end_text;          /* CSV: the latest row's end_ns */
     struct sequence_text sequence_text; /* CSV: the latest row's sequence */
@@ -779,12 +781,13 @@ put_float_group(tally_report *r, char *p, const tally_value *v, tally_value *kee
 }
 
 /* At least one group (a report with columns). The values are kept in
- * last_values on the way (csv_values). */
-static inline __attribute__((always_inline)) char *csv_columns(tally_report *r, char *p,
-                                                               const tally_value *values)
+ * last_values on the way (csv_values). counts_pair: a row way's, inlined
+ * (struct row_way), or NULL. */
+static inline __attribute__((always_inline)) char *
+csv_columns(tally_report *r, char *p, const tally_value *values, text_counts_pair_fn counts_pair)
 {
-    if (r->put_counts_pair) /* counts, then two floats */
-        return r->put_counts_pair(p, &values->u64, r->count_columns, &r->last_values->u64);
+    if (counts_pair && __builtin_expect(r->counts_then_pair, 1)) /* a report's usual */
+        return counts_pair(p, &values->u64, r->count_columns, &r->last_values->u64);
     if (r->counts_then_floats) { /* no walk of the groups */
         uint32_t n = r->count_columns;
         p = r->put_counts(p, &values->u64, n, &r->last_values->u64);
@@ -816,7 +819,8 @@ enum row_values {
  * written out). */
 static inline __attribute__((always_inline)) char *csv_values(tally_report *r, char *restrict p,
                                                               const tally_value *restrict values,
-                                                              enum row_values known)
+                                                              enum row_values known,
+                                                              text_counts_pair_fn counts_pair)
 {
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
@@ -829,7 +833,7 @@ static inline __attribute__((always_inline)) char *csv_values(tally_report *r, c
         return p + r->last_length;
     }
     char *start = p;
-    p = csv_columns(r, p, values);
+    p = csv_columns(r, p, values, counts_pair);
     r->last_generation = r->generation;
     r->last_at = (size_t)((uintptr_t)start - (uintptr_t)r->text);
     r->last_length = (size_t)(p - start);
@@ -996,15 +1000,18 @@ struct row_way {
     segment_matches_fn *segment_matches;
     copy64_fn *copy64;
     bool prefetch; /* PREFETCHW: processors of the way have it */
+    /* a report's counts then its pair (counts_then_pair) in one piece, or
+     * NULL: they are written by put_counts and put_pair */
+    text_counts_pair_fn counts_pair;
 };
 
 static const struct row_way base_way = {time_digits_base, segment_matches_pointers, copy64_sse2,
-                                        false};
+                                        false, NULL};
 #ifdef TEXT_VECTOR
 static const struct row_way prefetch_way = {time_digits_base, segment_matches_pointers, copy64_sse2,
-                                            true};
+                                            true, NULL};
 static const struct row_way ifma_way = {time_digits_ifma, segment_matches_image, copy64_avx512,
-                                        true};
+                                        true, text_counts_then_pair_ifma};
 #endif
 
 /* The lines TEXT_AHEAD past row, for writing where the way has PREFETCHW
@@ -1092,7 +1099,7 @@ csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence, ui
     *p++ = ',';
     p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0,
                              way->time_digits);
-    p = csv_values(r, p, values, known);
+    p = csv_values(r, p, values, known, way->counts_pair);
     *p++ = '\n';
     return p;
 }
@@ -1300,8 +1307,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         free_report(r);
         return NULL;
     }
-    if (!baseline && r->counts_then_floats && r->float_columns == 2)
-        r->put_counts_pair = text_csv_counts_pair_best(); /* NULL where no way has it */
+    r->counts_then_pair = !baseline && r->counts_then_floats && r->float_columns == 2;
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text_format.h"
+#include "text_counts.h"
 #include "text_pair.h"
 #include "text_vector.h"
 
@@ -31,46 +32,6 @@ char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t 
 
 #include <immintrin.h>
 
-/*
- * The vector ways below write a number's ',' and digits as the 8 bytes of
- * one 64-bit lane, which hold a number below 10^7. A run is checked once,
- * by an OR of its numbers taken as they are written: if one is 2^23 or
- * more, the run is written again from its start by a way that checks each
- * group (what the unchecked way writes for such numbers stays within
- * TEXT_CSV_COUNTS_MAX). A report's counts are mostly far below 2^23.
- */
-#define FAST_BITS 23
-
-/*
- * The constants of the vector ways, the same in each 64-bit lane, 256 bits
- * wide (the SSE2 way reads the first 128). Read through a pointer the
- * compiler cannot see through (lane_constants), so that each is a memory
- * operand of the instruction that uses it: left to itself, a compiler
- * rebuilds several from general registers in every group.
- */
-struct lane_constants {
-    struct text_digit_splits splits; /* text_digits8x2's reciprocals and divisors */
-    /* the digit count's: the last digit's byte marked; 8 per byte */
-    _Alignas(32) uint64_t last_digit[4];
-    _Alignas(32) uint64_t eight[4];
-    /* 8 in the first byte: the ',' in the count (see put_two) */
-    _Alignas(32) uint64_t comma_first[4];
-    /* ',' then '0's; 64 */
-    _Alignas(64) uint64_t ascii[8];
-    _Alignas(32) uint64_t sixty_four[4];
-    /* the bits of a number too large for one 8-byte store (FAST_BITS) */
-    _Alignas(64) uint64_t slow[8];
-    /* the last n lanes of four, by n (put_four's live lanes of a run's
-     * last four, whose first were written) */
-    _Alignas(32) uint64_t last_lanes[4][4];
-    /* put_eight_compressed's digit counts (see there): by a number's
-     * leading zero bits, the digits of the least number of its bit length;
-     * 10^g by g; the kept bytes of a lane of d digits by d */
-    _Alignas(64) uint8_t least_digits[64];
-    _Alignas(64) uint64_t ten_to[8];
-    _Alignas(64) uint64_t kept_bytes[8];
-};
-
 /* The digits of 2^(b - 1), the least number of bit length b = 64 - zeros:
  * floor((b - 1) log10 2) + 1. */
 #define LEAST_DIGITS(zeros) (TEXT_LOG10_POW2(63 - (zeros)) + 1)
@@ -79,14 +40,14 @@ struct lane_constants {
 #define LEAST_DIGITS16(z)                                                                          \
     LEAST_DIGITS4(z), LEAST_DIGITS4((z) + 4), LEAST_DIGITS4((z) + 8), LEAST_DIGITS4((z) + 12)
 
-static const struct lane_constants lane_table = {
+const struct lane_constants text_lanes = {
     .splits = TEXT_DIGIT_SPLITS,
     .last_digit = TEXT_EACH_64(1ull << 56),
     .eight = TEXT_EACH_64(8 * 0x0101010101010101ull),
     .comma_first = TEXT_EACH_64(8),
     .ascii = TEXT_EIGHT_64(0x303030303030302cull),
     .sixty_four = TEXT_EACH_64(64),
-    .slow = TEXT_EIGHT_64(~0ull << FAST_BITS),
+    .slow = TEXT_EIGHT_64(~0ull << TEXT_FAST_BITS),
     .last_lanes = {{0}, {0, 0, 0, ~0ull}, {0, 0, ~0ull, ~0ull}, {0, ~0ull, ~0ull, ~0ull}},
     .least_digits = {LEAST_DIGITS16(0), LEAST_DIGITS16(16), LEAST_DIGITS16(32), LEAST_DIGITS16(48)},
     .ten_to = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000},
@@ -94,13 +55,6 @@ static const struct lane_constants lane_table = {
     .kept_bytes = {0, ~0ull << 56, ~0ull << 48, ~0ull << 40, ~0ull << 32, ~0ull << 24, ~0ull << 16,
                    ~0ull << 8},
 };
-
-static inline const struct lane_constants *lane_constants(void)
-{
-    const struct lane_constants *c = &lane_table;
-    __asm__("" : "+r"(c));
-    return c;
-}
 
 /* --- two at a time: SSE2, the x86-64 baseline ------------------------------------- */
 
@@ -159,11 +113,11 @@ static inline __attribute__((always_inline)) char *put_two(char *p, __m128i v, u
  * one at a time. */
 static __attribute__((noinline)) char *pairs_checked(char *p, const uint64_t *values, uint32_t n)
 {
-    const struct lane_constants *c = lane_constants();
+    const struct lane_constants *c = text_lane_constants();
     for (uint32_t i = 0; i < n; i += 2) {
         uint32_t lanes = n - i < 2 ? n - i : 2;
         uint64_t any = values[i] | (lanes == 2 ? values[i + 1] : 0);
-        if (any >> FAST_BITS)
+        if (any >> TEXT_FAST_BITS)
             p = counts_scalar(p, values + i, lanes);
         else if (lanes == 2)
             p = put_two(p, _mm_loadu_si128((const __m128i *)(values + i)), 0, 2, c, c->ascii[0]);
@@ -173,17 +127,17 @@ static __attribute__((noinline)) char *pairs_checked(char *p, const uint64_t *va
     return p;
 }
 
-/* Whether any 64-bit lane of `any` is 2^FAST_BITS or more. */
+/* Whether any 64-bit lane of `any` is 2^TEXT_FAST_BITS or more. */
 static inline bool any_slow_128(__m128i any)
 {
     uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(any, _mm_unpackhi_epi64(any, any)));
-    return lanes >> FAST_BITS != 0;
+    return lanes >> TEXT_FAST_BITS != 0;
 }
 
 static char *counts_pairs(char *p, const uint64_t *restrict values, uint32_t n,
                           uint64_t *restrict keep)
 {
-    const struct lane_constants *c = lane_constants();
+    const struct lane_constants *c = text_lane_constants();
     uint64_t ascii = c->ascii[0];
     char *start = p;
     __m128i any = _mm_setzero_si128();
@@ -264,7 +218,7 @@ TEXT_AVX2 static inline __m256i few_lanes(uint32_t n)
 TEXT_AVX2 static __attribute__((noinline)) char *quads_checked(char *p, const uint64_t *values,
                                                                uint32_t n)
 {
-    const struct lane_constants *c = lane_constants();
+    const struct lane_constants *c = text_lane_constants();
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t lanes = n - i < 4 ? n - i : 4;
         __m256i live = lanes == 4 ? _mm256_set1_epi64x(-1) : few_lanes(lanes);
@@ -277,11 +231,11 @@ TEXT_AVX2 static __attribute__((noinline)) char *quads_checked(char *p, const ui
     return p;
 }
 
-/* Four at a time (put_four), the run checked once (FAST_BITS). */
+/* Four at a time (put_four), the run checked once (TEXT_FAST_BITS). */
 TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
                                     uint64_t *restrict keep)
 {
-    const struct lane_constants *c = lane_constants();
+    const struct lane_constants *c = text_lane_constants();
     __m256i sixty_four = TEXT_K256(c, sixty_four);
     char *start = p;
     __m256i any = _mm256_setzero_si256();
@@ -313,138 +267,31 @@ TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, ui
 
 /* --- eight at a time by compression: AVX-512F, BW and VBMI2 ---------------------- */
 
-#define COMPRESSED                                                                                 \
-    __attribute__((target("avx2,avx512f,avx512bw,avx512cd,avx512vbmi,avx512vbmi2,popcnt")))
-
-/*
- * The bytes of v's lanes to keep, 8 bits a lane (each below 10^7): the
- * ',' and the digits from the first that is not 0. A lane of d digits
- * keeps its last d bytes. d is g or g + 1, where g is the digits of the
- * least number of the value's bit length (by its leading zeros, VPLZCNTQ,
- * and a table, VPERMB), and g + 1 where the value reaches 10^g (VPERMQ of
- * a table, one compare). From the values, not the digits: the row's later
- * columns wait for these lengths, and the digits are about 40 cycles
- * deeper. Rows ran about 2 % faster so, here and on the H100's host
- * (docs/benchmarks.md, round sixteen).
- */
-COMPRESSED static inline __attribute__((always_inline)) __mmask64
-kept_bytes(__m512i v, const struct lane_constants *c)
-{
-    /* v | 1: 0 has the digits of 1 */
-    __m512i zeros = _mm512_lzcnt_epi64(_mm512_or_si512(v, _mm512_set1_epi64(1)));
-    __m512i least =
-        _mm512_maskz_permutexvar_epi8(0x0101010101010101ull, zeros, TEXT_K512(c, least_digits));
-    __mmask8 more =
-        _mm512_cmpge_epu64_mask(v, _mm512_permutexvar_epi64(least, TEXT_K512(c, ten_to)));
-    __m512i digits = _mm512_mask_add_epi64(least, more, least, _mm512_set1_epi64(1));
-    __m512i kept = _mm512_permutexvar_epi64(digits, TEXT_K512(c, kept_bytes));
-    return _mm512_test_epi8_mask(kept, kept) | 0x0101010101010101ull;
-}
-
-/*
- * The lanes of v's eight numbers that live_bytes marks (8 bits a lane),
- * each below 10^7, with no store per number: each lane's 8 digits
- * (text_digits8x8; the first a leading 0 below 10^7) become ',' and 7 ASCII
- * digits, and one byte compression (VPCOMPRESSB) keeps each lane's ',' and
- * its digits from the first that is not 0 (kept_bytes), packing the eight
- * texts side by side for one 64-byte store.
- * Eight a group, not four: a report of 15 counters' 13 counts are two
- * groups (8 + 5) where four a group took three and a number alone: 115
- * instructions where they took 211. In slices paired in time, rows ran
- * about 5 % faster on the H100's host and here (docs/benchmarks.md, round
- * sixteen). The digits by the splits rather than IFMA: the splits serve
- * eight numbers with each instruction, IFMA one digit of eight; with IFMA
- * rows were 7 % slower here.
- */
-COMPRESSED static inline __attribute__((always_inline)) char *
-put_eight_compressed(char *p, __m512i v, __mmask64 live_bytes, const struct lane_constants *c)
-{
-    __m512i digits = text_digits8x8(v, &c->splits);
-    __mmask64 kept = kept_bytes(v, c) & live_bytes;
-    /* compressed into a register and stored whole: the form that
-     * compresses straight to memory is far slower on some processors
-     * (AMD's Zen 4) */
-    __m512i text = _mm512_maskz_compress_epi8(kept, _mm512_add_epi8(digits, TEXT_K512(c, ascii)));
-    _mm512_storeu_si512((void *)p, text);
-    return p + __builtin_popcountll(kept);
-}
-
-/* Eight at a time by compression (put_eight_compressed); a last group of
- * one to seven is a masked load. *slow: whether the run holds a number
- * the compression does not take (FAST_BITS), checked once, and then the
- * text is not whole. */
-COMPRESSED static inline __attribute__((always_inline)) char *
-counts_compressed_run(char *p, const uint64_t *restrict values, uint32_t n, uint64_t *restrict keep,
-                      bool *slow)
-{
-    const struct lane_constants *c = lane_constants();
-    __m512i any = _mm512_setzero_si512();
-    const uint64_t *v = values, *eights_end = values + (n & ~7u);
-    for (; v < eights_end; v += 8) {
-        __m512i eight = _mm512_loadu_si512((const void *)v);
-        _mm512_storeu_si512((void *)(keep + (v - values)), eight);
-        any = _mm512_or_si512(any, eight);
-        p = put_eight_compressed(p, eight, ~0ull, c);
-    }
-    uint32_t left = n & 7;
-    if (left) {
-        __mmask8 live = (__mmask8)((1u << left) - 1);
-        __m512i few = _mm512_maskz_loadu_epi64(live, v);
-        _mm512_mask_storeu_epi64(keep + (v - values), live, few);
-        any = _mm512_or_si512(any, few);
-        p = put_eight_compressed(p, few, (1ull << 8 * left) - 1, c);
-    }
-    *slow = _mm512_test_epi64_mask(any, TEXT_K512(c, slow)) != 0;
-    return p;
-}
-
-COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
-                                          uint64_t *restrict keep)
+TEXT_COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict values, uint32_t n,
+                                               uint64_t *restrict keep)
 {
     bool slow;
-    char *end = counts_compressed_run(p, values, n, keep, &slow);
+    char *end = text_counts_compressed_run(p, values, n, keep, &slow);
     return slow ? quads_checked(p, values, n) : end;
 }
 
-#define COMPRESSED_IFMA                                                                            \
-    __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512cd,avx512ifma,avx512vbmi,"         \
-                          "avx512vbmi2,popcnt,prfchw")))
-
-/* values[n] and values[n + 1], the pair after the counts, as doubles. */
-static inline void pair_values(const uint64_t *values, uint32_t n, double *a, double *b)
-{
-    memcpy(a, &values[n], sizeof *a);
-    memcpy(b, &values[n + 1], sizeof *b);
-}
-
-/* counts_then_pair_ifma's run that holds a larger number: the counts
- * again, group by group, then the pair one value at a time (the same
- * bytes; rare, and out of line). */
-COMPRESSED_IFMA static __attribute__((noinline)) char *
-counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
+/* text_counts.h's checked way of the counts then the pair. */
+TEXT_IFMA __attribute__((noinline)) char *
+text_counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
 {
     double a, b;
-    pair_values(values, n, &a, &b);
+    memcpy(&a, &values[n], sizeof a);
+    memcpy(&b, &values[n + 1], sizeof b);
     return text_pair_apart(quads_checked(p, values, n), a, b);
 }
 
-/* The counts by compression, then the pair by IFMA (text_counts_pair_fn),
- * in one function: no call between them, and the pair's start (its scale,
- * its digits' split) free to overlap the counts. In slices paired in time rows ran 1.3 to 2 %
- * faster on the H100's host so than with the pair reached by a jump to its own function
- * (docs/benchmarks.md, round seventeen). */
-COMPRESSED_IFMA static char *counts_then_pair_ifma(char *p, const uint64_t *restrict values,
-                                                   uint32_t n, uint64_t *restrict keep)
+/* The counts then the pair as a function (text_counts_pair_fn): where a
+ * report's rows are not written by its IFMA row entry, which has them
+ * inline. */
+TEXT_IFMA static char *counts_then_pair_ifma(char *p, const uint64_t *restrict values, uint32_t n,
+                                             uint64_t *restrict keep)
 {
-    keep[n] = values[n];
-    keep[n + 1] = values[n + 1];
-    bool slow;
-    char *end = counts_compressed_run(p, values, n, keep, &slow);
-    if (slow)
-        return counts_then_pair_checked(p, values, n);
-    double a, b;
-    pair_values(values, n, &a, &b);
-    return text_pair_ifma(end, a, b);
+    return text_counts_then_pair_ifma(p, values, n, keep);
 }
 
 text_counts_fn text_csv_counts_compressed(void)

@@ -42,9 +42,10 @@ text_counts_fn text_csv_counts_compressed(void);
  * then two ratios), in one call: the counts as a text_counts_fn writes
  * them, then the doubles (their bits in values[n] and values[n + 1], kept
  * too) as a text_f64_pair_fn. The way for this processor, or NULL: eight
- * counts by compression, then the pair by IFMA inline after them, so that
- * the row makes one call for its values and keeps nothing across a second
- * (docs/benchmarks.md, round seventeen).
+ * counts by compression, then the pair by IFMA inline after them
+ * (text_counts.h; docs/benchmarks.md, round seventeen). The report's IFMA
+ * row entry has the same inline, with no call (round eighteen); this
+ * function holds it for the tests.
  */
 typedef char *(*text_counts_pair_fn)(char *p, const uint64_t *restrict values, uint32_t n,
                                      uint64_t *restrict keep);

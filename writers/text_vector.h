@@ -103,9 +103,14 @@ struct text_digit_splits {
  * integer, 10^-6 away at the least (digit 1); digit 0's quotient is 10^-7
  * from its next. Every x was checked against division when this was
  * written.
+ * TEXT_IFMA asks for what the counts' compression asks for too (CD, VBMI2,
+ * POPCNT: text_counts.h), as the IFMA row entry has them inline. Of the
+ * processors with IFMA, only Cannon Lake lacks VBMI2; it takes the
+ * ways without IFMA.
  */
 #define TEXT_IFMA                                                                                  \
-    __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512ifma,avx512vbmi,prfchw")))
+    __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512cd,avx512ifma,avx512vbmi,"         \
+                          "avx512vbmi2,popcnt,prfchw")))
 #define TEXT_BY_2_52(n) (((1ull << 52) + (n)-1) / (n))
 /* 10^(8 - i) for the digit i from 1 to 7 */
 #define TEXT_TEN_AFTER(i)                                                                          \
@@ -149,8 +154,9 @@ static inline bool text_cpu_has_ifma(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512vbmi") &&
-           text_cpu_has_prfchw();
+           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512ifma") &&
+           __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+           __builtin_cpu_supports("popcnt") && text_cpu_has_prfchw();
 }
 
 /* text_digits_ifma's multipliers for digits 0 to 7 of one number, a digit
