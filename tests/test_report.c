@@ -1063,17 +1063,16 @@ static void floats_are_written_as_printf_17g_writes_them(void **state)
     free(text);
 }
 
+enum { RUN_COLUMNS_MAX = 24 };
+
 /* Rows of the given columns whose values each repeat the previous row's
  * two times in three, column by column (so that whole rows repeat too),
  * against printf's text of every value ("%.17g" for the floats). */
-static void check_float_runs(struct fixture *fx, const char *name, const char *const *symbols,
+static void check_value_runs(struct fixture *fx, const char *name, const uint32_t *columns,
                              const bool *is_float, uint32_t count)
 {
-    enum { COLUMNS_MAX = 16, ROWS = 20000 };
+    enum { COLUMNS_MAX = RUN_COLUMNS_MAX, ROWS = 20000 };
     assert_true(count <= COLUMNS_MAX);
-    uint32_t columns[COLUMNS_MAX];
-    for (uint32_t c = 0; c < count; c++)
-        columns[c] = counter(symbols[c]);
     tally_report *report = NULL;
     const char *path = path_in(fx, name);
     assert_int_equal(tally_report_open(path, TALLY_REPORT_CSV, simgpu(), columns, count, &report),
@@ -1089,8 +1088,10 @@ static void check_float_runs(struct fixture *fx, const char *name, const char *c
                 rows[i][c] = rows[i - 1][c];
             else if (is_float[c])
                 rows[i][c].f64 = float_case(r >> 2, &rng);
-            else
-                rows[i][c].u64 = r >> 24;
+            else if (r % 64 == 0) /* now and then past the counts' vector ways */
+                rows[i][c].u64 = r >> 8;
+            else /* 0 to 23 bits, every digit count below 2^23 */
+                rows[i][c].u64 = (r >> 24 & 0x7fffff) >> (r >> 3) % 24;
         }
         tally_command_record record = sample_record(i);
         assert_int_equal(tally_report_write(report, &record, rows[i]), TALLY_OK);
@@ -1123,6 +1124,16 @@ static void check_float_runs(struct fixture *fx, const char *name, const char *c
     free(text);
 }
 
+static void check_float_runs(struct fixture *fx, const char *name, const char *const *symbols,
+                             const bool *is_float, uint32_t count)
+{
+    uint32_t columns[RUN_COLUMNS_MAX];
+    assert_true(count <= RUN_COLUMNS_MAX);
+    for (uint32_t c = 0; c < count; c++)
+        columns[c] = counter(symbols[c]);
+    check_value_runs(fx, name, columns, is_float, count);
+}
+
 /* Float columns in runs of 1, 2 and 3 (a pair and a column alone) between
  * counts (the pairs are formatted together and copied when both repeat). */
 static void float_runs_repeat_and_change_column_by_column(void **state)
@@ -1145,6 +1156,38 @@ static void counts_then_floats_repeat_and_change_column_by_column(void **state)
     check_float_runs(*state, "counts_one_float.csv", symbols, is_float, 4);
     check_float_runs(*state, "counts_two_floats.csv", symbols, is_float, 5);
     check_float_runs(*state, "counts_three_floats.csv", symbols, is_float, 6);
+}
+
+/* A report's usual layout, counts then a pair of floats, with runs of
+ * counts that the rows' entries write in each of their ways: one group of
+ * up to 8 (1 to 8), two (9 to 16, among them a 15-counter report's 13)
+ * and a loop of groups (17 up). A count of 2^23 or more in a row sends
+ * the row to the checked way. */
+static void counts_of_any_run_then_a_pair_are_written_in_full(void **state)
+{
+    enum { COUNTS = RUN_COLUMNS_MAX - 2 };
+    const tally_catalogue *cat = simgpu();
+    uint32_t counts[COUNTS], floats[2], nc = 0, nf = 0;
+    for (uint32_t i = 0; i < tally_catalogue_counter_count(cat); i++) {
+        tally_storage storage = tally_catalogue_counter(cat, i)->storage;
+        if (storage == TALLY_STORAGE_UINT64 && nc < COUNTS)
+            counts[nc++] = i;
+        else if (storage == TALLY_STORAGE_FLOAT64 && nf < 2)
+            floats[nf++] = i;
+    }
+    assert_int_equal(nc, COUNTS);
+    assert_int_equal(nf, 2);
+    static const uint32_t runs[] = {1, 2, 7, 8, 9, 13, 15, 16, 17, 22};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        uint32_t n = runs[r], columns[RUN_COLUMNS_MAX];
+        bool is_float[RUN_COLUMNS_MAX] = {false};
+        memcpy(columns, counts, n * sizeof *columns);
+        memcpy(columns + n, floats, sizeof floats);
+        is_float[n] = is_float[n + 1] = true;
+        char name[64];
+        snprintf(name, sizeof name, "counts_%u_then_a_pair.csv", (unsigned)n);
+        check_value_runs(*state, name, columns, is_float, n + 2);
+    }
 }
 
 static void integers_are_written_in_full(void **state)
@@ -1492,6 +1535,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(floats_are_written_as_printf_17g_writes_them, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(float_runs_repeat_and_change_column_by_column, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(counts_of_any_run_then_a_pair_are_written_in_full, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(counts_then_floats_repeat_and_change_column_by_column,
                                         make_dir, remove_dir),
