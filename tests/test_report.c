@@ -1369,11 +1369,37 @@ static void rows_whose_numbers_alone_change_are_written_with_their_own(void **st
  * run broken once by a repeat and once by a step back, so that the text
  * kept for the next row's sequence is made, bumped, carried and dropped at
  * every length; each row's sequence against printf's. */
+/* A one-column report of rows with the given sequences, against printf's
+ * text of each. */
+static void check_sequences(struct fixture *fx, const char *name, const uint64_t *sequences,
+                            uint32_t count)
+{
+    const char *path = path_in(fx, name);
+    tally_report *report = open_one_column(path, "GpuTime");
+    for (uint32_t i = 0; i < count; i++) {
+        tally_command_record record = sample_record(sequences[i]);
+        tally_value value = {.u64 = i};
+        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    }
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(path);
+    const char *line = second_line(text);
+    for (uint32_t i = 0; i < count; i++) {
+        char expected[32];
+        snprintf(expected, sizeof expected, "%llu,", (unsigned long long)sequences[i]);
+        if (strncmp(line, expected, strlen(expected)) != 0) {
+            print_error("row %u: %.30s, printf: %s\n", i, line, expected);
+            fail();
+        }
+        line = strchr(line, '\n');
+        assert_non_null(line);
+        line++;
+    }
+    free(text);
+}
+
 static void sequences_that_count_up_are_written_in_full(void **state)
 {
-    struct fixture *fx = *state;
-    const char *path = path_in(fx, "sequences.csv");
-    tally_report *report = open_one_column(path, "GpuTime");
     enum { RUNS = 19, RUN = 25 };
     static uint64_t sequences[RUNS * RUN];
     uint64_t power = 10;
@@ -1387,26 +1413,25 @@ static void sequences_that_count_up_are_written_in_full(void **state)
             sequences[r * RUN + i] = v++;
         }
     }
-    for (uint32_t i = 0; i < RUNS * RUN; i++) {
-        tally_command_record record = sample_record(sequences[i]);
-        tally_value value = {.u64 = i};
-        assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
+    check_sequences(*state, "sequences.csv", sequences, RUNS * RUN);
+}
+
+/* Consecutive sequences whose last digits are several 9s after a digit
+ * that is not (6999 then 7000, for 1 to 16 digits, and 10999 then 11000):
+ * the carry runs through all of them. */
+static void sequences_that_carry_through_several_nines_are_written_in_full(void **state)
+{
+    enum { RUNS = 17, RUN = 8 };
+    static uint64_t sequences[2 * RUNS * RUN];
+    uint32_t n = 0;
+    uint64_t power = 1;
+    for (uint32_t r = 0; r < RUNS; r++, power *= 10) {
+        for (uint64_t v = 7 * power - 4; v < 7 * power + RUN - 4; v++)
+            sequences[n++] = v;
+        for (uint64_t v = 11 * power - 4; v < 11 * power + RUN - 4; v++)
+            sequences[n++] = v;
     }
-    assert_int_equal(tally_report_close(report), TALLY_OK);
-    char *text = read_text(path);
-    const char *line = second_line(text);
-    for (uint32_t i = 0; i < RUNS * RUN; i++) {
-        char expected[32];
-        snprintf(expected, sizeof expected, "%llu,", (unsigned long long)sequences[i]);
-        if (strncmp(line, expected, strlen(expected)) != 0) {
-            print_error("row %u: %.30s, printf: %s\n", i, line, expected);
-            fail();
-        }
-        line = strchr(line, '\n');
-        assert_non_null(line);
-        line++;
-    }
-    free(text);
+    check_sequences(*state, "carries.csv", sequences, n);
 }
 
 /* Rows whose values repeat the previous row's (the same draw again) take
@@ -1547,6 +1572,8 @@ int main(int argc, char **argv)
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(times_that_continue_the_previous_row_are_written_in_full,
                                         make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(
+            sequences_that_carry_through_several_nines_are_written_in_full, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(sequences_that_count_up_are_written_in_full, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(rows_that_repeat_the_previous_values_are_written_in_full,

@@ -917,7 +917,7 @@ static __attribute__((noinline)) char *put_sequence_formatted(char *p, struct se
     t->length = length <= sizeof t->text ? (uint32_t)length : 0;
     t->room = 0;
     if (t->length) {
-        memcpy(t->text, p, length);
+        memcpy(t->text, p, sizeof t->text); /* the digits, and the row's bytes after them */
         memset(t->bump, 0, sizeof t->bump);
         t->bump[length - 1] = 1;
         t->room = (uint32_t)('9' - p[length - 1]);
@@ -925,21 +925,54 @@ static __attribute__((noinline)) char *put_sequence_formatted(char *p, struct se
     return end;
 }
 
+#ifdef TEXT_VECTOR
+/* The kept text plus one where its last digit is a 9 and an earlier digit
+ * is not (one row in ten of consecutive sequences): the last digit that
+ * is not a 9 plus one, and the 9s after it 0s, in one 16-byte register (the
+ * bytes past the digits change too, and are written over). false where
+ * every digit is a 9: the number grows a digit. */
+static inline __attribute__((always_inline)) bool carry_sequence(char *p, struct sequence_text *t)
+{
+    __m128i text = _mm_load_si128((const __m128i *)(const void *)t->text);
+    unsigned digits = (1u << t->length) - 1; /* length: 1 to 16 */
+    unsigned nines = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(text, _mm_set1_epi8('9')));
+    unsigned others = ~nines & digits;
+    if (!others)
+        return false;
+    __m128i at = _mm_set1_epi8((char)(31 - __builtin_clz(others)));
+    __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m128i up = _mm_cmpeq_epi8(index, at); /* -1 there */
+    __m128i after = _mm_and_si128(_mm_cmpgt_epi8(index, at), _mm_set1_epi8(9));
+    text = _mm_sub_epi8(_mm_sub_epi8(text, up), after);
+    _mm_storeu_si128((__m128i *)(void *)p, text);
+    _mm_store_si128((__m128i *)(void *)t->text, text);
+    t->room = 9; /* the last digit is a 0 now */
+    return true;
+}
+#endif
+
 /* A sequence one more than the previous row's (the engine's rows are
- * consecutive) whose last digit has room: the previous text with 1 added
- * to that digit, one 16-byte addition; else formatted. */
+ * consecutive): the previous text with 1 added to its last digit, one
+ * 16-byte addition, while that digit has room, else with the carry
+ * (carry_sequence); else formatted. */
 static inline __attribute__((always_inline)) char *put_sequence(char *p, struct sequence_text *t,
                                                                 uint64_t v)
 {
 #ifdef TEXT_VECTOR
-    if (v - 1 == t->value && t->room) { /* room: a text is kept */
-        __m128i text = _mm_add_epi8(_mm_load_si128((const __m128i *)(const void *)t->text),
-                                    _mm_load_si128((const __m128i *)(const void *)t->bump));
-        _mm_storeu_si128((__m128i *)(void *)p, text);
-        _mm_store_si128((__m128i *)(void *)t->text, text);
-        t->value = v;
-        t->room--;
-        return p + t->length;
+    if (v - 1 == t->value) {
+        if (t->room) { /* room: a text is kept */
+            __m128i text = _mm_add_epi8(_mm_load_si128((const __m128i *)(const void *)t->text),
+                                        _mm_load_si128((const __m128i *)(const void *)t->bump));
+            _mm_storeu_si128((__m128i *)(void *)p, text);
+            _mm_store_si128((__m128i *)(void *)t->text, text);
+            t->value = v;
+            t->room--;
+            return p + t->length;
+        }
+        if (t->length && carry_sequence(p, t)) {
+            t->value = v;
+            return p + t->length;
+        }
     }
 #endif
     return put_sequence_formatted(p, t, v);
