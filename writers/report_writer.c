@@ -734,7 +734,7 @@ static inline __attribute__((always_inline)) char *put_segment(char *p, const st
 {
     const char *text = g->text;
     size_t length = g->text_length;
-    if (length <= 64) {
+    if (__builtin_expect(length <= 64, 1)) {
         copy64(p, text);
         return p + length;
     }
@@ -829,7 +829,7 @@ static inline __attribute__((always_inline)) char *csv_values(tally_report *r, c
     size_t bytes = (size_t)r->count * sizeof *values;
     if (!bytes)
         return p; /* no value columns (and values may be NULL) */
-    if (r->last_generation == r->generation &&
+    if (__builtin_expect(r->last_generation == r->generation, 1) &&
         (known == VALUES_SAME ||
          (known == VALUES_UNKNOWN && values[0].u64 == r->last_values[0].u64 &&
           memcmp(values, r->last_values, bytes) == 0))) {
@@ -899,7 +899,7 @@ static inline __attribute__((always_inline)) char *put_begin(char *p, const stru
                                                              uint64_t v)
 {
     uint32_t length = t->length; /* read once: the stores below may alias it */
-    if (v != t->value || !length)
+    if (__builtin_expect(v != t->value || !length, 0))
         return text_u64(p, v);
     /* two 8-byte pieces, as put_end stored them: one 16-byte load across
      * both stores cannot take them from the store buffer and waits for
@@ -963,8 +963,8 @@ static inline __attribute__((always_inline)) char *put_sequence(char *p, struct 
                                                                 uint64_t v)
 {
 #ifdef TEXT_VECTOR
-    if (v - 1 == t->value) {
-        if (t->room) { /* room: a text is kept */
+    if (__builtin_expect(v - 1 == t->value, 1)) {
+        if (__builtin_expect(t->room != 0, 1)) { /* room: a text is kept */
             __m128i text = _mm_add_epi8(_mm_load_si128((const __m128i *)(const void *)t->text),
                                         _mm_load_si128((const __m128i *)(const void *)t->bump));
             _mm_storeu_si128((__m128i *)(void *)p, text);
@@ -1099,7 +1099,8 @@ static inline __attribute__((always_inline)) char *put_end_and_duration(tally_re
                                                                         time_digits_fn *time_digits)
 {
 #ifdef TEXT_VECTOR
-    if (end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u) {
+    if (__builtin_expect(
+            end_ns >= 100000000u && end_ns < 10000000000000000u && duration < 100000000u, 1)) {
         uint64_t high = end_ns / 100000000u;
         uint64_t low = end_ns - high * 100000000u; /* below 10^8, broadcast whole */
         struct time_text *t = &r->end_text;
@@ -1134,7 +1135,8 @@ csv_row(tally_report *r, char *p, const struct segment *g, uint64_t sequence, ui
     p = put_segment(p, g, way->copy64);
     p = put_begin(p, &r->end_text, begin_ns);
     *p++ = ',';
-    p = put_end_and_duration(r, p, end_ns, end_ns >= begin_ns ? end_ns - begin_ns : 0,
+    p = put_end_and_duration(r, p, end_ns,
+                             __builtin_expect(end_ns >= begin_ns, 1) ? end_ns - begin_ns : 0,
                              way->time_digits);
     p = csv_values(r, p, values, known, way->counts_pair);
     *p++ = '\n';
