@@ -305,6 +305,13 @@ static enum column_kind kind_of(tally_storage storage)
 /* Write errors are found here, not per row (ferror costs a lock). */
 static char *put_literal(char *p, const char *text);
 
+/* What the rows return from now on: TALLY_ERROR_IO once the file has
+ * failed a write (flush_text, write_large_row). */
+static void note_written(tally_report *r)
+{
+    r->written = atomic_file_failed(&r->file) ? TALLY_ERROR_IO : TALLY_OK;
+}
+
 static void flush_text(tally_report *r, bool all)
 {
     /* Whole 4 KiB pages go straight to the file (O_DIRECT, no copy) where
@@ -320,7 +327,7 @@ static void flush_text(tally_report *r, bool all)
         r->used = 0;
     }
     r->generation++; /* earlier rows' text is about to be overwritten or moved */
-    r->written = atomic_file_failed(&r->file) ? TALLY_ERROR_IO : TALLY_OK;
+    note_written(r);
 }
 
 /* The headers are formatted into the text buffer, like the rows, so that
@@ -1225,7 +1232,7 @@ static tally_status write_large_row(tally_report *r, const struct segment *g, ui
     r->generation++; /* the memos the row made point into own, not the buffer */
     fwrite(own, 1, (size_t)(end - own), atomic_file_stream(&r->file));
     free(own);
-    r->written = atomic_file_failed(&r->file) ? TALLY_ERROR_IO : TALLY_OK;
+    note_written(r);
     return TALLY_OK;
 }
 
