@@ -83,9 +83,9 @@ static void enumerate(md::IMetricsDeviceLatest *device)
 }
 
 struct collection {
-    md::IConcurrentGroup_1_5 *group;
-    md::IMetricSet_1_5 *set;
-    uint32_t buffer_size;
+    md::IConcurrentGroup_1_5 *group = nullptr;
+    md::IMetricSet_1_5 *set = nullptr; /* the search for the set stops at the first */
+    uint32_t buffer_size = 0;
     std::mutex lock;
     std::vector<uint8_t> storage; /* every raw report read, in order */
     std::atomic<bool> stop{false};
