@@ -505,9 +505,7 @@ text_f64_pair_fn text_csv_f64_pair_sse2(void)
 
 text_f64_pair_fn text_csv_f64_pair_avx2(void)
 {
-    /* libgcc (compiler-rt with clang) reads the processor's features in a
-     * constructor, before any caller gets here */
-    return __builtin_cpu_supports("avx2") ? pair_avx2 : NULL;
+    return text_cpu_has_avx2() ? pair_avx2 : NULL;
 }
 
 text_f64_pair_fn text_csv_f64_pair_ifma(void)

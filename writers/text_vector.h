@@ -86,9 +86,9 @@ struct text_digit_splits {
         .ten = TEXT_EIGHT_64(10 * 0x0001000100010001ull),                                          \
     }
 
-/* For the functions that use AVX2 (their callers check that the processor
- * has it). */
-#define TEXT_AVX2 __attribute__((target("avx2")))
+/* For the functions that use AVX2, and POPCNT, which every processor with
+ * AVX2 has (their callers check both: text_cpu_has_avx2). */
+#define TEXT_AVX2 __attribute__((target("avx2,popcnt")))
 
 /*
  * Digits by AVX-512 IFMA (52-bit multiplications), for callers that check
@@ -147,9 +147,15 @@ static inline bool text_cpu_has_prfchw(void)
     return __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) && (ecx & bit_PRFCHW);
 }
 
-/* Whether this processor has what TEXT_IFMA asks for. libgcc (compiler-rt
+/* Whether this processor has what TEXT_AVX2 asks for. libgcc (compiler-rt
  * with clang) reads the processor's features in a constructor, before any
  * caller gets here. */
+static inline bool text_cpu_has_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+}
+
+/* Whether this processor has what TEXT_IFMA asks for. */
 static inline bool text_cpu_has_ifma(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
