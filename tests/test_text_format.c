@@ -557,14 +557,8 @@ static void counts_are_written_as_printf_writes_them_every_way(void **state)
  * of every kind (a large one sends the counts the checked way, after
  * which the pair must still follow), pairs of every kind; all n + 2
  * values kept, nothing past them. */
-static void counts_then_a_pair_are_written_as_printf_writes_them(void **state)
+static void check_counts_pair(text_counts_pair_fn put, const char *name)
 {
-    (void)state;
-    text_counts_pair_fn put = text_csv_counts_pair_best();
-    if (!put) {
-        print_message("this processor has no way for the counts then a pair: not run\n");
-        return;
-    }
     double doubles[256];
     size_t double_count = pair_values(doubles);
     uint64_t rng = 6;
@@ -594,14 +588,27 @@ static void counts_then_a_pair_are_written_as_printf_writes_them(void **state)
         memset(keep, 0xa5, sizeof keep);
         char *end = put(text, values, n, keep);
         if ((size_t)(end - text) != used || memcmp(text, expected, used) != 0) {
-            print_error("%u counts then a pair: %.*s, printf %.*s\n", n, (int)(end - text), text,
-                        (int)used, expected);
+            print_error("%s, %u counts then a pair: %.*s, printf %.*s\n", name, n,
+                        (int)(end - text), text, (int)used, expected);
             fail();
         }
         assert_memory_equal(keep, values, (n + 2) * sizeof *values);
         for (uint32_t i = n + 2; i < 28; i++)
             assert_int_equal(keep[i], 0xa5a5a5a5a5a5a5a5ull);
     }
+}
+
+static void counts_then_a_pair_are_written_as_printf_writes_them_every_way(void **state)
+{
+    (void)state;
+    if (text_csv_counts_pair_avx2())
+        check_counts_pair(text_csv_counts_pair_avx2(), "four at a time, the pair by AVX2");
+    else
+        print_message("this processor has no AVX2: the counts then a pair by it not run\n");
+    if (text_csv_counts_pair_ifma())
+        check_counts_pair(text_csv_counts_pair_ifma(), "eight by compression, the pair by IFMA");
+    else
+        print_message("this processor has no AVX-512 IFMA: the counts then a pair by it not run\n");
 }
 
 #ifdef TEXT_VECTOR
@@ -686,7 +693,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(random_pairs_are_written_as_printf_writes_them),
         cmocka_unit_test(pairs_round_exact_halves_to_even_in_each_lane),
         cmocka_unit_test(counts_are_written_as_printf_writes_them_every_way),
-        cmocka_unit_test(counts_then_a_pair_are_written_as_printf_writes_them),
+        cmocka_unit_test(counts_then_a_pair_are_written_as_printf_writes_them_every_way),
         cmocka_unit_test(digits_of_numbers_below_1e8_are_their_decimal_digits_each_way),
         cmocka_unit_test(text_u64_writes_as_printf_writes),
     };

@@ -1032,7 +1032,8 @@ typedef void time_digits_fn(void); /* no vector way: the times one at a time */
  * ran 7 to 8 % faster here with 2 to 8 KiB ahead, and 2.5 to 3 % faster
  * on the H100's host (docs/benchmarks.md, round sixteen); the base way's
  * rows about 2 % faster here. The ways whose processors have PREFETCHW
- * prefetch: IFMA's (every IFMA processor has it), and the base way's made
+ * prefetch: IFMA's (every IFMA processor has it), AVX2's (made for
+ * processors with AVX2 and PREFETCHW: avx2_way) and the base way's made
  * again for processors that have it (prefetch_way).
  */
 enum { TEXT_AHEAD = 4096 };
@@ -1054,6 +1055,8 @@ static const struct row_way base_way = {time_digits_base, segment_matches_pointe
 #ifdef TEXT_VECTOR
 static const struct row_way prefetch_way = {time_digits_base, segment_matches_pointers, copy64_sse2,
                                             true, NULL};
+static const struct row_way avx2_way = {time_digits_base, segment_matches_pointers, copy64_sse2,
+                                        true, text_counts_then_pair_avx2};
 static const struct row_way ifma_way = {time_digits_ifma, segment_matches_image, copy64_avx512,
                                         true, text_counts_then_pair_ifma};
 #endif
@@ -1516,6 +1519,7 @@ static inline __attribute__((always_inline)) void csv_rows(tally_report *r, cons
 ROW_ENTRIES(base, , &base_way)
 #ifdef TEXT_VECTOR
 ROW_ENTRIES(prefetch, TEXT_PRFCHW, &prefetch_way)
+ROW_ENTRIES(avx2, TEXT_AVX2_PRFCHW, &avx2_way)
 ROW_ENTRIES(ifma, TEXT_IFMA, &ifma_way)
 #endif
 
@@ -1525,6 +1529,8 @@ static const struct row_ways *row_ways(bool baseline)
 #ifdef TEXT_VECTOR
     if (!baseline && text_cpu_has_ifma())
         return &ifma_rows;
+    if (!baseline && text_cpu_has_avx2() && text_cpu_has_prfchw())
+        return &avx2_rows;
     if (text_cpu_has_prfchw()) /* not a SIMD way: the baseline's too */
         return &prefetch_rows;
 #else

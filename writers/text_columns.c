@@ -160,61 +160,6 @@ static char *counts_pairs(char *p, const uint64_t *restrict values, uint32_t n,
 
 /* --- four at a time: AVX2 ---------------------------------------------------------- */
 
-/* The high 8 bytes of x at p (any alignment: MOVHPD's intrinsic takes a
- * double pointer, which p is not). */
-TEXT_AVX2 static inline void put_high(char *p, __m128i x)
-{
-    uint64_t high = (uint64_t)_mm_extract_epi64(x, 1);
-    memcpy(p, &high, 8);
-}
-
-/*
- * v's four numbers, each below 10^7, as put_two writes two, but the
- * per-lane shift done in the register (VPSRLVQ, a count per lane) with the
- * ASCII: left per number, one 8-byte store. Each lane's place is the count
- * of the ',' and digit bytes of the lanes before it, from one mask of them
- * (PMOVMSKB, POPCNT): read back from memory instead, as put_two does, the
- * rows ran 11 % slower on an AMD Zen 3, whose loads wait to be forwarded
- * from a 256-bit store (docs/benchmarks.md, round nineteen). Only the lanes
- * of `live` (all ones in a lane) count: the others add 0 bytes, so that a
- * lane stored before a live one is written over by it, and one after the
- * last lands past the end (TEXT_CSV_COUNTS_MAX leaves room for it). All four
- * stores a group, branch-free, cost a short group less than a loop.
- */
-TEXT_AVX2 static inline __attribute__((always_inline)) char *
-put_four(char *p, __m256i v, __m256i live, const struct lane_constants *c, __m256i sixty_four)
-{
-    __m256i digits = text_digits8x4(v, &c->splits);
-
-    __m256i marked = _mm256_or_si256(digits, TEXT_K256(c, last_digit));
-    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
-    __m256i eights =
-        _mm256_sad_epu8(_mm256_and_si256(from, TEXT_K256(c, eight)), TEXT_K256(c, comma_first));
-    __m256i text = _mm256_add_epi8(_mm256_srlv_epi64(digits, _mm256_sub_epi64(sixty_four, eights)),
-                                   TEXT_K256(c, ascii));
-
-    /* a bit per ',' and digit byte of a live lane: bit 3 of a byte of
-     * `from` marks a digit, comma_first's 8 the ',' */
-    __m256i kept = _mm256_and_si256(_mm256_or_si256(from, TEXT_K256(c, comma_first)), live);
-    uint32_t bytes = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(kept, 4));
-    unsigned at1 = (unsigned)__builtin_popcount(bytes & 0xffu);
-    unsigned at2 = (unsigned)__builtin_popcount(bytes & 0xffffu);
-    unsigned at3 = (unsigned)__builtin_popcount(bytes & 0xffffffu);
-    __m128i low_two = _mm256_castsi256_si128(text);
-    __m128i high_two = _mm256_extracti128_si256(text, 1);
-    _mm_storel_epi64((__m128i *)p, low_two);
-    put_high(p + at1, low_two);
-    _mm_storel_epi64((__m128i *)(p + at2), high_two);
-    put_high(p + at3, high_two);
-    return p + __builtin_popcount(bytes);
-}
-
-/* The lanes 0 to n - 1 of four (n below 4), for masked loads and stores. */
-TEXT_AVX2 static inline __m256i few_lanes(uint32_t n)
-{
-    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
-}
-
 /* Four at a time, each group checked: one holding a number of 2^23 or
  * more two at a time (pairs_checked). */
 TEXT_AVX2 static __attribute__((noinline)) char *quads_checked(char *p, const uint64_t *values,
@@ -223,48 +168,23 @@ TEXT_AVX2 static __attribute__((noinline)) char *quads_checked(char *p, const ui
     const struct lane_constants *c = text_lane_constants();
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t lanes = n - i < 4 ? n - i : 4;
-        __m256i live = lanes == 4 ? _mm256_set1_epi64x(-1) : few_lanes(lanes);
+        __m256i live = lanes == 4 ? _mm256_set1_epi64x(-1) : text_few_lanes(lanes);
         __m256i v = _mm256_maskload_epi64((const long long *)(values + i), live);
         if (!_mm256_testz_si256(v, TEXT_K256(c, slow)))
             p = pairs_checked(p, values + i, lanes);
         else
-            p = put_four(p, v, live, c, TEXT_K256(c, sixty_four));
+            p = text_put_four(p, v, live, c, TEXT_K256(c, sixty_four));
     }
     return p;
 }
 
-/* Four at a time (put_four), the run checked once (TEXT_FAST_BITS). */
+/* Four at a time (text_counts_quads_run), the run checked once. */
 TEXT_AVX2 static char *counts_quads(char *p, const uint64_t *restrict values, uint32_t n,
                                     uint64_t *restrict keep)
 {
-    const struct lane_constants *c = text_lane_constants();
-    __m256i sixty_four = TEXT_K256(c, sixty_four);
-    char *start = p;
-    __m256i any = _mm256_setzero_si256();
-    const uint64_t *v = values, *fours_end = values + (n & ~3u);
-    const __m256i all = _mm256_set1_epi64x(-1);
-    for (; v < fours_end; v += 4) {
-        __m256i four = _mm256_loadu_si256((const __m256i *)v);
-        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
-        any = _mm256_or_si256(any, four);
-        p = put_four(p, four, all, c, sixty_four);
-    }
-    uint32_t left = n & 3;
-    if (left && n > 4) { /* the last four, of which the first were written */
-        __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
-        _mm256_storeu_si256((__m256i *)(keep + n - 4), four);
-        any = _mm256_or_si256(any, four);
-        p = put_four(p, four, TEXT_K256(c, last_lanes[left]), c, sixty_four);
-    } else if (left) {
-        __m256i live = few_lanes(left);
-        __m256i few = _mm256_maskload_epi64((const long long *)v, live);
-        _mm256_maskstore_epi64((long long *)(keep + (v - values)), live, few);
-        any = _mm256_or_si256(any, few);
-        p = put_four(p, few, live, c, sixty_four);
-    }
-    if (!_mm256_testz_si256(any, TEXT_K256(c, slow)))
-        return quads_checked(start, values, n);
-    return p;
+    bool slow;
+    char *end = text_counts_quads_run(p, values, n, keep, &slow);
+    return slow ? quads_checked(p, values, n) : end;
 }
 
 /* --- eight at a time by compression: AVX-512F, BW and VBMI2 ---------------------- */
@@ -277,8 +197,9 @@ TEXT_COMPRESSED static char *counts_compressed(char *p, const uint64_t *restrict
     return slow ? quads_checked(p, values, n) : end;
 }
 
-/* text_counts.h's checked way of the counts then the pair. */
-TEXT_IFMA __attribute__((noinline)) char *
+/* text_counts.h's checked way of the counts then the pair (for its AVX2
+ * and IFMA ways: TEXT_IFMA asks for AVX2 too). */
+TEXT_AVX2 __attribute__((noinline)) char *
 text_counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
 {
     double a, b;
@@ -287,9 +208,14 @@ text_counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n)
     return text_pair_apart(quads_checked(p, values, n), a, b);
 }
 
-/* The counts then the pair as a function (text_counts_pair_fn): where a
- * report's rows are not written by its IFMA row entry, which has them
- * inline. */
+/* The counts then the pair as functions (text_counts_pair_fn), for the
+ * tests: the report's AVX2 and IFMA row entries have them inline. */
+TEXT_AVX2 static char *counts_then_pair_avx2(char *p, const uint64_t *restrict values, uint32_t n,
+                                             uint64_t *restrict keep)
+{
+    return text_counts_then_pair_avx2(p, values, n, keep);
+}
+
 TEXT_IFMA static char *counts_then_pair_ifma(char *p, const uint64_t *restrict values, uint32_t n,
                                              uint64_t *restrict keep)
 {
@@ -334,13 +260,28 @@ text_counts_fn text_csv_counts_compressed(void)
 
 #endif
 
-text_counts_pair_fn text_csv_counts_pair_best(void)
+text_counts_pair_fn text_csv_counts_pair_avx2(void)
 {
 #ifdef TEXT_VECTOR
-    if (text_csv_counts_compressed() && text_csv_f64_pair_ifma())
+    if (text_cpu_has_avx2())
+        return counts_then_pair_avx2;
+#endif
+    return NULL;
+}
+
+text_counts_pair_fn text_csv_counts_pair_ifma(void)
+{
+#ifdef TEXT_VECTOR
+    if (text_cpu_has_ifma())
         return counts_then_pair_ifma;
 #endif
     return NULL;
+}
+
+text_counts_pair_fn text_csv_counts_pair_best(void)
+{
+    text_counts_pair_fn best = text_csv_counts_pair_ifma();
+    return best ? best : text_csv_counts_pair_avx2();
 }
 
 text_counts_fn text_csv_counts_best(void)

@@ -41,14 +41,17 @@ text_counts_fn text_csv_counts_compressed(void);
  * A report row's usual value columns, n counts then two doubles (counts,
  * then two ratios), in one call: the counts as a text_counts_fn writes
  * them, then the doubles (their bits in values[n] and values[n + 1], kept
- * too) as a text_f64_pair_fn. The way for this processor, or NULL: eight
- * counts by compression, then the pair by IFMA inline after them
- * (text_counts.h; docs/benchmarks.md, round seventeen). The report's IFMA
- * row entry has the same inline, with no call (round eighteen); this
- * function holds it for the tests.
+ * too) as a text_f64_pair_fn. The ways, each NULL where this processor
+ * lacks it: four counts at a time then the pair by AVX2, or eight by
+ * compression then the pair by IFMA (text_counts.h; docs/benchmarks.md,
+ * rounds seventeen and nineteen); the best of them. The report's AVX2 and
+ * IFMA row entries have the same inline, with no call (rounds eighteen and
+ * nineteen); these functions hold them for the tests.
  */
 typedef char *(*text_counts_pair_fn)(char *p, const uint64_t *restrict values, uint32_t n,
                                      uint64_t *restrict keep);
+text_counts_pair_fn text_csv_counts_pair_avx2(void);
+text_counts_pair_fn text_csv_counts_pair_ifma(void);
 text_counts_pair_fn text_csv_counts_pair_best(void);
 
 #endif

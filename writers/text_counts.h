@@ -1,9 +1,10 @@
 /*
- * The counts' vector ways' constants, and their fastest way (eight counts
- * by one byte compression, then the pair by IFMA) as inline functions over
- * them: text_columns.c's ways are made of them, and so is the report's
- * IFMA row entry, which has the whole row's values inline (docs/
- * benchmarks.md, round eighteen). Internal to libtally.
+ * The counts' vector ways' constants, and their two fastest ways (four
+ * counts at a time, then the pair by AVX2; eight by one byte compression,
+ * then the pair by IFMA) as inline functions over them: text_columns.c's
+ * ways are made of them, and so are the report's AVX2 and IFMA row
+ * entries, which have the whole row's values inline (docs/benchmarks.md,
+ * rounds eighteen and nineteen). Internal to libtally.
  */
 #ifndef TALLY_TEXT_COUNTS_H
 #define TALLY_TEXT_COUNTS_H
@@ -66,6 +67,100 @@ static inline const struct lane_constants *text_lane_constants(void)
     __asm__("" : "+r"(c));
     return c;
 }
+
+/* --- four at a time: AVX2 ---------------------------------------------------------- */
+
+/* The high 8 bytes of x at p (any alignment: MOVHPD's intrinsic takes a
+ * double pointer, which p is not). */
+TEXT_AVX2 static inline void text_put_high(char *p, __m128i x)
+{
+    uint64_t high = (uint64_t)_mm_extract_epi64(x, 1);
+    memcpy(p, &high, 8);
+}
+
+/*
+ * v's four numbers, each below 10^7, as put_two writes two, but the
+ * per-lane shift done in the register (VPSRLVQ, a count per lane) with the
+ * ASCII: left per number, one 8-byte store. Each lane's place is the count
+ * of the ',' and digit bytes of the lanes before it, from one mask of them
+ * (PMOVMSKB, POPCNT): read back from memory instead, as put_two does, the
+ * rows ran 11 % slower on an AMD Zen 3, whose loads wait to be forwarded
+ * from a 256-bit store (docs/benchmarks.md, round nineteen). Only the lanes
+ * of `live` (all ones in a lane) count: the others add 0 bytes, so that a
+ * lane stored before a live one is written over by it, and one after the
+ * last lands past the end (TEXT_CSV_COUNTS_MAX leaves room for it). All four
+ * stores a group, branch-free, cost a short group less than a loop.
+ */
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
+text_put_four(char *p, __m256i v, __m256i live, const struct lane_constants *c, __m256i sixty_four)
+{
+    __m256i digits = text_digits8x4(v, &c->splits);
+
+    __m256i marked = _mm256_or_si256(digits, TEXT_K256(c, last_digit));
+    __m256i from = _mm256_or_si256(marked, _mm256_sub_epi64(_mm256_setzero_si256(), marked));
+    __m256i eights =
+        _mm256_sad_epu8(_mm256_and_si256(from, TEXT_K256(c, eight)), TEXT_K256(c, comma_first));
+    __m256i text = _mm256_add_epi8(_mm256_srlv_epi64(digits, _mm256_sub_epi64(sixty_four, eights)),
+                                   TEXT_K256(c, ascii));
+
+    /* a bit per ',' and digit byte of a live lane: bit 3 of a byte of
+     * `from` marks a digit, comma_first's 8 the ',' */
+    __m256i kept = _mm256_and_si256(_mm256_or_si256(from, TEXT_K256(c, comma_first)), live);
+    uint32_t bytes = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(kept, 4));
+    unsigned at1 = (unsigned)__builtin_popcount(bytes & 0xffu);
+    unsigned at2 = (unsigned)__builtin_popcount(bytes & 0xffffu);
+    unsigned at3 = (unsigned)__builtin_popcount(bytes & 0xffffffu);
+    __m128i low_two = _mm256_castsi256_si128(text);
+    __m128i high_two = _mm256_extracti128_si256(text, 1);
+    _mm_storel_epi64((__m128i *)p, low_two);
+    text_put_high(p + at1, low_two);
+    _mm_storel_epi64((__m128i *)(p + at2), high_two);
+    text_put_high(p + at3, high_two);
+    return p + __builtin_popcount(bytes);
+}
+
+/* The lanes 0 to n - 1 of four (n below 4), for masked loads and stores. */
+TEXT_AVX2 static inline __m256i text_few_lanes(uint32_t n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+/* Four at a time (text_put_four); a last group of fewer is the run's last
+ * four, of which the first were written, or a masked load where the run
+ * has four or fewer. *slow: as text_counts_compressed_run's. */
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
+text_counts_quads_run(char *p, const uint64_t *restrict values, uint32_t n, uint64_t *restrict keep,
+                      bool *slow)
+{
+    const struct lane_constants *c = text_lane_constants();
+    __m256i sixty_four = TEXT_K256(c, sixty_four);
+    __m256i any = _mm256_setzero_si256();
+    const uint64_t *v = values, *fours_end = values + (n & ~3u);
+    const __m256i all = _mm256_set1_epi64x(-1);
+    for (; v < fours_end; v += 4) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)v);
+        _mm256_storeu_si256((__m256i *)(keep + (v - values)), four);
+        any = _mm256_or_si256(any, four);
+        p = text_put_four(p, four, all, c, sixty_four);
+    }
+    uint32_t left = n & 3;
+    if (left && n > 4) {
+        __m256i four = _mm256_loadu_si256((const __m256i *)(v + left - 4));
+        _mm256_storeu_si256((__m256i *)(keep + n - 4), four);
+        any = _mm256_or_si256(any, four);
+        p = text_put_four(p, four, TEXT_K256(c, last_lanes[left]), c, sixty_four);
+    } else if (left) {
+        __m256i live = text_few_lanes(left);
+        __m256i few = _mm256_maskload_epi64((const long long *)v, live);
+        _mm256_maskstore_epi64((long long *)(keep + (v - values)), live, few);
+        any = _mm256_or_si256(any, few);
+        p = text_put_four(p, few, live, c, sixty_four);
+    }
+    *slow = !_mm256_testz_si256(any, TEXT_K256(c, slow));
+    return p;
+}
+
+/* --- eight at a time by compression: AVX-512F, BW and VBMI2 ---------------------- */
 
 /* For the functions of the compressed counts (their callers check
  * text_csv_counts_compressed or text_cpu_has_ifma, which asks for more). */
@@ -170,10 +265,31 @@ text_counts_compressed_run(char *p, const uint64_t *restrict values, uint32_t n,
     return p;
 }
 
-/* text_counts_then_pair_ifma's run that holds a larger number: the counts
+/* The counts then the pair where the run holds a larger number: the counts
  * again, group by group, then the pair one value at a time (the same
  * bytes; rare, and out of line). */
 char *text_counts_then_pair_checked(char *p, const uint64_t *values, uint32_t n);
+
+/*
+ * n counts four at a time, then the pair after them by AVX2, as
+ * text_counts_then_pair_ifma (below) writes them: the row entry for
+ * processors with AVX2 but not what TEXT_IFMA asks for has it inline.
+ */
+TEXT_AVX2 static inline __attribute__((always_inline)) char *
+text_counts_then_pair_avx2(char *p, const uint64_t *restrict values, uint32_t n,
+                           uint64_t *restrict keep)
+{
+    keep[n] = values[n];
+    keep[n + 1] = values[n + 1];
+    bool slow;
+    char *end = text_counts_quads_run(p, values, n, keep, &slow);
+    if (__builtin_expect(slow, 0))
+        return text_counts_then_pair_checked(p, values, n);
+    double a, b;
+    memcpy(&a, &values[n], sizeof a);
+    memcpy(&b, &values[n + 1], sizeof b);
+    return text_pair_avx2(end, a, b);
+}
 
 /*
  * n counts by compression, then the pair after them (values[n] and

@@ -45,7 +45,7 @@
  *    for d = 16. 0x7f keeps an ASCII digit whole, and no digit value (0 to
  *    9) is above it.
  *  - The constants of the pair's AVX2 way, in every 64-bit lane: read as
- *    memory operands (see pair_avx2).
+ *    memory operands (see text_pair_avx2).
  */
 struct fast_tables {
 #ifdef TEXT_VECTOR
@@ -125,7 +125,7 @@ static inline void pair_binades(double a, double b, uint64_t *bits_a, uint64_t *
     *binade_b = (*bits_b >> 52) - FAST_FIRST;
 }
 
-/* The pair's AVX2 way takes binades up to 2^43 (d <= 12): see pair_avx2. */
+/* The pair's AVX2 way takes binades up to 2^43 (d <= 12): see text_pair_avx2. */
 #define PAIR_BINADES (1066 - FAST_FIRST)
 
 /* One value of the pair below 1 (d < 0): ",0.", zeros, its first digit
@@ -214,6 +214,65 @@ pair_entries(const struct fast_tables *t, double a, double b, struct pair_entrie
     e->dot = _mm256_loadu2_m128i((const __m128i *)(t->dot + t->window[e->jb]),
                                  (const __m128i *)(t->dot + t->window[e->ja]));
     return true;
+}
+
+/*
+ * The 17 digits of two values from digits = [a, a, b, b] (64-bit lanes):
+ * in `first`, the first digit of each in its 64-bit lanes' low bytes (a's
+ * in bytes 0 and 8, b's in 16 and 24); in `rest`, the 16 after them as
+ * byte values 0-9, a's in the low 128-bit lane, b's in the high.
+ *  - Each value's digits split 9 + 8 by 10^8: x / 10^8 is (x >> 26) x
+ *    (2^58 / 10^8, rounded down) >> 32, or one more (x < 2^57: the
+ *    remainder tells); then the 9 split 1 + 8 (x * 720575941 >> 56 is
+ *    x / 10^8 for x < 1.16 x 10^9).
+ *  - The four numbers below 10^8 by text_digits8x2's splits (see
+ *    text_vector.h), each instruction serving both values.
+ */
+struct pair_digits {
+    __m256i first, rest;
+};
+
+TEXT_AVX2 static inline __attribute__((always_inline)) struct pair_digits
+pair_digits(__m256i digits, const struct fast_tables *t)
+{
+    __m256i e8 = TEXT_K256(t, e8);
+    __m256i high9 = _mm256_srli_epi64(
+        _mm256_mul_epu32(_mm256_srli_epi64(digits, 26), TEXT_K256(t, by_1e8)), 32);
+    __m256i low8 = _mm256_sub_epi64(digits, _mm256_mul_epu32(high9, e8));
+    __m256i over = _mm256_cmpgt_epi64(low8, TEXT_K256(t, e8_less_1));
+    low8 = _mm256_sub_epi64(low8, _mm256_and_si256(over, e8));
+    high9 = _mm256_sub_epi64(high9, over);
+    __m256i first = _mm256_srli_epi64(_mm256_mul_epu32(high9, TEXT_K256(t, by_1e8_below_1e9)), 56);
+    __m256i middle8 = _mm256_sub_epi64(high9, _mm256_mul_epu32(first, e8));
+    /* the middle 8 in lanes 0 and 2, the low 8 in lanes 1 and 3 */
+    __m256i v = _mm256_blend_epi32(middle8, low8, 0xcc);
+    return (struct pair_digits){first, text_digits8x4(v, &t->splits)};
+}
+
+/*
+ * The pair by AVX2: both values in each vector instruction, from the
+ * digits to the text; the scalar work (the binade, the decade, the 128-bit
+ * product) one value after the other.
+ */
+TEXT_AVX2 static inline __attribute__((always_inline)) char *text_pair_avx2(char *p, double a,
+                                                                            double b)
+{
+    const struct fast_tables *t = &text_fast;
+    __asm__("" : "+r"(t)); /* the constants as memory operands: see text_fast */
+    struct pair_entries e;
+    if (!pair_entries(t, a, b, &e))
+        return text_pair_apart(p, a, b);
+    __m128i digits_a = _mm_cvtsi64_si128((long long)fast_digits(e.bits_a, t->scale[e.ja]));
+    /* a's product before b's: both at once take more registers than there
+     * are (the processor still overlaps them) */
+    __asm__("" : "+x"(digits_a), "+r"(e.bits_b));
+    __m128i digits_b = _mm_cvtsi64_si128((long long)fast_digits(e.bits_b, t->scale[e.jb]));
+    __m256i digits = _mm256_permute4x64_epi64(
+        _mm256_castsi128_si256(_mm_unpacklo_epi64(digits_a, digits_b)), 0x50);
+    struct pair_digits both = pair_digits(digits, t);
+    __m256i first_at_1 = _mm256_shuffle_epi8(both.first, TEXT_K256(t, first_to_1));
+    return put_pair_text(p, t, both.rest, first_at_1, e.keep, e.dot, t->point[e.ja],
+                         t->point[e.jb]);
 }
 
 /*

@@ -139,6 +139,10 @@ text_digits_ifma(__m512i x, const void *fraction_by, const void *digit_by)
  * text_cpu_has_prfchw). */
 #define TEXT_PRFCHW __attribute__((target("prfchw")))
 
+/* For functions that use AVX2, POPCNT and PREFETCHW (their callers check
+ * text_cpu_has_avx2 and text_cpu_has_prfchw). */
+#define TEXT_AVX2_PRFCHW __attribute__((target("avx2,popcnt,prfchw")))
+
 /* Whether this processor has PREFETCHW (CPUID 0x80000001, ECX bit 8), read
  * from CPUID: clang's __builtin_cpu_supports does not know "prfchw". */
 static inline bool text_cpu_has_prfchw(void)
