@@ -15,10 +15,13 @@
  * configuration runs in a child process (layers are chosen when the instance
  * is created), every child on the same single CPU, the configurations
  * interleaved round by round; each figure is the median over the rounds.
+ * Then both again for no layer, the pass-through layer and tally idle,
+ * paired in one process (see paired_contexts).
  *
  * Usage: bench_overhead [--rounds N] [--cpu C] [--icd FILE]
  *        bench_overhead --record DRAWS          (child)
  *        bench_overhead --record-paired DRAWS ROUNDS (child)
+ *        bench_overhead --frame-paired DRAWS SUBMITS ROUNDS (child)
  *        bench_overhead --frame DRAWS SUBMITS   (child)
  */
 #include <sched.h>
@@ -88,48 +91,131 @@ static int child_record(uint32_t draws)
 }
 
 /*
- * Recording in one process, paired: no layer, the pass-through layer and
- * tally idle, each its own instance enabling its layer by name, recorded in
+ * The paired figures: no layer, the pass-through layer and tally idle, each
+ * its own instance in one process, enabling its layer by name, measured in
  * turn round after round. Separate processes differ by more than the
- * layers do on some machines (a driver's no-layer figure moved from 29 to
- * 46 ns a draw between runs on one lent H100 host); here every round
- * compares the three under the same conditions, and the figure is the
- * median of the rounds' differences.
+ * layers do on some machines (a driver's no-layer recording moved from 29
+ * to 46 ns a draw between runs on one lent H100 host, and the idle frame
+ * over pass-through from -6 to +15 ns between runs of one build on
+ * another); here every round compares the three under the same
+ * conditions, and each figure is the median of the rounds' differences.
  */
-static int child_record_paired(uint32_t draws, int rounds)
+enum { PAIRED = 3, MAX_ROUNDS = 64, MAX_PAIRED_ROUNDS = 4 * MAX_ROUNDS + 1 };
+static const char *const paired_names[PAIRED] = {"no layer", "pass-through layer", "tally, idle"};
+
+static bool paired_contexts(vk_context c[PAIRED])
 {
-    static const char *const names[] = {"no layer", "pass-through layer", "tally, idle"};
-    const char *layers[] = {NULL, "VK_LAYER_TALLY_passthrough", "VK_LAYER_TALLY_counters"};
-    enum { N = 3 };
-    vk_context c[N];
-    VkCommandBuffer cb[N];
-    for (int i = 0; i < N; i++) {
+    static const char *const layers[PAIRED] = {NULL, "VK_LAYER_TALLY_passthrough",
+                                               "VK_LAYER_TALLY_counters"};
+    for (int i = 0; i < PAIRED; i++) {
         vk_context_options options = {.keep_environment = true, .enabled_layer = layers[i]};
         if (!vk_context_create(&c[i], &options))
-            return 1;
-        cb[i] = vk_context_begin(&c[i]);
-        vkEndCommandBuffer(cb[i]);
+            return false;
     }
-    static double ns[N][256], over_none[N][256], over_pass[N][256];
-    for (int r = 0; r < rounds; r++) {
-        for (int k = 0; k < N; k++) {
-            int i = (r + k) % N; /* each takes each place in turn */
-            ns[i][r] = time_recording(&c[i], cb[i], draws);
-        }
-        for (int i = 0; i < N; i++) {
+    return true;
+}
+
+/* ns[i][r]: configuration i's figure in round r. */
+static void print_paired(const char *title, const char *unit, double ns[PAIRED][MAX_PAIRED_ROUNDS],
+                         int rounds)
+{
+    static double over_none[PAIRED][MAX_PAIRED_ROUNDS], over_pass[PAIRED][MAX_PAIRED_ROUNDS];
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < PAIRED; i++) {
             over_none[i][r] = ns[i][r] - ns[0][r];
             over_pass[i][r] = ns[i][r] - ns[1][r];
         }
-    }
-    printf("### Recording, paired in one process: ns per vkCmdDraw (%u draws, %d rounds, "
-           "medians of each round's figures)\n\n",
-           draws, rounds);
-    printf("| configuration | ns per draw | over no layer | over pass-through |\n"
-           "|---|---|---|---|\n");
-    for (int i = 0; i < N; i++)
-        printf("| %s | %.1f | %+.1f | %+.1f |\n", names[i], median(ns[i], rounds),
+    printf("%s, %d rounds, medians of each round's figures)\n\n", title, rounds);
+    printf("| configuration | %s | over no layer | over pass-through |\n|---|---|---|---|\n", unit);
+    for (int i = 0; i < PAIRED; i++)
+        printf("| %s | %.1f | %+.1f | %+.1f |\n", paired_names[i], median(ns[i], rounds),
                median(over_none[i], rounds), median(over_pass[i], rounds));
-    for (int i = N - 1; i >= 0; i--) {
+    printf("\n");
+}
+
+static int child_record_paired(uint32_t draws, int rounds)
+{
+    vk_context c[PAIRED];
+    VkCommandBuffer cb[PAIRED];
+    if (!paired_contexts(c))
+        return 1;
+    for (int i = 0; i < PAIRED; i++) {
+        cb[i] = vk_context_begin(&c[i]);
+        vkEndCommandBuffer(cb[i]);
+    }
+    static double ns[PAIRED][MAX_PAIRED_ROUNDS];
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < PAIRED; k++) {
+            int i = (r + k) % PAIRED; /* each takes each place in turn */
+            ns[i][r] = time_recording(&c[i], cb[i], draws);
+        }
+    char title[128];
+    snprintf(title, sizeof title,
+             "### Recording, paired in one process: ns per vkCmdDraw (%u draws", draws);
+    print_paired(title, "ns per draw", ns, rounds);
+    for (int i = PAIRED - 1; i >= 0; i--) {
+        vkFreeCommandBuffers(c[i].device, c[i].pool, 1, &cb[i]);
+        vk_context_destroy(&c[i]);
+    }
+    return 0;
+}
+
+/* The frame: `draws` draws of a triangle in a render pass, recorded once. */
+static VkCommandBuffer record_frame(vk_context *c, uint32_t draws)
+{
+    VkCommandBuffer cb = vk_context_begin(c);
+    vk_context_begin_render_pass(c, cb, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c->triangle);
+    for (uint32_t i = 0; i < draws; i++)
+        vkCmdDraw(cb, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cb);
+    vkEndCommandBuffer(cb);
+    return cb;
+}
+
+static bool submit_and_wait(vk_context *c, VkCommandBuffer cb)
+{
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    return vkQueueSubmit(c->queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS &&
+           vkQueueWaitIdle(c->queue) == VK_SUCCESS;
+}
+
+/*
+ * The pre-recorded frame, paired: process CPU time (every thread) over
+ * each configuration's `submits` submissions alone, per submitted draw.
+ * Idle, tally writes nothing, so nothing of its work is left for the
+ * teardown that the separate processes' figure counts.
+ */
+static int child_frame_paired(uint32_t draws, uint32_t submits, int rounds)
+{
+    vk_context c[PAIRED];
+    VkCommandBuffer cb[PAIRED];
+    if (!paired_contexts(c))
+        return 1;
+    for (int i = 0; i < PAIRED; i++) {
+        cb[i] = record_frame(&c[i], draws);
+        if (!submit_and_wait(&c[i], cb[i])) /* untimed: the driver's first-use work */
+            return 1;
+    }
+    static double ns[PAIRED][MAX_PAIRED_ROUNDS];
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < PAIRED; k++) {
+            int i = (r + k) % PAIRED;
+            uint64_t start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+            for (uint32_t s = 0; s < submits; s++)
+                if (!submit_and_wait(&c[i], cb[i]))
+                    return 1;
+            ns[i][r] =
+                (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start) / ((double)draws * submits);
+        }
+    char title[160];
+    snprintf(title, sizeof title,
+             "### Pre-recorded frame, paired in one process: CPU ns per submitted draw (%u draws, "
+             "%u submissions, every thread",
+             draws, submits);
+    print_paired(title, "CPU ns per draw", ns, rounds);
+    for (int i = PAIRED - 1; i >= 0; i--) {
         vkFreeCommandBuffers(c[i].device, c[i].pool, 1, &cb[i]);
         vk_context_destroy(&c[i]);
     }
@@ -154,23 +240,12 @@ static int child_frame(uint32_t draws, uint32_t submits)
     vk_context_options options = {.keep_environment = true};
     if (!vk_context_create(&c, &options))
         return 1;
-    VkCommandBuffer cb = vk_context_begin(&c);
-    vk_context_begin_render_pass(&c, cb, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, c.triangle);
-    for (uint32_t i = 0; i < draws; i++)
-        vkCmdDraw(cb, 3, 1, 0, 0);
-    vkCmdEndRenderPass(cb);
-    vkEndCommandBuffer(cb);
-    VkSubmitInfo submit = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
-    /* One submission first, untimed: the driver's first-use work. */
-    if (vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE) != VK_SUCCESS ||
-        vkQueueWaitIdle(c.queue) != VK_SUCCESS)
+    VkCommandBuffer cb = record_frame(&c, draws);
+    if (!submit_and_wait(&c, cb)) /* untimed: the driver's first-use work */
         return 1;
     frame_start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     for (uint32_t i = 0; i < submits; i++)
-        if (vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE) != VK_SUCCESS ||
-            vkQueueWaitIdle(c.queue) != VK_SUCCESS)
+        if (!submit_and_wait(&c, cb))
             return 1;
     frame_draws = (uint64_t)draws * submits;
     vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
@@ -266,12 +341,22 @@ static void print_row(const char *name, double value, double base, double pass)
     printf("| %s | %.1f | %+.1f | %+.1f |\n", name, value, value - base, value - pass);
 }
 
+/* A paired child's rounds, within the tables' bounds. */
+static int paired_rounds_arg(const char *text)
+{
+    int rounds = atoi(text);
+    return rounds < 1 ? 1 : rounds > MAX_PAIRED_ROUNDS ? MAX_PAIRED_ROUNDS : rounds;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--record") == 0)
         return child_record((uint32_t)atoi(argv[2]));
     if (argc == 4 && strcmp(argv[1], "--record-paired") == 0)
-        return child_record_paired((uint32_t)atoi(argv[2]), atoi(argv[3]));
+        return child_record_paired((uint32_t)atoi(argv[2]), paired_rounds_arg(argv[3]));
+    if (argc == 5 && strcmp(argv[1], "--frame-paired") == 0)
+        return child_frame_paired((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]),
+                                  paired_rounds_arg(argv[4]));
     if (argc == 4 && strcmp(argv[1], "--frame") == 0)
         return child_frame((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
     int rounds = 5, cpu = first_allowed_cpu();
@@ -290,7 +375,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (rounds < 1 || rounds > 64)
+    if (rounds < 1 || rounds > MAX_ROUNDS)
         rounds = 5;
     pin_to(cpu);
     /* lavapipe allocates every recorded command with malloc: one allocator
@@ -318,7 +403,7 @@ int main(int argc, char **argv)
          {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", report, NULL}},
     };
     enum { CONFIGS = sizeof configs / sizeof configs[0] };
-    static double record[CONFIGS][64], frame[CONFIGS][64];
+    static double record[CONFIGS][MAX_ROUNDS], frame[CONFIGS][MAX_ROUNDS];
     char draws[16], frame_draws_text[16], submits[16];
     snprintf(draws, sizeof draws, "%d", RECORD_DRAWS);
     snprintf(frame_draws_text, sizeof frame_draws_text, "%d", FRAME_DRAWS);
@@ -364,6 +449,10 @@ int main(int argc, char **argv)
     const char *paired_args[] = {"--record-paired", draws, paired_rounds, NULL};
     const char *paired_env[] = {icd, layers, NULL};
     if (run_child_printing(argv[0], paired_args, paired_env) != 0)
-        printf("### Recording, paired in one process: failed\n");
+        printf("### Recording, paired in one process: failed\n\n");
+    const char *frame_paired_args[] = {"--frame-paired", frame_draws_text, submits, paired_rounds,
+                                       NULL};
+    if (run_child_printing(argv[0], frame_paired_args, paired_env) != 0)
+        printf("### Pre-recorded frame, paired in one process: failed\n");
     return 0;
 }
