@@ -10,10 +10,11 @@
 
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static tally_gl_context *contexts; /* every attached context; touched at MakeCurrent/destroy */
-static _Thread_local tally_gl_context *current_context;
+_Thread_local tally_gl_context *tally_gl_current_context;
 
 static pthread_once_t device_once = PTHREAD_ONCE_INIT;
 static tally_device *shared_device;
+_Atomic _Bool tally_gl_device_measures;
 
 /* Set when the process exits: the engine closes the shared device in its
  * exit handler, after which GL calls (from later exit handlers or static
@@ -28,8 +29,8 @@ static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, 
 
 static void submit_at_exit(void)
 {
-    if (current_context)
-        submit(current_context, "exit", 0, false, true);
+    if (tally_gl_current_context)
+        submit(tally_gl_current_context, "exit", 0, false, true);
     atomic_store_explicit(&exiting, true, memory_order_release);
 }
 
@@ -46,6 +47,11 @@ static void open_device(void)
                                   "are not offered and GL calls pass through unmeasured");
         return;
     }
+    tally_device_info info;
+    tally_device_get_info(shared_device, &info);
+    atomic_store_explicit(&tally_gl_device_measures,
+                          (info.measures & (TALLY_MEASURE_TIME | TALLY_MEASURE_STATISTICS)) != 0,
+                          memory_order_relaxed);
     atexit(submit_at_exit);
 }
 
@@ -67,11 +73,6 @@ const tally_catalogue *tally_gl_catalogue(void)
     return cat;
 }
 
-tally_gl_context *tally_gl_current(void)
-{
-    return current_context;
-}
-
 static tally_gl_context *create_context(tally_gl_window_api window_api, void *handle)
 {
     tally_gl_context *ctx = calloc(1, sizeof(*ctx));
@@ -81,10 +82,14 @@ static tally_gl_context *create_context(tally_gl_window_api window_api, void *ha
     ctx->handle = handle;
     ctx->real_extension_count = -1;
     tally_device *device = tally_gl_device();
-    if (device && tally_context_create(device, "gl", &ctx->engine) == TALLY_OK &&
-        tally_stream_create(ctx->engine, &ctx->stream) != TALLY_OK) {
-        tally_context_destroy(ctx->engine);
-        ctx->engine = NULL;
+    if (device && tally_context_create(device, "gl", &ctx->engine) == TALLY_OK) {
+        tally_stream *stream = NULL;
+        if (tally_stream_create(ctx->engine, &stream) == TALLY_OK) {
+            tally_gl_set_stream(ctx, stream);
+        } else {
+            tally_context_destroy(ctx->engine);
+            ctx->engine = NULL;
+        }
     }
     return ctx;
 }
@@ -135,7 +140,7 @@ static void make_current(tally_gl_window_api window_api, void *handle)
 {
     if (atomic_load_explicit(&exiting, memory_order_acquire))
         return;
-    tally_gl_context *previous = current_context;
+    tally_gl_context *previous = tally_gl_current_context;
     if (previous && previous->window_api == window_api && previous->handle == handle)
         return;
     pthread_mutex_lock(&contexts_lock);
@@ -150,7 +155,7 @@ static void make_current(tally_gl_window_api window_api, void *handle)
     }
     if (next)
         next->current = true;
-    current_context = next;
+    tally_gl_current_context = next;
     pthread_mutex_unlock(&contexts_lock);
     if (free_previous)
         free_context(previous);
@@ -163,7 +168,7 @@ static void make_current(tally_gl_window_api window_api, void *handle)
  * read; a release to no context at all reads them to the end. */
 static void before_make_current(tally_gl_window_api window_api, void *handle)
 {
-    tally_gl_context *previous = current_context;
+    tally_gl_context *previous = tally_gl_current_context;
     if (atomic_load_explicit(&exiting, memory_order_acquire) || !previous ||
         (previous->window_api == window_api && previous->handle == handle))
         return;

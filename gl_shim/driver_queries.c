@@ -164,10 +164,8 @@ uint32_t tally_gl_context_measurable(bool *query_buffer, bool *disjoint)
 
 static void note_app_query(gl_measuring *m, int statistic);
 
-gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
+gl_measuring *tally_gl_measuring_set_up(tally_gl_context *ctx)
 {
-    if (ctx->measuring || ctx->measuring_known)
-        return ctx->measuring;
     ctx->measuring_known = true;
     if (!ctx->engine)
         return NULL;
@@ -334,10 +332,10 @@ void tally_gl_measure_drop(void)
         ctx->measuring->key_pending = false;
 }
 
-void tally_gl_measure_attach(tally_gl_context *ctx)
+void tally_gl_measure_pending(tally_gl_context *ctx)
 {
     gl_measuring *m = ctx->measuring;
-    if (m && m->key_pending) {
+    if (m->key_pending) {
         tally_stream_measure(ctx->stream, m->pending_key);
         m->key_pending = false;
     }

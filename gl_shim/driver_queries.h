@@ -91,12 +91,24 @@ typedef struct gl_measuring {
  * GL_EXT_disjoint_timer_query). */
 TALLY_GL_HIDDEN uint32_t tally_gl_context_measurable(bool *query_buffer, bool *disjoint);
 
-/* The context's measuring state, set up on first use; NULL when it
- * measures nothing. */
-TALLY_GL_HIDDEN gl_measuring *tally_gl_measuring(tally_gl_context *ctx);
+/* The context's measuring state, set up on its first use; NULL when it
+ * measures nothing. Inline: every draw asks, and on simgpu the answer is
+ * always the kept NULL. */
+TALLY_GL_HIDDEN gl_measuring *tally_gl_measuring_set_up(tally_gl_context *ctx);
+static inline gl_measuring *tally_gl_measuring(tally_gl_context *ctx)
+{
+    if (__builtin_expect(ctx->measuring || ctx->measuring_known, 1))
+        return ctx->measuring;
+    return tally_gl_measuring_set_up(ctx);
+}
 /* Before a draw or dispatch is recorded into ctx->stream: the measurement
  * its API command took, if any. */
-TALLY_GL_HIDDEN void tally_gl_measure_attach(tally_gl_context *ctx);
+TALLY_GL_HIDDEN void tally_gl_measure_pending(tally_gl_context *ctx);
+static inline void tally_gl_measure_attach(tally_gl_context *ctx)
+{
+    if (ctx->measuring)
+        tally_gl_measure_pending(ctx);
+}
 /* Query names go back to their pools. */
 TALLY_GL_HIDDEN void tally_gl_release_queries(gl_measuring *m, const gl_measured_command *command);
 

@@ -51,7 +51,7 @@ bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name, uint3
     else
         m->held = h;
     m->held_tail = h;
-    ctx->stream = fresh;
+    tally_gl_set_stream(ctx, fresh);
     ctx->state_bound = false; /* the fresh stream binds the render state and program again */
     return true;
 }

@@ -143,6 +143,10 @@ def main():
     out.append("void tally_gl_after_vertex(void);")
     out.append("\n/* The driver backend's measurement of one command (driver_queries.c). */")
     out.append("enum { TALLY_GL_MEASURE_DRAW = 0, TALLY_GL_MEASURE_DISPATCH = 1 };")
+    out.append("/* Whether the device's backend measures GPU work (the driver backend's),")
+    out.append(" * set once when the device opens: on simgpu a command makes no call to")
+    out.append(" * measure. */")
+    out.append("extern _Atomic _Bool tally_gl_device_measures;")
     out.append("_Bool tally_gl_measure_begin(int kind);")
     out.append("void tally_gl_measure_end(void);")
     out.append("void tally_gl_measure_drop(void);")
@@ -172,10 +176,12 @@ def main():
         # Only a command that opens and closes its own measurement needs to
         # know whether it opened one; end and drop check for themselves.
         test = "if (measured)\n        " if opens and closes else ""
+        measures = "atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed)"
         if opens and closes:
-            src.append(f"    _Bool measured = tally_gl_measure_begin({kind});")
+            src.append(f"    _Bool measured = {measures} &&\n"
+                       f"                     tally_gl_measure_begin({kind});")
         elif opens:
-            src.append(f"    tally_gl_measure_begin({kind});")
+            src.append(f"    if ({measures})\n        tally_gl_measure_begin({kind});")
         if c.result == "void":
             src.append(f"    if (real)\n        real({c.arg_list()});")
             call_result = []

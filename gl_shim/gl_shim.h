@@ -36,6 +36,7 @@ typedef struct tally_gl_context {
 
     tally_context *engine; /* NULL when no device could be opened */
     tally_stream *stream;  /* the context's commands since its last submission */
+    tally_draw_lane *lane; /* the stream's; set with it (tally_gl_set_stream) */
     bool stream_has_work;
     bool
         state_bound; /* render area and program bound in the stream (they carry over submissions) */
@@ -85,8 +86,23 @@ typedef struct tally_gl_context {
     bool measuring_known; /* whether it measures was decided */
 } tally_gl_context;
 
-/* The calling thread's current context, or NULL. */
-TALLY_GL_HIDDEN tally_gl_context *tally_gl_current(void);
+/* The calling thread's current context, or NULL. Initial-exec: every draw
+ * reads it, and the default model for a shared library (a __tls_get_addr
+ * call each time) cost an idle shim about 40 instructions a draw. The
+ * shim is preloaded, so a pointer of static TLS is there for it; Mesa's
+ * libglapi keeps its current context the same way. */
+extern TALLY_GL_HIDDEN _Thread_local tally_gl_context *tally_gl_current_context
+    __attribute__((tls_model("initial-exec")));
+static inline tally_gl_context *tally_gl_current(void)
+{
+    return tally_gl_current_context;
+}
+/* The context's stream from now on, and its draw lane. */
+static inline void tally_gl_set_stream(tally_gl_context *ctx, tally_stream *stream)
+{
+    ctx->stream = stream;
+    ctx->lane = stream ? tally_stream_draw_lane(stream) : NULL;
+}
 /* The shared engine device, or NULL if it cannot be opened. */
 TALLY_GL_HIDDEN tally_device *tally_gl_device(void);
 /* The catalogue the extensions expose (works without a device). */
