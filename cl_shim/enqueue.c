@@ -69,25 +69,6 @@ static uint32_t clamp_u32(size_t v)
     return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* The local size the driver uses for a launch without one: the kernel's
- * required size if it has one, otherwise the driver's rule (local_size.c). */
-static void chosen_local_size(queue_record *q, cl_kernel kernel, const size_t global[3],
-                              size_t local[3])
-{
-    const struct _cl_icd_dispatch *cl = next_cl();
-    size_t required[3] = {0, 0, 0};
-    if (cl->clGetKernelWorkGroupInfo(kernel, q->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
-                                     sizeof(required), required, NULL) == CL_SUCCESS &&
-        required[0] && required[1] && required[2]) {
-        memcpy(local, required, sizeof(required));
-        return;
-    }
-    size_t multiple = 1;
-    cl->clGetKernelWorkGroupInfo(kernel, q->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                                 sizeof(multiple), &multiple, NULL);
-    default_local_size(&q->limits, multiple, global, local);
-}
-
 static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                            const size_t *offset, const size_t *global_size,
                            const size_t *local_size, cl_event *event, cl_event measured,
@@ -108,7 +89,7 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
             for (cl_uint d = 0; d < work_dim && d < 3; d++)
                 local[d] = local_size[d] ? local_size[d] : 1;
         } else {
-            chosen_local_size(q, kernel, global, local);
+            kernel_local_size(kernel, q, global, local);
         }
         w.program = kernel_program(tally_context_device(q->context), kernel);
         w.dispatch.api_name = api_name;

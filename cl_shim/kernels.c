@@ -11,8 +11,17 @@
  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim.h"
+
+/* What a launch without a local size depends on, besides the range: fixed
+ * for a kernel on a device once it is built. */
+typedef struct kernel_shape {
+    cl_device_id device;
+    size_t required[3]; /* CL_KERNEL_COMPILE_WORK_GROUP_SIZE; all 0: none */
+    size_t multiple;    /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+} kernel_shape;
 
 typedef struct kernel_record {
     handle_entry entry;        /* key: the cl_kernel */
@@ -20,11 +29,26 @@ typedef struct kernel_record {
     /* The engine program of mix, found at the first enqueue (every enqueue
      * records into the one shared device, so one program serves them all). */
     _Atomic(tally_program *) program;
+    /* The shape on the first device the kernel was launched on without a
+     * local size, set once; other devices' are read at each launch. */
+    _Atomic(kernel_shape *) shape;
 } kernel_record;
 
 static handle_map kernels;
 static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
 static _Thread_local handle_memo last_lookup;
+
+/* The thread's last launch without a local size and the size it took: a
+ * program enqueues a kernel over the same range again and again. Valid
+ * while no kernel record has been linked or unlinked since (the map's
+ * generation), so a record freed and another made at its address is never
+ * taken for it. */
+static _Thread_local struct {
+    const kernel_record *kernel;
+    cl_device_id device;
+    uint64_t generation;
+    size_t global[3], local[3];
+} last_launch;
 
 static void init_kernels(void)
 {
@@ -39,7 +63,9 @@ static handle_map *kernel_map(void)
 
 static void destroy_record(handle_entry *entry)
 {
-    free((kernel_record *)entry);
+    kernel_record *k = (kernel_record *)entry;
+    free(atomic_load_explicit(&k->shape, memory_order_relaxed));
+    free(k);
 }
 
 void kernels_destroy_all(void)
@@ -68,6 +94,7 @@ static void track(cl_kernel kernel, const tally_instruction_mix *known, arg_info
     k->entry.key = kernel;
     k->mix = known ? *known : kernel_classify(kernel, source);
     atomic_init(&k->program, NULL);
+    atomic_init(&k->shape, NULL);
     handle_entry *stale = handle_map_insert(kernel_map(), &k->entry);
     if (stale)
         destroy_record(stale);
@@ -87,6 +114,65 @@ tally_program *kernel_program(tally_device *device, cl_kernel kernel)
         atomic_store_explicit(&k->program, program, memory_order_release);
     }
     return program;
+}
+
+static kernel_shape read_shape(cl_kernel kernel, cl_device_id device)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    kernel_shape shape = {.device = device, .multiple = 1};
+    if (cl->clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof(shape.required), shape.required, NULL) != CL_SUCCESS)
+        memset(shape.required, 0, sizeof(shape.required));
+    cl->clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                 sizeof(shape.multiple), &shape.multiple, NULL);
+    return shape;
+}
+
+/* The kernel's shape on the device: from its record when that holds this
+ * device's, read from the driver (and kept, the first time) otherwise. */
+static kernel_shape shape_of(kernel_record *k, cl_kernel kernel, cl_device_id device)
+{
+    kernel_shape *kept = k ? atomic_load_explicit(&k->shape, memory_order_acquire) : NULL;
+    if (kept && kept->device == device)
+        return *kept;
+    kernel_shape shape = read_shape(kernel, device);
+    if (k && !kept) {
+        kernel_shape *copy = malloc(sizeof(*copy));
+        kernel_shape *none = NULL;
+        if (copy) {
+            *copy = shape;
+            /* Threads racing here read the same shape: the first one's stays. */
+            if (!atomic_compare_exchange_strong_explicit(
+                    &k->shape, &none, copy, memory_order_acq_rel, memory_order_acquire))
+                free(copy);
+        }
+    }
+    return shape;
+}
+
+void kernel_local_size(cl_kernel kernel, const queue_record *q, const size_t global[3],
+                       size_t local[3])
+{
+    kernel_record *k = kernel_find(kernel);
+    uint64_t generation = atomic_load_explicit(&kernel_map()->generation, memory_order_acquire);
+    if (k && last_launch.kernel == k && last_launch.device == q->device &&
+        last_launch.generation == generation &&
+        memcmp(last_launch.global, global, sizeof(last_launch.global)) == 0) {
+        memcpy(local, last_launch.local, sizeof(last_launch.local));
+        return;
+    }
+    kernel_shape shape = shape_of(k, kernel, q->device);
+    if (shape.required[0] && shape.required[1] && shape.required[2])
+        memcpy(local, shape.required, sizeof(shape.required));
+    else
+        default_local_size(&q->limits, shape.multiple, global, local);
+    if (k) {
+        last_launch.kernel = k;
+        last_launch.device = q->device;
+        last_launch.generation = generation;
+        memcpy(last_launch.global, global, sizeof(last_launch.global));
+        memcpy(last_launch.local, local, sizeof(last_launch.local));
+    }
 }
 
 static void set_error(cl_int *errcode_ret, cl_int err)

@@ -195,5 +195,10 @@ SHIM_HIDDEN void profiling_finish_all(void);
  * docs/opencl.md). global has three entries (1 beyond work_dim). */
 SHIM_HIDDEN void default_local_size(const device_limits *limits, size_t preferred_multiple,
                                     const size_t global[3], size_t local[3]);
+/* The local size a launch of the kernel on the queue's device takes when
+ * the program passes none: the size the kernel was compiled to require,
+ * otherwise default_local_size over its preferred multiple (kernels.c). */
+SHIM_HIDDEN void kernel_local_size(cl_kernel kernel, const queue_record *q, const size_t global[3],
+                                   size_t local[3]);
 
 #endif
