@@ -75,11 +75,9 @@ const tally_catalogue *tally_gl_catalogue(void)
 
 static tally_gl_context *create_context(tally_gl_window_api window_api, void *handle)
 {
-    size_t size = (sizeof(tally_gl_context) + 63) / 64 * 64;
-    tally_gl_context *ctx = aligned_alloc(64, size);
+    tally_gl_context *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)
         return NULL;
-    memset(ctx, 0, size);
     ctx->window_api = window_api;
     ctx->handle = handle;
     ctx->real_extension_count = -1;

@@ -30,29 +30,19 @@ typedef enum tally_gl_window_api {
  * its first MakeCurrent. Used by the thread it is current on only, so nothing
  * in it is locked. */
 typedef struct tally_gl_context {
-    /* What a draw reads and writes, together in the first cache line (the
-     * context is allocated on one): the driver's own draw runs between the
-     * shim's wrapper and its recording, and each line the recording then
-     * touches may have to come back. */
-    tally_stream *stream;  /* the context's commands since its last submission */
-    tally_draw_lane *lane; /* the stream's; set with it (tally_gl_set_stream) */
-    /* The driver backend's queries and held submissions (driver_queries.h);
-     * NULL while the context measures nothing. */
-    gl_measuring *measuring;
-    GLint patch_vertices; /* 0: GL's default, 3 */
-    bool measuring_known; /* whether it measures was decided */
-    bool stream_has_work;
-    bool state_bound; /* render area and program bound (they carry over submissions) */
-    bool in_begin;    /* between glBegin and glEnd */
-
     tally_gl_window_api window_api;
     void *handle; /* the EGLContext / GLXContext */
     struct tally_gl_context *next;
 
     tally_context *engine; /* NULL when no device could be opened */
-    uint64_t last_seqno;   /* of the context's last submission */
-    bool current;          /* current on some thread */
-    bool destroyed;        /* destroyed while current: freed when released */
+    tally_stream *stream;  /* the context's commands since its last submission */
+    tally_draw_lane *lane; /* the stream's; set with it (tally_gl_set_stream) */
+    bool stream_has_work;
+    bool
+        state_bound; /* render area and program bound in the stream (they carry over submissions) */
+    uint64_t last_seqno; /* of the context's last submission */
+    bool current;        /* current on some thread */
+    bool destroyed;      /* destroyed while current: freed when released */
 
     /* Errors the extensions raised, oldest first, each code at most once. */
     GLenum pending_errors[TALLY_GL_MAX_PENDING_ERRORS];
@@ -69,12 +59,14 @@ typedef struct tally_gl_context {
     const char *added_extensions[2]; /* the shim's names the driver lacks */
     GLint added_extension_count;
 
-    /* Immediate mode between glBegin and glEnd (in_begin above). */
+    /* Immediate mode between glBegin and glEnd. */
+    bool in_begin;
     GLenum begin_mode;
     uint32_t begin_vertices;
 
     /* Render area last set with glViewport. */
     GLint viewport_width, viewport_height;
+    GLint patch_vertices; /* 0: GL's default, 3 */
 
     /* GL_AMD_performance_monitor: monitor id = index + 1. */
     amd_monitor **monitors;
@@ -87,6 +79,11 @@ typedef struct tally_gl_context {
     /* Program objects with a static profile, and the one in use. */
     gl_program *programs;
     GLuint used_program;
+
+    /* The driver backend's queries and held submissions (driver_queries.h);
+     * NULL while the context measures nothing. */
+    gl_measuring *measuring;
+    bool measuring_known; /* whether it measures was decided */
 } tally_gl_context;
 
 /* The calling thread's current context, or NULL. Initial-exec: every draw
