@@ -2,10 +2,10 @@
  * The CPU a GL program's thread spends per draw: FRAMES frames of DRAWS
  * one-pixel glDrawArrays each on a surfaceless llvmpipe context, a glFlush
  * ending each frame (a submission point, where the driver backend reads its
- * queries), one glFinish at the end, after as many frames untimed. Prints
- * the calling thread's CPU time and the wall time per draw;
- * tally_bench_gl_driver runs it with and without the shim and backends
- * (docs/benchmarks.md).
+ * queries), one glFinish at the end, after as many frames untimed (and at
+ * least half a second of them). Prints the calling thread's CPU time and
+ * the wall time per draw; tally_bench_gl_driver runs it with and without
+ * the shim and backends (docs/benchmarks.md).
  *
  * usage: bench_gl_draws [FRAMES [DRAWS]]
  */
@@ -70,6 +70,16 @@ static double seconds(clockid_t clock)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static void run_frames(int frames, int draws)
+{
+    for (int f = 0; f < frames; f++) {
+        for (int d = 0; d < draws; d++)
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glFlush();
+    }
+    glFinish();
+}
+
 static void report(double cpu_start, double wall_start, double draws)
 {
     double cpu = seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
@@ -94,20 +104,16 @@ int main(int argc, char **argv)
     GLuint vertex_array;
     glGenVertexArrays(1, &vertex_array);
     glBindVertexArray(vertex_array);
-    /* Warm-up, as many frames as are timed: the driver compiles its shaders
-     * at the first draw, and the shim profiles the program's GLSL on a
-     * thread of its own (glslang, tens of ms), which on one CPU would
-     * otherwise share the timed frames' core and caches. */
-    for (int timed = 0; timed < 2; timed++) {
-        double cpu = seconds(CLOCK_THREAD_CPUTIME_ID), wall = seconds(CLOCK_MONOTONIC);
-        for (int f = 0; f < frames; f++) {
-            for (int d = 0; d < draws; d++)
-                glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-            glFlush();
-        }
-        glFinish();
-        if (timed)
-            report(cpu, wall, (double)frames * draws);
-    }
+    /* Warm-up, untimed: the driver compiles its shaders at the first draw,
+     * and the shim profiles the program's GLSL on a thread of its own
+     * (glslang, tens of ms), which on one CPU would otherwise share the
+     * timed frames' core and caches. As many frames as are timed, and at
+     * least half a second of them. */
+    double warm_until = seconds(CLOCK_MONOTONIC) + 0.5;
+    for (int round = 0; round == 0 || seconds(CLOCK_MONOTONIC) < warm_until; round++)
+        run_frames(frames, draws);
+    double cpu = seconds(CLOCK_THREAD_CPUTIME_ID), wall = seconds(CLOCK_MONOTONIC);
+    run_frames(frames, draws);
+    report(cpu, wall, (double)frames * draws);
     return 0;
 }
