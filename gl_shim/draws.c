@@ -86,31 +86,13 @@ static inline tally_gl_context *recording_context(void)
     return ctx;
 }
 
-/* A draw with its indices, which the stream copies. */
-static tally_status record_with_indices(tally_stream *stream, const tally_packed_draw *p,
-                                        const void *indices)
-{
-    tally_draw draw = {
-        .api_name = p->api_name,
-        .count = p->count,
-        .instance_count = p->instance_count,
-        .first = p->first,
-        .first_instance = p->first_instance,
-        .vertex_offset = p->vertex_offset,
-        .flags = p->flags,
-        .topology = p->topology,
-        .patch_control_points = p->patch_control_points,
-        .index_size = p->index_size,
-        .indices = indices,
-    };
-    return tally_stream_draw(stream, &draw);
-}
-
+/* Any draw, by the engine's checked call: with its indices (which the
+ * stream copies), or as record_draw's fast path cannot take it. */
 static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int64_t instances,
                            uint32_t first, uint32_t first_instance, int32_t vertex_offset,
                            GLenum index_type, uint32_t flags, const void *index_data)
 {
-    tally_packed_draw draw = {.api_name = api_name, .flags = (uint8_t)flags};
+    tally_draw draw = {.api_name = api_name, .flags = flags, .indices = index_data};
     if (count < 0 || instances < 0 || !topology_of(mode, &draw.topology))
         return;
     if (flags & TALLY_DRAW_INDEXED) {
@@ -128,9 +110,7 @@ static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int
     draw.vertex_offset = vertex_offset;
     draw.patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3);
     tally_gl_measure_attach(ctx);
-    tally_status status = index_data ? record_with_indices(ctx->stream, &draw, index_data)
-                                     : tally_stream_draw_inline(ctx->stream, ctx->lane, &draw);
-    if (status == TALLY_OK)
+    if (tally_stream_draw(ctx->stream, &draw) == TALLY_OK)
         tally_gl_recorded(ctx);
 }
 
