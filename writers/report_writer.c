@@ -24,7 +24,7 @@
  * pages go to the file with O_DIRECT (flush_text), and the kernel pins
  * the buffer for each write: one huge page instead of 256 small ones per
  * megabyte. On the H100's host (a virtual machine) that made a row 8 to
- * 14 % cheaper, most of it the kernel's part (docs/benchmarks.md, round
+ * 14 % cheaper, most of it the kernel's part (docs/benchmarks-history.md, round
  * eleven). It has SLACK bytes past its size: the row formatter copies in
  * 16-byte pieces and the number formatters store 8 bytes at a time.
  */
@@ -95,7 +95,7 @@ struct segment {
  * again. CSV rows have no such memo: the row whose values all repeat is
  * copied whole (csv_values), and in real clients' reports (vkcube,
  * glmark2) no row repeated its ratios but not its counts, while the
- * memo's test cost rows 3 to 4 % on the H100's host (docs/benchmarks.md,
+ * memo's test cost rows 3 to 4 % on the H100's host (docs/benchmarks-history.md,
  * round sixteen). */
 struct float_memo {
     uint64_t bits;
@@ -911,7 +911,7 @@ static inline __attribute__((always_inline)) char *put_begin(char *p, const stru
     /* two 8-byte pieces, as put_end stored them: one 16-byte load across
      * both stores cannot take them from the store buffer and waits for
      * them to reach the cache (rows 2 % faster on the H100's host without
-     * it, docs/benchmarks.md, round sixteen) */
+     * it, docs/benchmarks-history.md, round sixteen) */
     memcpy(p, t->high, 8);
     memcpy(p + t->high_length, t->low, 8);
     return p + length;
@@ -998,7 +998,7 @@ static inline __attribute__((always_inline)) char *put_sequence(char *p, struct 
  * splits are about six. Every later column's place waits on the
  * duration's length: in slices paired in time, rows ran 4.8 to 6.4 %
  * faster by IFMA on the H100's host and about 5 % here (docs/
- * benchmarks.md, round fifteen).
+ * benchmarks-history.md, round fifteen).
  */
 #ifdef TEXT_VECTOR
 typedef __m128i time_digits_fn(uint64_t low, uint64_t duration);
@@ -1030,7 +1030,7 @@ typedef void time_digits_fn(void); /* no vector way: the times one at a time */
  * caches, and a row's stores otherwise wait for them. Three lines a row
  * (a 15-counter row is about 196 bytes). In slices paired in time, rows
  * ran 7 to 8 % faster here with 2 to 8 KiB ahead, and 2.5 to 3 % faster
- * on the H100's host (docs/benchmarks.md, round sixteen); the base way's
+ * on the H100's host (docs/benchmarks-history.md, round sixteen); the base way's
  * rows about 2 % faster here. The ways whose processors have PREFETCHW
  * prefetch: IFMA's (every IFMA processor has it), AVX2's (made for
  * processors with AVX2 and PREFETCHW: avx2_way) and the base way's made

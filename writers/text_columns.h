@@ -29,7 +29,7 @@ text_counts_fn text_csv_counts_baseline(void);
  * report) without a branch of its own and check a run once; a run holding
  * a larger number is written again, group by group, larger numbers one at
  * a time. Eight a group rather than four took fewer instructions and, from
- * round sixteen, wrote whole rows faster too (docs/benchmarks.md, rounds
+ * round sixteen, wrote whole rows faster too (docs/benchmarks-history.md, rounds
  * nine, twelve and sixteen). */
 char *text_csv_counts_scalar(char *p, const uint64_t *restrict values, uint32_t n,
                              uint64_t *restrict keep);
@@ -43,7 +43,7 @@ text_counts_fn text_csv_counts_compressed(void);
  * them, then the doubles (their bits in values[n] and values[n + 1], kept
  * too) as a text_f64_pair_fn. The ways, each NULL where this processor
  * lacks it: four counts at a time then the pair by AVX2, or eight by
- * compression then the pair by IFMA (text_counts.h; docs/benchmarks.md,
+ * compression then the pair by IFMA (text_counts.h; docs/benchmarks-history.md,
  * rounds seventeen and nineteen); the best of them. The report's AVX2 and
  * IFMA row entries have the same inline, with no call (rounds eighteen and
  * nineteen); these functions hold them for the tests.

@@ -3,7 +3,7 @@
  * counts at a time, then the pair by AVX2; eight by one byte compression,
  * then the pair by IFMA) as inline functions over them: text_columns.c's
  * ways are made of them, and so are the report's AVX2 and IFMA row
- * entries, which have the whole row's values inline (docs/benchmarks.md,
+ * entries, which have the whole row's values inline (docs/benchmarks-history.md,
  * rounds eighteen and nineteen). Internal to libtally.
  */
 #ifndef TALLY_TEXT_COUNTS_H
@@ -85,7 +85,7 @@ TEXT_AVX2 static inline void text_put_high(char *p, __m128i x)
  * of the ',' and digit bytes of the lanes before it, from one mask of them
  * (PMOVMSKB, POPCNT): read back from memory instead, as put_two does, the
  * rows ran 11 % slower on an AMD Zen 3, whose loads wait to be forwarded
- * from a 256-bit store (docs/benchmarks.md, round nineteen). Only the lanes
+ * from a 256-bit store (docs/benchmarks-history.md, round nineteen). Only the lanes
  * of `live` (all ones in a lane) count: the others add 0 bytes, so that a
  * lane stored before a live one is written over by it, and one after the
  * last lands past the end (TEXT_CSV_COUNTS_MAX leaves room for it). All four
@@ -176,7 +176,7 @@ text_counts_quads_run(char *p, const uint64_t *restrict values, uint32_t n, uint
  * a table, one compare). From the values, not the digits: the row's later
  * columns wait for these lengths, and the digits are about 40 cycles
  * deeper. Rows ran about 2 % faster so, here and on the H100's host
- * (docs/benchmarks.md, round sixteen).
+ * (docs/benchmarks-history.md, round sixteen).
  */
 TEXT_COMPRESSED static inline __attribute__((always_inline)) __mmask64
 text_kept_bytes(__m512i v, const struct lane_constants *c)
@@ -204,7 +204,7 @@ text_kept_bytes(__m512i v, const struct lane_constants *c)
  * Eight a group, not four: a report of 15 counters' 13 counts are two
  * groups (8 + 5) where four a group took three and a number alone: 115
  * instructions where they took 211. In slices paired in time, rows ran
- * about 5 % faster on the H100's host and here (docs/benchmarks.md, round
+ * about 5 % faster on the H100's host and here (docs/benchmarks-history.md, round
  * sixteen). The digits by the splits rather than IFMA: the splits serve
  * eight numbers with each instruction, IFMA one digit of eight; with IFMA
  * rows were 7 % slower here.

@@ -430,7 +430,7 @@ TEXT_AVX2 static __attribute__((noinline)) char *pair_avx2(char *p, double a, do
  * host, whose processor's other hardware thread is often another guest's,
  * rows through tally_report_write ran 5 to 8 % faster with it than with
  * pair_avx2 in slices paired in time; on a core of its own (this machine)
- * about 0.5 % (docs/benchmarks.md, round fourteen).
+ * about 0.5 % (docs/benchmarks-history.md, round fourteen).
  */
 TEXT_IFMA static __attribute__((noinline)) char *pair_ifma(char *p, double a, double b)
 {
