@@ -406,6 +406,55 @@ static void results_are_available_once_submitted_with_exact_counts(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* One monitored value of the monitor's results, by its group and counter. */
+static uint64_t result_of(GLuint m, GLuint group, GLuint counter)
+{
+    GLuint data[16];
+    GLsizei written = 0;
+    GetCounterData(m, GL_PERFMON_RESULT_AMD, sizeof(data), data, &written);
+    for (GLsizei i = 0; i + 16 <= written; i += 16) {
+        const GLuint *record = data + i / 4;
+        if (record[0] == group && record[1] == counter) {
+            uint64_t value;
+            memcpy(&value, &record[2], 8);
+            return value;
+        }
+    }
+    fail_msg("no result for group %u counter %u", group, counter);
+    return 0;
+}
+
+/* Plain draws go inline into the stream's lane, 1024 to a block; a full
+ * block, and a command between draws (glUseProgram) that closes the run,
+ * take the general way. Every draw counts once, either way. */
+static void draws_across_the_lanes_blocks_and_runs_are_each_counted(void **state)
+{
+    (void)state;
+    GLuint vertices_group, vertices_id, draws_group, draws_id;
+    ids_of("IaVertices", &vertices_group, &vertices_id);
+    ids_of("DrawCalls", &draws_group, &draws_id);
+    GLuint m;
+    GenMonitors(1, &m);
+    SelectCounters(m, GL_TRUE, vertices_group, 1, &vertices_id);
+    SelectCounters(m, GL_TRUE, draws_group, 1, &draws_id);
+    BeginMonitor(m);
+    for (int i = 0; i < 2500; i++)
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDrawArraysInstanced(GL_TRIANGLES, 0, 6, 2);
+    glUseProgram(0);
+    for (int i = 0; i < 700; i++)
+        glDrawArrays(GL_POINTS, 0, 1);
+    glDrawArrays(GL_TRIANGLES, 0, -1); /* GL_INVALID_VALUE: no draw */
+    EndMonitor(m);
+    assert_int_equal(glGetError(), GL_INVALID_VALUE);
+    glFinish();
+    assert_int_equal(available(m), 1);
+    assert_int_equal(result_of(m, draws_group, draws_id), 2500 + 1 + 700);
+    assert_int_equal(result_of(m, vertices_group, vertices_id), 2500 * 3 + 6 * 2 + 700);
+    DeleteMonitors(1, &m);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void glfinish_makes_results_available_at_once(void **state)
 {
     (void)state;
@@ -514,6 +563,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(begin_fails_when_the_selection_needs_two_passes),
         cmocka_unit_test(a_fresh_monitor_reports_zero_and_small_buffers_get_nothing),
         cmocka_unit_test(results_are_available_once_submitted_with_exact_counts),
+        cmocka_unit_test(draws_across_the_lanes_blocks_and_runs_are_each_counted),
         cmocka_unit_test(glfinish_makes_results_available_at_once),
         cmocka_unit_test(blocking_reads_submit_and_wait),
         cmocka_unit_test(driver_and_shim_errors_are_each_reported_once),
