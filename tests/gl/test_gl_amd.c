@@ -353,16 +353,24 @@ static void draw_three_triangles(void)
     glEnd();
 }
 
+/* A new monitor of DrawCalls and IaVertices, and their AMD ids. */
+static GLuint draws_and_vertices_monitor(GLuint *draws_group, GLuint *draws_id,
+                                         GLuint *vertices_group, GLuint *vertices_id)
+{
+    ids_of("IaVertices", vertices_group, vertices_id);
+    ids_of("DrawCalls", draws_group, draws_id);
+    GLuint m;
+    GenMonitors(1, &m);
+    SelectCounters(m, GL_TRUE, *vertices_group, 1, vertices_id);
+    SelectCounters(m, GL_TRUE, *draws_group, 1, draws_id);
+    return m;
+}
+
 static void results_are_available_once_submitted_with_exact_counts(void **state)
 {
     (void)state;
     GLuint vertices_group, vertices_id, draws_group, draws_id;
-    ids_of("IaVertices", &vertices_group, &vertices_id);
-    ids_of("DrawCalls", &draws_group, &draws_id);
-    GLuint m;
-    GenMonitors(1, &m);
-    SelectCounters(m, GL_TRUE, vertices_group, 1, &vertices_id);
-    SelectCounters(m, GL_TRUE, draws_group, 1, &draws_id);
+    GLuint m = draws_and_vertices_monitor(&draws_group, &draws_id, &vertices_group, &vertices_id);
     BeginMonitor(m);
     glDrawArrays(GL_TRIANGLES, 0, 6); /* no arrays enabled: 6 vertices of nothing */
     draw_three_triangles();
@@ -431,12 +439,7 @@ static void draws_across_the_lanes_blocks_and_runs_are_each_counted(void **state
 {
     (void)state;
     GLuint vertices_group, vertices_id, draws_group, draws_id;
-    ids_of("IaVertices", &vertices_group, &vertices_id);
-    ids_of("DrawCalls", &draws_group, &draws_id);
-    GLuint m;
-    GenMonitors(1, &m);
-    SelectCounters(m, GL_TRUE, vertices_group, 1, &vertices_id);
-    SelectCounters(m, GL_TRUE, draws_group, 1, &draws_id);
+    GLuint m = draws_and_vertices_monitor(&draws_group, &draws_id, &vertices_group, &vertices_id);
     BeginMonitor(m);
     for (int i = 0; i < 2500; i++)
         glDrawArrays(GL_TRIANGLES, 0, 3);
