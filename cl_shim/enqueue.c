@@ -85,13 +85,10 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
             w.kind = WORK_NONE; /* an empty range runs nothing */
     }
     if (w.kind == WORK_DISPATCH) {
-        if (local_size) {
+        if (local_size)
             for (cl_uint d = 0; d < work_dim && d < 3; d++)
                 local[d] = local_size[d] ? local_size[d] : 1;
-        } else {
-            kernel_local_size(kernel, q, global, local);
-        }
-        w.program = kernel_program(tally_context_device(q->context), kernel);
+        w.program = kernel_launch(q, kernel, global, local_size ? NULL : local);
         w.dispatch.api_name = api_name;
         for (int d = 0; d < 3; d++) {
             w.dispatch.local_size[d] = clamp_u32(local[d]);

@@ -100,9 +100,8 @@ static void track(cl_kernel kernel, const tally_instruction_mix *known, arg_info
         destroy_record(stale);
 }
 
-tally_program *kernel_program(tally_device *device, cl_kernel kernel)
+static tally_program *program_of(tally_device *device, kernel_record *k, cl_kernel kernel)
 {
-    kernel_record *k = kernel_find(kernel);
     if (!k) {
         tally_instruction_mix mix = kernel_classify(kernel, NULL); /* no build per enqueue */
         return mix_program(device, &mix);
@@ -150,10 +149,9 @@ static kernel_shape shape_of(kernel_record *k, cl_kernel kernel, cl_device_id de
     return shape;
 }
 
-void kernel_local_size(cl_kernel kernel, const queue_record *q, const size_t global[3],
-                       size_t local[3])
+static void local_size_of(kernel_record *k, cl_kernel kernel, const queue_record *q,
+                          const size_t global[3], size_t local[3])
 {
-    kernel_record *k = kernel_find(kernel);
     uint64_t generation = atomic_load_explicit(&kernel_map()->generation, memory_order_acquire);
     if (k && last_launch.kernel == k && last_launch.device == q->device &&
         last_launch.generation == generation &&
@@ -173,6 +171,15 @@ void kernel_local_size(cl_kernel kernel, const queue_record *q, const size_t glo
         memcpy(last_launch.global, global, sizeof(last_launch.global));
         memcpy(last_launch.local, local, sizeof(last_launch.local));
     }
+}
+
+tally_program *kernel_launch(const queue_record *q, cl_kernel kernel, const size_t global[3],
+                             size_t *chosen_local)
+{
+    kernel_record *k = kernel_find(kernel);
+    if (chosen_local)
+        local_size_of(k, kernel, q, global, chosen_local);
+    return program_of(tally_context_device(q->context), k, kernel);
 }
 
 static void set_error(cl_int *errcode_ret, cl_int err)

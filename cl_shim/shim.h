@@ -67,10 +67,6 @@ SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel, arg_info_sou
  * NULL if none can be created. Lock-free once the profile has been seen. */
 SHIM_HIDDEN tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix);
 SHIM_HIDDEN void kernel_programs_release(void);
-/* The engine program of a kernel: from its record, classified once when the
- * kernel was created; classified on the spot for a kernel the shim did not
- * see created. */
-SHIM_HIDDEN tally_program *kernel_program(tally_device *device, cl_kernel kernel);
 SHIM_HIDDEN void kernels_destroy_all(void);
 SHIM_HIDDEN uint32_t kernels_live(void);
 
@@ -195,10 +191,13 @@ SHIM_HIDDEN void profiling_finish_all(void);
  * docs/opencl.md). global has three entries (1 beyond work_dim). */
 SHIM_HIDDEN void default_local_size(const device_limits *limits, size_t preferred_multiple,
                                     const size_t global[3], size_t local[3]);
-/* The local size a launch of the kernel on the queue's device takes when
- * the program passes none: the size the kernel was compiled to require,
- * otherwise default_local_size over its preferred multiple (kernels.c). */
-SHIM_HIDDEN void kernel_local_size(cl_kernel kernel, const queue_record *q, const size_t global[3],
-                                   size_t local[3]);
+/* What a launch of the kernel on the queue needs, from one lookup of its
+ * record (kernels.c): its engine program (classified once when the kernel
+ * was created; on the spot for a kernel the shim did not see created), and,
+ * when chosen_local is given (the program passed no local size), the local
+ * size the driver takes: the size the kernel was compiled to require,
+ * otherwise default_local_size over its preferred multiple. */
+SHIM_HIDDEN tally_program *kernel_launch(const queue_record *q, cl_kernel kernel,
+                                         const size_t global[3], size_t *chosen_local);
 
 #endif
