@@ -49,8 +49,7 @@ static void open_device(void)
     }
     tally_device_info info;
     tally_device_get_info(shared_device, &info);
-    atomic_store_explicit(&tally_gl_device_measures,
-                          (info.measures & (TALLY_MEASURE_TIME | TALLY_MEASURE_STATISTICS)) != 0,
+    atomic_store_explicit(&tally_gl_device_measures, (info.measures & TALLY_GL_QUERY_MEASURES) != 0,
                           memory_order_relaxed);
     atexit(submit_at_exit);
 }

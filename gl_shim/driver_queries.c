@@ -171,7 +171,7 @@ gl_measuring *tally_gl_measuring_set_up(tally_gl_context *ctx)
         return NULL;
     tally_device_info info;
     tally_device_get_info(tally_context_device(ctx->engine), &info);
-    uint32_t wanted = info.measures & (TALLY_MEASURE_TIME | TALLY_MEASURE_STATISTICS);
+    uint32_t wanted = info.measures & TALLY_GL_QUERY_MEASURES;
     if (!wanted)
         return NULL; /* simgpu: nothing is measured, nothing is added */
     bool query_buffer = false, disjoint = false;

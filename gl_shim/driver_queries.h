@@ -84,6 +84,9 @@ typedef struct gl_measuring {
     bool said_lost;
 } gl_measuring;
 
+/* What the shim measures with GL's queries, of what a backend may ask. */
+enum { TALLY_GL_QUERY_MEASURES = TALLY_MEASURE_TIME | TALLY_MEASURE_STATISTICS };
+
 /* What the GL context current on this thread can measure
  * (tally_measure_bits: TALLY_MEASURE_TIME and the pipeline statistics);
  * *query_buffer (may be NULL) says whether GL_QUERY_BUFFER exists, and
