@@ -295,7 +295,7 @@ static bool start(tally_gl_context *ctx, amd_monitor *m)
         free(counters);
         return false;
     }
-    tally_gl_recorded(ctx);
+    tally_gl_recorded_marker(ctx);
     free_results(m);
     m->results = results;
     m->result_counters = counters;
@@ -363,7 +363,7 @@ EXPORT void glEndPerfMonitorAMD(GLuint monitor)
         return;
     }
     if (m->results && tally_stream_marker_end(ctx->stream, m->results, 0) == TALLY_OK)
-        tally_gl_recorded(ctx);
+        tally_gl_recorded_marker(ctx);
     m->active = false;
     m->ended = m->results != NULL;
 }

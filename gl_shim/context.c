@@ -223,6 +223,7 @@ static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, 
             ctx->last_seqno = seqno;
         ctx->stream_has_work = false;
     }
+    tally_gl_learn_observed(ctx); /* a listener may have come or gone since */
     tally_gl_poll_held(ctx, wait || force);
     if (wait && ctx->last_seqno)
         tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);

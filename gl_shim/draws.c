@@ -1,17 +1,20 @@
-/* Draws and dispatches, recorded into the current context's stream after the
- * driver took them. Indirect parameters are read back from the bound
+/* Draws and dispatches, recorded into the current context's stream: the
+ * common draws by their wrappers, inline, into the stream's lane before the
+ * driver's call (draw_lane.h); what the lane cannot take here, after the
+ * driver took it. Indirect parameters are read back from the bound
  * indirect buffer (one synchronous read per indirect call, however many
  * draws a multi-draw makes): without them the counts, and so every exact
  * counter, would be unknown. An indexed draw's indices are read back the
  * same way (up to 1 MiB), so the vertex-cache model counts the vertices
  * the draw really names instead of assuming a reuse ratio. */
+#include "draw_lane.h"
 #include "driver_queries.h"
 #include "gl_shim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const uint8_t topology_by_mode[] = {
+const uint8_t tally_gl_topology_by_mode[TALLY_GL_MODES] = {
     [GL_POINTS] = TALLY_TOPOLOGY_POINT_LIST,
     [GL_LINES] = TALLY_TOPOLOGY_LINE_LIST,
     [GL_LINE_LOOP] = TALLY_TOPOLOGY_LINE_LOOP,
@@ -28,24 +31,13 @@ static const uint8_t topology_by_mode[] = {
     [GL_TRIANGLE_STRIP_ADJACENCY] = TALLY_TOPOLOGY_TRIANGLE_STRIP_WITH_ADJACENCY,
     [GL_PATCHES] = TALLY_TOPOLOGY_PATCH_LIST,
 };
-enum { GL_MODES = sizeof(topology_by_mode) };
 
 static bool topology_of(GLenum mode, uint8_t *topology)
 {
-    if (mode >= GL_MODES)
+    if (mode >= TALLY_GL_MODES)
         return false;
-    *topology = topology_by_mode[mode];
+    *topology = tally_gl_topology_by_mode[mode];
     return true;
-}
-
-static uint8_t index_size_of(GLenum type)
-{
-    switch (type) {
-    case GL_UNSIGNED_BYTE: return 1;
-    case GL_UNSIGNED_SHORT: return 2;
-    case GL_UNSIGNED_INT: return 4;
-    default: return 0;
-    }
 }
 
 /* The render area and the program in use are bound before the context's
@@ -96,7 +88,7 @@ static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int
     if (count < 0 || instances < 0 || !topology_of(mode, &draw.topology))
         return;
     if (flags & TALLY_DRAW_INDEXED) {
-        draw.index_size = index_size_of(index_type);
+        draw.index_size = tally_gl_index_size(index_type);
         if (!draw.index_size)
             return;
     }
@@ -114,50 +106,22 @@ static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int
         tally_gl_recorded(ctx);
 }
 
-/*
- * A draw without index data. Its common case, a context whose stream has
- * room in its open run of draws, its state bound and nothing measured, is
- * inline in each draw command's hook and makes no call: an idle shim's
- * whole work per draw is these tests and the lane's 32-byte append, as in
- * the Vulkan layer (before, the same draw took about 230 instructions more
- * than a pass-through preload's, docs/gl.md). Anything else goes the general way.
- */
-static inline __attribute__((always_inline)) void
-record_draw(const char *api_name, GLenum mode, int64_t count, int64_t instances, uint32_t first,
-            uint32_t first_instance, int32_t vertex_offset, GLenum index_type, uint32_t flags)
+/* A draw without index data: through the lane where it can (a multi-draw's
+ * draws, glBegin's), else the general way. */
+static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_t instances,
+                        uint32_t first, uint32_t first_instance, int32_t vertex_offset,
+                        GLenum index_type, uint32_t flags)
 {
-    tally_gl_context *ctx = tally_gl_current();
-    tally_draw_lane *lane = ctx ? ctx->lane : NULL;
-    bool indexed = flags & TALLY_DRAW_INDEXED;
-    uint8_t index_size = indexed ? index_size_of(index_type) : 0;
-    if (__builtin_expect(!lane || lane->next == lane->end || !ctx->state_bound || ctx->measuring ||
-                             count < 0 || instances < 0 || mode >= GL_MODES ||
-                             (indexed && !index_size),
-                         0)) {
-        record_draw_of(api_name, mode, count, instances, first, first_instance, vertex_offset,
-                       index_type, flags, NULL);
+    if (flags == 0 && count <= INT32_MAX && instances <= INT32_MAX &&
+        tally_gl_lane_draw(api_name, mode, (GLsizei)count, (GLsizei)instances, first,
+                           first_instance, vertex_offset, 0))
         return;
-    }
-    tally_packed_draw *slot = lane->next++;
-    tally_draw_lane_prefetch(slot);
-    *slot = (tally_packed_draw){
-        .api_name = api_name,
-        .count = (uint32_t)count,
-        .instance_count = (uint32_t)instances,
-        .first = first,
-        .first_instance = first_instance,
-        .vertex_offset = vertex_offset,
-        .flags = (uint8_t)flags,
-        .topology = topology_by_mode[mode],
-        .patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3),
-        .index_size = index_size,
-    };
-    tally_gl_recorded(ctx);
+    record_draw_of(api_name, mode, count, instances, first, first_instance, vertex_offset,
+                   index_type, flags, NULL);
 }
 
 static bool read_bound_buffer(GLenum target, GLenum binding, const void *offset, void *out,
                               size_t size);
-static uint32_t element_offset(const void *indices, GLenum type);
 
 /* Indices read per draw, up to this many bytes; beyond, the vertex model
  * goes without them (and stays within its bounds). */
@@ -174,7 +138,7 @@ static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLs
                            GLenum type, const void *indices, uint32_t first_instance,
                            int32_t vertex_offset)
 {
-    uint8_t size = index_size_of(type);
+    uint8_t size = tally_gl_index_size(type);
     size_t bytes = count > 0 ? (size_t)count * size : 0;
     tally_gl_context *ctx = tally_gl_current();
     bool wanted = ctx && ctx->stream && tally_stream_observed(ctx->stream);
@@ -184,15 +148,9 @@ static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLs
         free(data);
         data = NULL;
     }
-    record_draw_of(api_name, mode, count, instances, element_offset(indices, type), first_instance,
-                   vertex_offset, type, TALLY_DRAW_INDEXED, data);
+    record_draw_of(api_name, mode, count, instances, tally_gl_first_index(indices, size),
+                   first_instance, vertex_offset, type, TALLY_DRAW_INDEXED, data);
     free(data); /* the stream keeps a copy */
-}
-
-static uint32_t element_offset(const void *indices, GLenum type)
-{
-    uint8_t size = index_size_of(type);
-    return size ? (uint32_t)((uintptr_t)indices / size) : 0;
 }
 
 void tally_gl_after_glDrawArrays(GLenum mode, GLint first, GLsizei count)

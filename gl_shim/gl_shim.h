@@ -37,6 +37,11 @@ typedef struct tally_gl_context {
     tally_context *engine; /* NULL when no device could be opened */
     tally_stream *stream;  /* the context's commands since its last submission */
     tally_draw_lane *lane; /* the stream's; set with it (tally_gl_set_stream) */
+    /* Whether indexed draws read their indices back for the engine: whether
+     * the stream was observed (tally_stream_observed) at the context's last
+     * submission, stream change or performance marker. A listener that
+     * starts on another thread is seen from the context's next flush. */
+    bool reads_indices;
     bool stream_has_work;
     bool
         state_bound; /* render area and program bound in the stream (they carry over submissions) */
@@ -97,11 +102,17 @@ static inline tally_gl_context *tally_gl_current(void)
 {
     return tally_gl_current_context;
 }
+/* Learns again whether indexed draws read their indices (reads_indices). */
+static inline void tally_gl_learn_observed(tally_gl_context *ctx)
+{
+    ctx->reads_indices = ctx->stream && tally_stream_observed(ctx->stream);
+}
 /* The context's stream from now on, and its draw lane. */
 static inline void tally_gl_set_stream(tally_gl_context *ctx, tally_stream *stream)
 {
     ctx->stream = stream;
     ctx->lane = stream ? tally_stream_draw_lane(stream) : NULL;
+    tally_gl_learn_observed(ctx);
 }
 /* The shared engine device, or NULL if it cannot be opened. */
 TALLY_GL_HIDDEN tally_device *tally_gl_device(void);
@@ -126,6 +137,13 @@ TALLY_GL_HIDDEN void tally_gl_catch_up(tally_gl_context *ctx);
 static inline void tally_gl_recorded(tally_gl_context *ctx)
 {
     ctx->stream_has_work = true;
+}
+/* The same, after a performance marker (a monitor or query begun or
+ * ended), which changes whether the stream is observed. */
+static inline void tally_gl_recorded_marker(tally_gl_context *ctx)
+{
+    tally_gl_recorded(ctx);
+    tally_gl_learn_observed(ctx);
 }
 
 /* Cleanup of the extensions' objects when a context goes away. */

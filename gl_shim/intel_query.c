@@ -314,7 +314,7 @@ EXPORT void glBeginPerfQueryINTEL(GLuint queryHandle)
         tally_gl_error(ctx, GL_OUT_OF_MEMORY);
         return;
     }
-    tally_gl_recorded(ctx);
+    tally_gl_recorded_marker(ctx);
     if (q->results)
         tally_results_release(q->results);
     q->results = results;
@@ -335,7 +335,7 @@ EXPORT void glEndPerfQueryINTEL(GLuint queryHandle)
         return;
     }
     if (tally_stream_marker_end(ctx->stream, q->results, 0) == TALLY_OK)
-        tally_gl_recorded(ctx);
+        tally_gl_recorded_marker(ctx);
     q->active = false;
     q->ended = true;
 }

@@ -1,21 +1,24 @@
 /*
  * The CPU a GL program's thread spends per draw: FRAMES frames of DRAWS
- * one-pixel glDrawArrays each on a surfaceless llvmpipe context, a glFlush
+ * one-pixel draws each (glDrawArrays, or glDrawElements from an element
+ * buffer with "elements") on a surfaceless llvmpipe context, a glFlush
  * ending each frame (a submission point, where the driver backend reads its
  * queries), one glFinish at the end, after as many frames untimed (and at
  * least half a second of them). Prints the calling thread's CPU time and
  * the wall time per draw; tally_bench_gl_driver runs it with and without
  * the shim and backends (docs/benchmarks.md).
  *
- * usage: bench_gl_draws [FRAMES [DRAWS]]
+ * usage: bench_gl_draws [FRAMES [DRAWS [arrays|elements]]]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static const char *const vertex_source =
@@ -70,14 +73,28 @@ static double seconds(clockid_t clock)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void run_frames(int frames, int draws)
+static void run_frames(int frames, int draws, bool elements)
 {
     for (int f = 0; f < frames; f++) {
-        for (int d = 0; d < draws; d++)
-            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        if (elements) {
+            for (int d = 0; d < draws; d++)
+                glDrawElements(GL_TRIANGLE_STRIP, 4, GL_UNSIGNED_SHORT, NULL);
+        } else {
+            for (int d = 0; d < draws; d++)
+                glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        }
         glFlush();
     }
     glFinish();
+}
+
+static void bind_element_buffer(void)
+{
+    static const GLushort corners[] = {0, 1, 2, 3};
+    GLuint buffer;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(corners), corners, GL_STATIC_DRAW);
 }
 
 static void report(double cpu_start, double wall_start, double draws)
@@ -92,6 +109,9 @@ int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 100;
     int draws = argc > 2 ? atoi(argv[2]) : 200;
+    bool elements = argc > 3 && strcmp(argv[3], "elements") == 0;
+    if (argc > 3 && !elements && strcmp(argv[3], "arrays") != 0)
+        draws = 0;
     if (frames <= 0 || draws <= 0 || open_context() != 0) {
         fprintf(stderr, "bench_gl_draws: no surfaceless GL 4 context or bad arguments\n");
         return 1;
@@ -104,6 +124,8 @@ int main(int argc, char **argv)
     GLuint vertex_array;
     glGenVertexArrays(1, &vertex_array);
     glBindVertexArray(vertex_array);
+    if (elements)
+        bind_element_buffer();
     /* Warm-up, untimed: the driver compiles its shaders at the first draw,
      * and the shim profiles the program's GLSL on a thread of its own
      * (glslang, tens of ms), which on one CPU would otherwise share the
@@ -111,9 +133,9 @@ int main(int argc, char **argv)
      * least half a second of them. */
     double warm_until = seconds(CLOCK_MONOTONIC) + 0.5;
     for (int round = 0; round == 0 || seconds(CLOCK_MONOTONIC) < warm_until; round++)
-        run_frames(frames, draws);
+        run_frames(frames, draws, elements);
     double cpu = seconds(CLOCK_THREAD_CPUTIME_ID), wall = seconds(CLOCK_MONOTONIC);
-    run_frames(frames, draws);
+    run_frames(frames, draws, elements);
     report(cpu, wall, (double)frames * draws);
     return 0;
 }

@@ -131,6 +131,40 @@ static void an_offset_into_the_element_buffer_reads_the_drawn_indices(void **sta
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* Before the monitor nothing listens, so the shim's draws skip the
+ * readback (draw_lane.h); the monitor's begin makes the context read them
+ * again at once, so its draw counts what its indices name and none of the
+ * draws before it. */
+static void indices_are_read_again_from_a_monitors_begin(void **state)
+{
+    (void)state;
+    GLuint indices[2 * INDICES];
+    for (GLuint i = 0; i < INDICES; i++)
+        indices[i] = i;
+    for (GLuint i = 0; i < INDICES; i++)
+        indices[INDICES + i] = i % 3;
+    GLuint buffer = element_buffer(indices, 2 * INDICES);
+    for (int i = 0; i < 5; i++)
+        glDrawElements(GL_TRIANGLES, INDICES, GL_UNSIGNED_INT, NULL);
+    /* The monitor's begin closes the stream's run of draws, so its first
+     * draw goes the general way, which opens a new run: the indexed draw
+     * after it is the one that could take the lane without its indices. */
+    GLuint m = begin_vs_invocations();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    for (int i = 0; i < 3; i++)
+        glDrawElements(GL_TRIANGLES, INDICES, GL_UNSIGNED_INT,
+                       (const void *)(uintptr_t)(INDICES * sizeof(GLuint)));
+    assert_int_equal(end_and_read(m), 3 + 3 * 3);
+    for (int i = 0; i < 5; i++)
+        glDrawElements(GL_TRIANGLES, INDICES, GL_UNSIGNED_INT, NULL);
+    m = begin_vs_invocations();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDrawElements(GL_TRIANGLES, INDICES, GL_UNSIGNED_INT, NULL);
+    assert_int_equal(end_and_read(m), 3 + INDICES);
+    DeleteBuffers(1, &buffer);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void client_side_indices_are_read_in_a_compatibility_context(void **state)
 {
     (void)state;
@@ -176,6 +210,8 @@ int main(int argc, char **argv)
                                         setup, gl_fixture_teardown),
         cmocka_unit_test_setup_teardown(an_offset_into_the_element_buffer_reads_the_drawn_indices,
                                         setup, gl_fixture_teardown),
+        cmocka_unit_test_setup_teardown(indices_are_read_again_from_a_monitors_begin, setup,
+                                        gl_fixture_teardown),
         cmocka_unit_test_setup_teardown(client_side_indices_are_read_in_a_compatibility_context,
                                         setup, gl_fixture_teardown),
         cmocka_unit_test_setup_teardown(a_mapped_element_buffer_is_not_read_and_no_error_shows,
