@@ -144,6 +144,9 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queu
                                                            const size_t *global,
                                                            const size_t *local, WAIT_ARGS)
 {
+    if (!queue_heard(queue)) /* idle: straight down, a tail call */
+        return next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
+                                                 num_events, wait_list, event);
     cl_event own;
     cl_event *returned = profiling_event(queue, event, &own);
     cl_enqueue_bracket bracket = bracket_begin(returned);
@@ -162,6 +165,8 @@ TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_kernel kernel,
                                                   WAIT_ARGS)
 {
+    if (!queue_heard(queue)) /* idle: straight down, a tail call */
+        return next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
     cl_event own;
     cl_event *returned = profiling_event(queue, event, &own);
     cl_enqueue_bracket bracket = bracket_begin(returned);
@@ -181,9 +186,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBuffer(cl_command_queue queue, 
                                                         cl_bool blocking, size_t offset,
                                                         size_t size, void *ptr, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr,
                                                 num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueReadBuffer");
     return err;
 }
@@ -193,9 +199,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBuffer(cl_command_queue queue,
                                                          cl_bool blocking, size_t offset,
                                                          size_t size, const void *ptr, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr,
                                                  num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_WRITE, size, blocking, "clEnqueueWriteBuffer");
     return err;
 }
@@ -205,9 +212,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBuffer(cl_command_queue queue, 
                                                         cl_mem dst, size_t src_offset,
                                                         size_t dst_offset, size_t size, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size,
                                                 num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, size, false, "clEnqueueCopyBuffer");
     return err;
 }
@@ -217,9 +225,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillBuffer(cl_command_queue queue, 
                                                         const void *pattern, size_t pattern_size,
                                                         size_t offset, size_t size, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size,
                                                 num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_FILL, size, false, "clEnqueueFillBuffer");
     return err;
 }
@@ -230,10 +239,11 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBufferRect(
     const size_t *host_origin, const size_t *region, size_t buffer_row_pitch,
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueReadBufferRect(
         queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
         buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_READ, region_bytes(region), blocking,
                         "clEnqueueReadBufferRect");
     return err;
@@ -246,10 +256,11 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
     WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueWriteBufferRect(
         queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
         buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_WRITE, region_bytes(region), blocking,
                         "clEnqueueWriteBufferRect");
     return err;
@@ -261,10 +272,11 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferRect(
     const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
     size_t dst_row_pitch, size_t dst_slice_pitch, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region,
                                                     src_row_pitch, src_slice_pitch, dst_row_pitch,
                                                     dst_slice_pitch, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, region_bytes(region), false,
                         "clEnqueueCopyBufferRect");
     return err;
@@ -276,9 +288,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadImage(cl_command_queue queue, c
                                                        const size_t *region, size_t row_pitch,
                                                        size_t slice_pitch, void *ptr, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch,
                                                slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
                         "clEnqueueReadImage");
     return err;
@@ -291,9 +304,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteImage(cl_command_queue queue, 
                                                         size_t slice_pitch, const void *ptr,
                                                         WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueWriteImage(queue, image, blocking, origin, region, row_pitch,
                                                 slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_WRITE, image_bytes(image, region), blocking,
                         "clEnqueueWriteImage");
     return err;
@@ -305,9 +319,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImage(cl_command_queue queue, c
                                                        const size_t *dst_origin,
                                                        const size_t *region, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueCopyImage(queue, src, dst, src_origin, dst_origin, region,
                                                num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
                         "clEnqueueCopyImage");
     return err;
@@ -318,9 +333,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillImage(cl_command_queue queue, c
                                                        const void *color, const size_t *origin,
                                                        const size_t *region, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueFillImage(queue, image, color, origin, region, num_events,
                                                wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_FILL, image_bytes(image, region), false,
                         "clEnqueueFillImage");
     return err;
@@ -332,9 +348,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImageToBuffer(cl_command_queue 
                                                                const size_t *region,
                                                                size_t dst_offset, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region,
                                                        dst_offset, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
                         "clEnqueueCopyImageToBuffer");
     return err;
@@ -346,9 +363,10 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferToImage(cl_command_queue 
                                                                const size_t *dst_origin,
                                                                const size_t *region, WAIT_ARGS)
 {
+    bool heard = queue_heard(queue);
     cl_int err = next_cl()->clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin,
                                                        region, num_events, wait_list, event);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(dst, region), false,
                         "clEnqueueCopyBufferToImage");
     return err;
@@ -361,12 +379,13 @@ SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapBuffer(cl_command_queue queue, cl
                                                       size_t offset, size_t size, WAIT_ARGS,
                                                       cl_int *errcode_ret)
 {
+    bool heard = queue_heard(queue);
     cl_int err;
     void *mapped = next_cl()->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size,
                                                  num_events, wait_list, event, &err);
     if (errcode_ret)
         *errcode_ret = err;
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueMapBuffer");
     return mapped;
 }
@@ -378,13 +397,14 @@ SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapImage(cl_command_queue queue, cl_
                                                      size_t *row_pitch, size_t *slice_pitch,
                                                      WAIT_ARGS, cl_int *errcode_ret)
 {
+    bool heard = queue_heard(queue);
     cl_int err;
     void *mapped =
         next_cl()->clEnqueueMapImage(queue, image, blocking, flags, origin, region, row_pitch,
                                      slice_pitch, num_events, wait_list, event, &err);
     if (errcode_ret)
         *errcode_ret = err;
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && heard)
         record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
                         "clEnqueueMapImage");
     return mapped;

@@ -51,6 +51,18 @@ handle_entry *handle_map_insert(handle_map *map, handle_entry *entry);
 handle_entry *handle_map_find(handle_map *map, const void *key);
 /* handle_map_find answered from the thread's memo when nothing changed. */
 handle_entry *handle_map_find_memo(handle_map *map, handle_memo *memo, const void *key);
+/* The memo's entry for key when nothing changed since it was taken, else
+ * NULL: inline, a few loads, for the per-enqueue paths to try before
+ * handle_map_find_memo. A map never searched yet holds no memo's key, so a
+ * hit needs no initialized map. */
+static inline handle_entry *handle_map_memo_hit(handle_map *map, const handle_memo *memo,
+                                                const void *key)
+{
+    return key && memo->key == key &&
+                   memo->generation == atomic_load_explicit(&map->generation, memory_order_acquire)
+               ? memo->entry
+               : NULL;
+}
 /* One more application reference; false if the handle is unknown. */
 bool handle_map_retain(handle_map *map, const void *key);
 /* One less; the entry is unlinked and returned when none is left. Called

@@ -80,7 +80,8 @@ uint32_t kernels_live(void)
 
 static kernel_record *kernel_find(cl_kernel kernel)
 {
-    return (kernel_record *)handle_map_find_memo(kernel_map(), &last_lookup, kernel);
+    handle_entry *hit = handle_map_memo_hit(&kernels, &last_lookup, kernel);
+    return (kernel_record *)(hit ? hit : handle_map_find_memo(kernel_map(), &last_lookup, kernel));
 }
 
 /* A kernel the driver just created, with the profile it shares (a clone's

@@ -30,7 +30,15 @@ static handle_map *queue_map(void)
 
 queue_record *queue_find(cl_command_queue queue)
 {
-    return (queue_record *)handle_map_find_memo(queue_map(), &last_lookup, queue);
+    handle_entry *hit = handle_map_memo_hit(&queues, &last_lookup, queue);
+    return (queue_record *)(hit ? hit : handle_map_find_memo(queue_map(), &last_lookup, queue));
+}
+
+bool queue_heard(cl_command_queue queue)
+{
+    queue_record *q = queue_find(queue);
+    return q && q->stream &&
+           (q->counter_count > 0 || q->profiling || tally_stream_observed(q->stream));
 }
 
 void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)

@@ -108,6 +108,18 @@ typedef struct queue_record {
 
 /* The record of a queue, or NULL for a queue the shim did not see created. */
 SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
+/*
+ * Whether anyone would see the queue's next command: a queue with counters,
+ * a device that measures (the driver backend), or anything listening to the
+ * stream (a report, trace, timeline reader, sampler or open marker scope:
+ * tally_stream_observed). Otherwise an enqueue records nothing and goes
+ * straight down, as through no shim (docs/opencl.md, "What an idle shim
+ * costs an enqueue"). A listener that starts later sees the commands
+ * enqueued after it started: a CL command may start as soon as it is
+ * enqueued (PoCL's do; clFlush only guarantees it), so that is where a real
+ * device's counters would start seeing it too.
+ */
+SHIM_HIDDEN bool queue_heard(cl_command_queue queue);
 /* Submits what the queue recorded (a CL submission point). */
 SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
 SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags);

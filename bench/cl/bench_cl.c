@@ -7,7 +7,11 @@
  * loader). Both run in the same process, on the same context and kernel,
  * in alternating rounds. Each time shown is the best of its rounds; the
  * judged figure is the median over rounds of shimmed / plain within a round
- * (paired, so load from elsewhere on the machine cancels). Target: <= 1.05. A counter-enabled queue
+ * (paired, so load from elsewhere on the machine cancels). Target: <= 1.05.
+ * The same enqueues through libtally_passthrough_cl.so (beside the shim, a
+ * library that only forwards) give the baseline of the idle shim's cost:
+ * the median over rounds of the calling thread's CPU per enqueue with the
+ * shim minus through the pass-through. A counter-enabled queue
  * with an event per enqueue is measured too (informative), and so is a
  * kernel of six arguments (the shim profiles a kernel by its arguments:
  * this shows whether that costs anything per enqueue).
@@ -28,6 +32,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +138,19 @@ static void default_shim_path(const char *argv0, char *out, size_t size)
     snprintf(out, size, "%s/../lib/libtally_cl.so", dirname(exe));
 }
 
+static void passthrough_path(const char *shim_path, char *out, size_t size)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", shim_path);
+    snprintf(out, size, "%s/libtally_passthrough_cl.so", dirname(copy));
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void *shim_symbol(void *shim, const char *name)
 {
     void *f = dlsym(shim, name);
@@ -170,7 +188,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "tally_bench_cl: %s\n", dlerror());
         return 1;
     }
+    char pass_path[PATH_MAX];
+    passthrough_path(shim_path, pass_path, sizeof pass_path);
+    void *pass = dlopen(pass_path, RTLD_NOW | RTLD_LOCAL);
+    if (!pass) {
+        fprintf(stderr, "tally_bench_cl: %s\n", dlerror());
+        return 1;
+    }
     struct entry_points plain = {clEnqueueNDRangeKernel, clFinish, clReleaseEvent};
+    struct entry_points passed = {shim_symbol(pass, "clEnqueueNDRangeKernel"),
+                                  shim_symbol(pass, "clFinish"),
+                                  shim_symbol(pass, "clReleaseEvent")};
     struct entry_points shimmed = {shim_symbol(shim, "clEnqueueNDRangeKernel"),
                                    shim_symbol(shim, "clFinish"),
                                    shim_symbol(shim, "clReleaseEvent")};
@@ -218,6 +246,7 @@ int main(int argc, char **argv)
     clSetKernelArg(six, 5, sizeof f, &f);
 
     cl_command_queue plain_queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    cl_command_queue pass_queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
     cl_command_queue shim_queue = shim_create(context, device, NULL, &err);
     if (!shim_queue)
         die("clCreateCommandQueueWithProperties (shim)", err);
@@ -240,6 +269,7 @@ int main(int argc, char **argv)
 
     /* Warm up: kernel compilation and the engine's first submission. */
     time_enqueues(&plain, plain_queue, kernel, 100, 0);
+    time_enqueues(&passed, pass_queue, kernel, 100, 0);
     time_enqueues(&shimmed, shim_queue, kernel, 100, 0);
     time_enqueues(&shimmed, counter_queue, kernel, 100, 1);
     time_enqueues(&plain, plain_queue, six, 100, 0);
@@ -249,26 +279,33 @@ int main(int argc, char **argv)
     uint64_t best_six_plain = UINT64_MAX, best_six_shim = UINT64_MAX;
     uint64_t cpu_six_plain = UINT64_MAX, cpu_six_shim = UINT64_MAX;
     double ratios[64], six_ratios[64];
-    uint64_t cpu_plain = UINT64_MAX, cpu_shim = UINT64_MAX;
+    uint64_t cpu_plain = UINT64_MAX, cpu_shim = UINT64_MAX, cpu_pass = UINT64_MAX;
+    int64_t over_pass[64];
     for (unsigned r = 0; r < rounds; r++) {
-        uint64_t round_plain = 0, round_shim = 0;
-        /* Alternate which goes first, so neither always follows the other. */
-        for (int turn = 0; turn < 2; turn++) {
-            if ((turn == 0) == (r % 2 == 0)) {
+        uint64_t round_plain = 0, round_shim = 0, round_cpu_shim = 0, round_cpu_pass = 0;
+        /* Rotate which goes first, so none always follows another. */
+        for (unsigned turn = 0; turn < 3; turn++) {
+            unsigned which = (turn + r) % 3;
+            if (which == 0) {
                 uint64_t t = time_enqueues(&plain, plain_queue, kernel, count, 0);
                 best_plain = t < best_plain ? t : best_plain;
                 round_plain = t;
                 cpu_plain = last_enqueue_cpu_ns < cpu_plain ? last_enqueue_cpu_ns : cpu_plain;
-                engine_settle(&shimmed, counter_queue);
-            } else {
+            } else if (which == 1) {
                 uint64_t t = time_enqueues(&shimmed, shim_queue, kernel, count, 0);
                 best_shim = t < best_shim ? t : best_shim;
                 round_shim = t;
+                round_cpu_shim = last_enqueue_cpu_ns;
                 cpu_shim = last_enqueue_cpu_ns < cpu_shim ? last_enqueue_cpu_ns : cpu_shim;
-                engine_settle(&shimmed, counter_queue);
+            } else {
+                time_enqueues(&passed, pass_queue, kernel, count, 0);
+                round_cpu_pass = last_enqueue_cpu_ns;
+                cpu_pass = last_enqueue_cpu_ns < cpu_pass ? last_enqueue_cpu_ns : cpu_pass;
             }
+            engine_settle(&shimmed, counter_queue);
         }
         ratios[r] = (double)round_shim / (double)round_plain;
+        over_pass[r] = (int64_t)round_cpu_shim - (int64_t)round_cpu_pass;
         uint64_t t;
         /* The six-argument kernel, plain first in odd rounds. */
         uint64_t six_times[2];
@@ -290,6 +327,7 @@ int main(int argc, char **argv)
     }
     qsort(ratios, rounds, sizeof(double), compare_doubles);
     qsort(six_ratios, rounds, sizeof(double), compare_doubles);
+    qsort(over_pass, rounds, sizeof(int64_t), compare_int64);
     double ratio = ratios[rounds / 2];
     char name[256] = "";
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, NULL);
@@ -301,9 +339,12 @@ int main(int argc, char **argv)
            best_shim / 1e3 / count);
     printf("%-44s %12.2f %10.2f\n", "with the shim (2 counters, event each)", best_counters / 1e6,
            best_counters / 1e3 / count);
-    printf("calling thread's CPU time per enqueue (best): %.0f ns without, %.0f ns with "
-           "the shim\n",
-           (double)cpu_plain / count, (double)cpu_shim / count);
+    printf("calling thread's CPU time per enqueue (best): %.0f ns without, %.0f ns through "
+           "the pass-through, %.0f ns with the shim\n",
+           (double)cpu_plain / count, (double)cpu_pass / count, (double)cpu_shim / count);
+    printf("idle shim over the pass-through, CPU per enqueue, median of %u paired rounds: "
+           "%+.1f ns\n",
+           rounds, (double)over_pass[rounds / 2] / count);
     printf("ratio of the bests: %.3f\n", (double)best_shim / (double)best_plain);
     printf("ratio with/without, median of %u paired rounds: %.3f (target <= %.2f): %s\n", rounds,
            ratio, TARGET_RATIO, ratio <= TARGET_RATIO ? "met" : "MISSED");
@@ -318,6 +359,7 @@ int main(int argc, char **argv)
     shim_release(counter_queue);
     shim_release(shim_queue);
     clReleaseCommandQueue(plain_queue);
+    clReleaseCommandQueue(pass_queue);
     typedef cl_int (*release_kernel_fn)(cl_kernel);
     release_kernel_fn shim_release_kernel = shim_symbol(shim, "clReleaseKernel");
     shim_release_kernel(six);

@@ -2,6 +2,7 @@
  * fed to it directly on a fresh device: kernels as dispatches of the shape
  * the driver ran, transfers with their kind and bytes. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -127,6 +128,72 @@ static void kernels_count_what_the_engine_counts_for_their_dispatch(void **state
                             (reference_command){.dispatch = &dispatch});
         clReleaseEvent(event);
     }
+    clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    clReleaseCommandQueue(queue);
+}
+
+/* The cumulative raw value of a counter in the sampler's oldest and newest
+ * samples: their difference is what ran while it listened. */
+static uint64_t sampled_growth(tally_sampler *sampler, const tally_catalogue *cat, uint32_t raw)
+{
+    enum { MAX = 4096 };
+    uint32_t raw_count = tally_catalogue_raw_count(cat);
+    tally_sample *samples = calloc(MAX, sizeof *samples);
+    uint64_t *values = calloc((size_t)MAX * raw_count, sizeof *values);
+    assert_non_null(samples);
+    assert_non_null(values);
+    uint32_t count = 0;
+    bool lost = true;
+    assert_int_equal(tally_sampler_read(sampler, samples, values, MAX, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    assert_true(count >= 1);
+    uint64_t growth = values[(size_t)(count - 1) * raw_count + raw] - values[raw];
+    free(samples);
+    free(values);
+    return growth;
+}
+
+/* A queue without counters records nothing while nobody listens (the shim
+ * passes its enqueues straight down), and from the moment a sampler opens
+ * on the device its kernels count: the sampler sees every work-item of the
+ * kernels enqueued after it opened, and none of those before. */
+static void a_plain_queue_counts_from_when_a_sampler_listens(void **state)
+{
+    struct cl_fixture *fx = *state;
+    cl_int err;
+    cl_command_queue queue =
+        clCreateCommandQueueWithProperties(fx->context, fx->device, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_kernel kernel = build_kernel(fx, local_size_kernel, "sizes");
+    cl_mem out = clCreateBuffer(fx->context, CL_MEM_READ_WRITE, 3 * sizeof(cl_uint), NULL, &err);
+    assert_int_equal(clSetKernelArg(kernel, 0, sizeof(out), &out), CL_SUCCESS);
+    size_t global = 64, local = 8;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(
+            clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+            CL_SUCCESS);
+    assert_int_equal(clFinish(queue), CL_SUCCESS);
+
+    tally_device *device = NULL;
+    assert_int_equal(tally_device_acquire_shared(&device), TALLY_OK);
+    const tally_catalogue *cat = tally_device_catalogue(device);
+    uint32_t index = 0;
+    assert_int_equal(tally_catalogue_find(cat, "CsInvocations", &index), TALLY_OK);
+    uint32_t raw = tally_catalogue_counter(cat, index)->raw_index;
+    assert_int_not_equal(raw, TALLY_NOT_RAW);
+    tally_sampler *sampler = NULL;
+    assert_int_equal(tally_sampler_open(device, 1000000, 4096, &sampler), TALLY_OK);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(
+            clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+            CL_SUCCESS);
+    assert_int_equal(clFinish(queue), CL_SUCCESS);
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    assert_int_equal(tally_sampler_flush(sampler, 5000000000u), TALLY_OK);
+    assert_int_equal(sampled_growth(sampler, cat, raw), 5 * 64);
+    tally_sampler_close(sampler);
+    tally_device_release_shared(device);
     clReleaseMemObject(out);
     clReleaseKernel(kernel);
     clReleaseCommandQueue(queue);
@@ -307,6 +374,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_count_what_the_engine_counts_for_their_dispatch),
+        cmocka_unit_test(a_plain_queue_counts_from_when_a_sampler_listens),
         cmocka_unit_test(buffer_commands_count_as_transfers),
         cmocka_unit_test(image_commands_count_as_transfers),
         cmocka_unit_test(kernel_profile_follows_its_arguments),
