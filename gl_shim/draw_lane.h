@@ -1,7 +1,8 @@
 /*
  * A draw's common case, inline in its generated wrapper: a context whose
- * stream has room in its open run of draws, its state bound and nothing
- * measured appends the draw to the stream's lane before the driver's call,
+ * stream has room in its open run of draws, its state bound and a device
+ * that measures nothing appends the draw to the stream's lane before the
+ * driver's call,
  * which the wrapper then makes as a tail call, as the Vulkan layer's hooks
  * do. An idle shim's whole work per draw is these tests and the lane's
  * 32-byte append (docs/gl.md, "What an idle shim costs a draw"). A draw the
@@ -37,12 +38,10 @@ tally_gl_lane_draw(const char *api_name, GLenum mode, GLsizei count, GLsizei ins
 {
     tally_gl_context *ctx = tally_gl_current();
     tally_draw_lane *lane = ctx ? ctx->lane : NULL;
-    if (__builtin_expect(
-            !lane || lane->next == lane->end || !ctx->state_bound || ctx->measuring ||
-                atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed) ||
-                count < 0 || instances < 0 || mode >= TALLY_GL_MODES ||
-                (index_size && ctx->reads_indices),
-            0))
+    if (__builtin_expect(!lane || lane->next == lane->end || !ctx->state_bound || count < 0 ||
+                             instances < 0 || mode >= TALLY_GL_MODES ||
+                             (index_size && ctx->reads_indices),
+                         0))
         return false;
     tally_packed_draw *slot = lane->next++;
     tally_draw_lane_prefetch(slot);
@@ -58,7 +57,8 @@ tally_gl_lane_draw(const char *api_name, GLenum mode, GLsizei count, GLsizei ins
         .patch_control_points = (uint8_t)(ctx->patch_vertices ? ctx->patch_vertices : 3),
         .index_size = index_size,
     };
-    tally_gl_recorded(ctx);
+    /* No tally_gl_recorded: the lane has room only in a run that a draw the
+     * general way opened since the last submission, which marked the work. */
     return true;
 }
 

@@ -36,7 +36,12 @@ typedef struct tally_gl_context {
 
     tally_context *engine; /* NULL when no device could be opened */
     tally_stream *stream;  /* the context's commands since its last submission */
-    tally_draw_lane *lane; /* the stream's; set with it (tally_gl_set_stream) */
+    /* The stream's draw lane (set with it, tally_gl_set_stream), or NULL
+     * where no draw may take it: no stream, or a device whose backend
+     * measures, where each draw brackets the driver's call with queries
+     * (driver_queries.c). Fixed for the stream's life: the device's
+     * backend is known before any context is made. */
+    tally_draw_lane *lane;
     /* Whether indexed draws read their indices back for the engine: whether
      * the stream was observed (tally_stream_observed) at the context's last
      * submission, stream change or performance marker. A listener that
@@ -111,7 +116,8 @@ static inline void tally_gl_learn_observed(tally_gl_context *ctx)
 static inline void tally_gl_set_stream(tally_gl_context *ctx, tally_stream *stream)
 {
     ctx->stream = stream;
-    ctx->lane = stream ? tally_stream_draw_lane(stream) : NULL;
+    bool measures = atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed);
+    ctx->lane = stream && !measures ? tally_stream_draw_lane(stream) : NULL;
     tally_gl_learn_observed(ctx);
 }
 /* The shared engine device, or NULL if it cannot be opened. */

@@ -60,9 +60,10 @@ def run_once(program, env, args):
     command = ["taskset", "-c", str(args.cpu), program, str(args.frames), str(args.draws)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     fields = out.stdout.split()
-    if out.returncode != 0 or len(fields) < 6 or fields[5] != "0x0":
+    values = dict(zip(fields[0::2], fields[1::2]))
+    if out.returncode != 0 or values.get("error") != "0x0":
         sys.exit(f"bench_gl_draws failed: {out.stdout}{out.stderr}")
-    return float(fields[1]), float(fields[3])
+    return float(values["thread_ns_per_draw"]), float(values["wall_ns_per_draw"])
 
 
 def main():
