@@ -139,12 +139,14 @@ static void bracket_end(cl_enqueue_bracket *bracket)
         bracket->after = calibration_now();
 }
 
-SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel,
-                                                           cl_uint work_dim, const size_t *offset,
-                                                           const size_t *global,
-                                                           const size_t *local, WAIT_ARGS)
+/* A kernel enqueue the inline test could not pass straight down: asked
+ * again, then recorded. */
+static __attribute__((noinline)) cl_int
+general_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                               const size_t *offset, const size_t *global, const size_t *local,
+                               WAIT_ARGS)
 {
-    if (!queue_heard(queue)) /* idle: straight down, a tail call */
+    if (!queue_heard(queue))
         return next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
                                                  num_events, wait_list, event);
     cl_event own;
@@ -160,12 +162,26 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queu
         next_cl()->clReleaseEvent(own);
     return err;
 }
+
+/* Idle, the whole wrapper is queue_idle_next's loads and a tail call. */
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel,
+                                                           cl_uint work_dim, const size_t *offset,
+                                                           const size_t *global,
+                                                           const size_t *local, WAIT_ARGS)
+{
+    const struct _cl_icd_dispatch *idle = queue_idle_next(queue);
+    if (__builtin_expect(idle != NULL, 1))
+        return idle->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
+                                            num_events, wait_list, event);
+    return general_clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
+                                          num_events, wait_list, event);
+}
 TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
 
-SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_kernel kernel,
-                                                  WAIT_ARGS)
+static __attribute__((noinline)) cl_int general_clEnqueueTask(cl_command_queue queue,
+                                                              cl_kernel kernel, WAIT_ARGS)
 {
-    if (!queue_heard(queue)) /* idle: straight down, a tail call */
+    if (!queue_heard(queue))
         return next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
     cl_event own;
     cl_event *returned = profiling_event(queue, event, &own);
@@ -179,6 +195,15 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_ker
     if (own)
         next_cl()->clReleaseEvent(own);
     return err;
+}
+
+SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueTask(cl_command_queue queue, cl_kernel kernel,
+                                                  WAIT_ARGS)
+{
+    const struct _cl_icd_dispatch *idle = queue_idle_next(queue);
+    if (__builtin_expect(idle != NULL, 1))
+        return idle->clEnqueueTask(queue, kernel, num_events, wait_list, event);
+    return general_clEnqueueTask(queue, kernel, num_events, wait_list, event);
 }
 TALLY_CL_EXPORT(clEnqueueTask);
 

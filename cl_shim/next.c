@@ -8,7 +8,7 @@
 
 static struct _cl_icd_dispatch preload_table;
 static struct _cl_icd_dispatch layer_table;
-static _Atomic(const struct _cl_icd_dispatch *) next_table;
+_Atomic(const struct _cl_icd_dispatch *) next_table;
 static pthread_once_t preload_once = PTHREAD_ONCE_INIT;
 
 static bool in_this_library(void *address)

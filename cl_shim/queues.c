@@ -11,34 +11,33 @@
 
 #include "shim.h"
 
-static handle_map queues;
+handle_map queue_records;
 static pthread_once_t queues_once = PTHREAD_ONCE_INIT;
 
 /* Every enqueue looks its queue up: through the thread's memo. */
-static _Thread_local handle_memo last_lookup;
+_Thread_local handle_memo queue_memo;
 
 static void init_queues(void)
 {
-    handle_map_init(&queues);
+    handle_map_init(&queue_records);
 }
 
 static handle_map *queue_map(void)
 {
     pthread_once(&queues_once, init_queues);
-    return &queues;
+    return &queue_records;
 }
 
 queue_record *queue_find(cl_command_queue queue)
 {
-    handle_entry *hit = handle_map_memo_hit(&queues, &last_lookup, queue);
-    return (queue_record *)(hit ? hit : handle_map_find_memo(queue_map(), &last_lookup, queue));
+    handle_entry *hit = handle_map_memo_hit(&queue_records, &queue_memo, queue);
+    return (queue_record *)(hit ? hit : handle_map_find_memo(queue_map(), &queue_memo, queue));
 }
 
 bool queue_heard(cl_command_queue queue)
 {
     queue_record *q = queue_find(queue);
-    return q && q->stream &&
-           (q->counter_count > 0 || q->profiling || tally_stream_observed(q->stream));
+    return q && queue_record_heard(q);
 }
 
 void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags)
@@ -131,6 +130,8 @@ static void attach_engine(queue_record *q)
         return;
     }
     q->profiling = profiling_create();
+    q->listening = tally_device_listening_word(d);
+    q->always_heard = q->counter_count > 0 || q->profiling;
 }
 
 /* Takes ownership of counters and app_properties. profiling_hidden: the

@@ -18,6 +18,8 @@
  * (dlsym(RTLD_NEXT)), the target dispatch in layer mode. Never NULL, but
  * slots may be, when the program does not use OpenCL through the loader. */
 SHIM_HIDDEN const struct _cl_icd_dispatch *next_cl(void);
+/* next_cl's table once it is known, else NULL: for inline tests. */
+extern SHIM_HIDDEN _Atomic(const struct _cl_icd_dispatch *) next_table;
 /* Replies to a clGet*Info with `size` bytes of `data`: CL_INVALID_VALUE when
  * the program's buffer is too small, the size alone when it gave none. */
 SHIM_HIDDEN cl_int shim_answer_info(const void *data, size_t size, size_t value_size, void *value,
@@ -96,6 +98,11 @@ typedef struct queue_record {
     pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
     tally_context *context; /* NULL: the engine is unavailable */
     tally_stream *stream;
+    /* The device's listeners (tally_device_listening_word); NULL while the
+     * queue has no stream. */
+    const uint32_t *listening;
+    /* Counters or the driver backend's timing: every command is recorded. */
+    bool always_heard;
     tally_program *bound_program; /* the stream's; it stays bound across submissions */
     uint32_t unsubmitted;         /* commands recorded since the last submission */
     /* The driver backend's kernel timing (driver_profiling.c); NULL when the
@@ -109,10 +116,11 @@ typedef struct queue_record {
 /* The record of a queue, or NULL for a queue the shim did not see created. */
 SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
 /*
- * Whether anyone would see the queue's next command: a queue with counters,
- * a device that measures (the driver backend), or anything listening to the
- * stream (a report, trace, timeline reader, sampler or open marker scope:
- * tally_stream_observed). Otherwise an enqueue records nothing and goes
+ * Whether anyone would see the queue's next command: a queue with counters
+ * (its events' scopes), a device that measures (the driver backend), or a
+ * listener of the whole device (a report, trace, timeline reader or
+ * sampler: tally_device_listening). A scope of another queue counts only
+ * its own queue's work. Otherwise an enqueue records nothing and goes
  * straight down, as through no shim (docs/opencl.md, "What an idle shim
  * costs an enqueue"). A listener that starts later sees the commands
  * enqueued after it started: a CL command may start as soon as it is
@@ -120,6 +128,29 @@ SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
  * device's counters would start seeing it too.
  */
 SHIM_HIDDEN bool queue_heard(cl_command_queue queue);
+static inline bool queue_record_heard(const queue_record *q)
+{
+    return q->listening && (q->always_heard || tally_listening_now(q->listening));
+}
+/* The queue table and the thread's memo of it, for queue_idle_next. */
+extern SHIM_HIDDEN handle_map queue_records;
+extern SHIM_HIDDEN _Thread_local handle_memo queue_memo;
+/*
+ * The table to pass a kernel enqueue straight down to, inline, when nobody
+ * would see it (queue_heard) and its answer is at hand: the queue in the
+ * thread's memo, the table below known. NULL: the enqueue goes the general
+ * way, which asks again. Nothing here calls out (the memo's TLS access is a
+ * TLS descriptor's, which keeps every register but its result), so the
+ * enqueue's arguments stay in their registers for the tail call.
+ */
+static inline const struct _cl_icd_dispatch *queue_idle_next(cl_command_queue queue)
+{
+    const queue_record *q =
+        (const queue_record *)handle_map_memo_hit(&queue_records, &queue_memo, queue);
+    if (!q || q->always_heard || (q->listening && tally_listening_now(q->listening)))
+        return NULL;
+    return atomic_load_explicit(&next_table, memory_order_acquire);
+}
 /* Submits what the queue recorded (a CL submission point). */
 SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
 SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags);

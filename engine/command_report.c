@@ -164,6 +164,7 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK && o->report_path)
         s = open_report(d, o->report_path, error, error_size);
+    tally_listening_update(d); /* the device is not shared yet */
     if (s == TALLY_OK)
         s = open_rows(d);
     if (s == TALLY_OK && trace_path)

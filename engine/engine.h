@@ -250,6 +250,12 @@ struct tally_device {
     atomic_uint next_event_id;
     atomic_uint_fast64_t published_gpu_ns; /* executor's clock, for virtual mode */
     atomic_uint sampler_count;             /* samplers open, for tally_stream_observed */
+    /* Listeners of the whole device's work: the report, an active timeline
+     * (a reader not paused, or the trace) and each sampler, recounted under
+     * listeners_lock (tally_listening_update). A plain word read with
+     * __atomic builtins, because front ends read it through a pointer
+     * (tally_device_listening_word) on every call. */
+    uint32_t listening;
     atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
     /* The queue: lock guards the list, stopping and next_seqno. */
@@ -399,6 +405,9 @@ TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uin
 
 /* listening.c */
 TALLY_HIDDEN void tally_listening_begin_submission(struct tally_device *device);
+/* Recounts device->listening; callers hold listeners_lock, or own the
+ * device alone (while it opens). */
+TALLY_HIDDEN void tally_listening_update(struct tally_device *device);
 /* Whether the command about to execute has anyone to see its work. */
 static inline bool tally_work_observed(struct tally_device *device)
 {

@@ -17,14 +17,31 @@
  */
 #include "engine.h"
 
+void tally_listening_update(struct tally_device *d)
+{
+    uint32_t listeners = (d->report != NULL) +
+                         atomic_load_explicit(&d->timeline_active, memory_order_relaxed) +
+                         atomic_load_explicit(&d->sampler_count, memory_order_relaxed);
+    __atomic_store_n(&d->listening, listeners, __ATOMIC_RELAXED);
+}
+
+const uint32_t *tally_device_listening_word(const tally_device *d)
+{
+    static const uint32_t nobody;
+    return d ? &d->listening : &nobody;
+}
+
+bool tally_device_listening(const tally_device *d)
+{
+    return tally_listening_now(tally_device_listening_word(d));
+}
+
 bool tally_stream_observed(const tally_stream *stream)
 {
     if (!stream)
         return false;
     struct tally_device *d = stream->context->device;
-    return stream->open_markers || d->report || d->trace ||
-           atomic_load_explicit(&d->timeline_active, memory_order_relaxed) ||
-           atomic_load_explicit(&d->sampler_count, memory_order_relaxed) ||
+    return stream->open_markers || tally_device_listening(d) ||
            atomic_load_explicit(&d->open_scopes, memory_order_relaxed);
 }
 

@@ -106,6 +106,7 @@ tally_status tally_sampler_open(tally_device *d, uint64_t interval_ns, uint32_t 
     s->next = d->samplers;
     d->samplers = s;
     atomic_fetch_add_explicit(&d->sampler_count, 1, memory_order_relaxed);
+    tally_listening_update(d);
     pthread_mutex_unlock(&d->listeners_lock);
     atomic_store(&d->samplers_changed, true);
     pthread_mutex_lock(&d->lock);
@@ -125,6 +126,7 @@ void tally_sampler_close(tally_sampler *s)
         if (*p == s) {
             *p = s->next;
             atomic_fetch_sub_explicit(&d->sampler_count, 1, memory_order_relaxed);
+            tally_listening_update(d);
             break;
         }
     }

@@ -72,6 +72,7 @@ void tally_timeline_update_active(struct tally_device *d)
     for (struct tally_subscription *s = d->subscriptions; s && !listening; s = s->next)
         listening = !s->paused;
     atomic_store(&d->timeline_active, listening);
+    tally_listening_update(d);
 }
 
 /* --- trace file --------------------------------------------------------------- */

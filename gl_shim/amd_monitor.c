@@ -175,7 +175,7 @@ static void free_results(amd_monitor *m)
 static void free_monitor(tally_gl_context *ctx, amd_monitor *m)
 {
     if (m->active && ctx->stream && m->results)
-        tally_stream_marker_end(ctx->stream, m->results, 0);
+        tally_gl_marker_end(ctx, m->results);
     free_results(m);
     free(m->selected);
     free(m);
@@ -290,12 +290,11 @@ static bool start(tally_gl_context *ctx, amd_monitor *m)
         free(counters);
         return false;
     }
-    if (tally_stream_marker_begin(ctx->stream, results, 0) != TALLY_OK) {
+    if (tally_gl_marker_begin(ctx, results) != TALLY_OK) {
         tally_results_release(results);
         free(counters);
         return false;
     }
-    tally_gl_recorded_marker(ctx);
     free_results(m);
     m->results = results;
     m->result_counters = counters;
@@ -326,7 +325,7 @@ EXPORT void glSelectPerfMonitorCountersAMD(GLuint monitor, GLboolean enable, GLu
     m->ended = false;
     if (m->active) {
         if (m->results && ctx->stream)
-            tally_stream_marker_end(ctx->stream, m->results, 0);
+            tally_gl_marker_end(ctx, m->results);
         free_results(m);
         start(ctx, m);
     } else {
@@ -362,8 +361,8 @@ EXPORT void glEndPerfMonitorAMD(GLuint monitor)
         tally_gl_error(ctx, GL_INVALID_OPERATION);
         return;
     }
-    if (m->results && tally_stream_marker_end(ctx->stream, m->results, 0) == TALLY_OK)
-        tally_gl_recorded_marker(ctx);
+    if (m->results)
+        tally_gl_marker_end(ctx, m->results);
     m->active = false;
     m->ended = m->results != NULL;
 }

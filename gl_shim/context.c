@@ -81,6 +81,7 @@ static tally_gl_context *create_context(tally_gl_window_api window_api, void *ha
     ctx->handle = handle;
     ctx->real_extension_count = -1;
     tally_device *device = tally_gl_device();
+    ctx->listening = tally_device_listening_word(device);
     if (device && tally_context_create(device, "gl", &ctx->engine) == TALLY_OK) {
         tally_stream *stream = NULL;
         if (tally_stream_create(ctx->engine, &stream) == TALLY_OK) {
@@ -223,7 +224,6 @@ static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, 
             ctx->last_seqno = seqno;
         ctx->stream_has_work = false;
     }
-    tally_gl_learn_observed(ctx); /* a listener may have come or gone since */
     tally_gl_poll_held(ctx, wait || force);
     if (wait && ctx->last_seqno)
         tally_wait_seqno(device, ctx->last_seqno, UINT64_MAX);

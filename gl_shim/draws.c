@@ -32,6 +32,23 @@ const uint8_t tally_gl_topology_by_mode[TALLY_GL_MODES] = {
     [GL_PATCHES] = TALLY_TOPOLOGY_PATCH_LIST,
 };
 
+static uint8_t index_size_of(GLenum type)
+{
+    switch (type) {
+    case GL_UNSIGNED_BYTE: return 1;
+    case GL_UNSIGNED_SHORT: return 2;
+    case GL_UNSIGNED_INT: return 4;
+    default: return 0;
+    }
+}
+
+/* An indexed draw's first index: its offset into the element buffer, in
+ * indices of size (1, 2 or 4 bytes). */
+static uint32_t first_index(const void *indices, uint8_t size)
+{
+    return size ? (uint32_t)((uintptr_t)indices / size) : 0;
+}
+
 static bool topology_of(GLenum mode, uint8_t *topology)
 {
     if (mode >= TALLY_GL_MODES)
@@ -67,11 +84,11 @@ static void bind_state(tally_gl_context *ctx)
 }
 
 /* The context to record into, with its per-stream state bound; NULL when
- * nothing is recorded. */
+ * nothing is recorded (no stream, or nobody would see it). */
 static inline tally_gl_context *recording_context(void)
 {
     tally_gl_context *ctx = tally_gl_current();
-    if (!ctx || !ctx->stream)
+    if (!ctx || !ctx->stream || tally_gl_unheard(ctx))
         return NULL;
     if (__builtin_expect(!ctx->state_bound, 0))
         bind_state(ctx);
@@ -88,7 +105,7 @@ static void record_draw_of(const char *api_name, GLenum mode, int64_t count, int
     if (count < 0 || instances < 0 || !topology_of(mode, &draw.topology))
         return;
     if (flags & TALLY_DRAW_INDEXED) {
-        draw.index_size = tally_gl_index_size(index_type);
+        draw.index_size = index_size_of(index_type);
         if (!draw.index_size)
             return;
     }
@@ -112,9 +129,9 @@ static void record_draw(const char *api_name, GLenum mode, int64_t count, int64_
                         uint32_t first, uint32_t first_instance, int32_t vertex_offset,
                         GLenum index_type, uint32_t flags)
 {
-    if (flags == 0 && count <= INT32_MAX && instances <= INT32_MAX &&
+    if (flags == 0 && count <= INT32_MAX && instances <= INT32_MAX && vertex_offset == 0 &&
         tally_gl_lane_draw(api_name, mode, (GLsizei)count, (GLsizei)instances, first,
-                           first_instance, vertex_offset, 0))
+                           first_instance))
         return;
     record_draw_of(api_name, mode, count, instances, first, first_instance, vertex_offset,
                    index_type, flags, NULL);
@@ -138,18 +155,20 @@ static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLs
                            GLenum type, const void *indices, uint32_t first_instance,
                            int32_t vertex_offset)
 {
-    uint8_t size = tally_gl_index_size(type);
+    uint8_t size = index_size_of(type);
     size_t bytes = count > 0 ? (size_t)count * size : 0;
     tally_gl_context *ctx = tally_gl_current();
-    bool wanted = ctx && ctx->stream && tally_stream_observed(ctx->stream);
+    if (!ctx || tally_gl_unheard(ctx))
+        return;
+    bool wanted = ctx->stream && tally_stream_observed(ctx->stream);
     void *data = wanted && bytes && bytes <= MAX_INDEX_BYTES ? malloc(bytes) : NULL;
     if (data && !read_bound_buffer(GL_ELEMENT_ARRAY_BUFFER, GL_ELEMENT_ARRAY_BUFFER_BINDING,
                                    indices, data, bytes)) {
         free(data);
         data = NULL;
     }
-    record_draw_of(api_name, mode, count, instances, tally_gl_first_index(indices, size),
-                   first_instance, vertex_offset, type, TALLY_DRAW_INDEXED, data);
+    record_draw_of(api_name, mode, count, instances, first_index(indices, size), first_instance,
+                   vertex_offset, type, TALLY_DRAW_INDEXED, data);
     free(data); /* the stream keeps a copy */
 }
 
@@ -351,6 +370,8 @@ static void record_indirect_call(const indirect_call *call)
 {
     if (call->drawcount <= 0 || call->step < call->record_size)
         return; /* the driver refused it */
+    if (tally_gl_unheard_context())
+        return; /* no read back for draws nobody would see */
     char local[INDIRECT_STACK_BYTES];
     size_t per_read = (size_t)call->drawcount;
     size_t span = (per_read - 1) * call->step + call->record_size;
@@ -467,7 +488,8 @@ void tally_gl_after_glDispatchCompute(GLuint num_groups_x, GLuint num_groups_y, 
 void tally_gl_after_glDispatchComputeIndirect(GLintptr indirect)
 {
     GLuint groups[3];
-    if (read_bound_buffer(GL_DISPATCH_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER_BINDING,
+    if (!tally_gl_unheard_context() &&
+        read_bound_buffer(GL_DISPATCH_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER_BINDING,
                           (const void *)indirect, groups, sizeof(groups)))
         record_dispatch("glDispatchComputeIndirect", groups, TALLY_DISPATCH_INDIRECT);
 }

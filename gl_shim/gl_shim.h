@@ -42,11 +42,12 @@ typedef struct tally_gl_context {
      * (driver_queries.c). Fixed for the stream's life: the device's
      * backend is known before any context is made. */
     tally_draw_lane *lane;
-    /* Whether indexed draws read their indices back for the engine: whether
-     * the stream was observed (tally_stream_observed) at the context's last
-     * submission, stream change or performance marker. A listener that
-     * starts on another thread is seen from the context's next flush. */
-    bool reads_indices;
+    /* Who would see the context's draws: the device's listeners (its word,
+     * tally_device_listening_word) and the scopes of the context's own
+     * monitors and queries, marker begins recorded and not yet ended
+     * (tally_gl_marker_begin). With neither, a draw is not recorded. */
+    const uint32_t *listening;
+    uint32_t open_markers;
     bool stream_has_work;
     bool
         state_bound; /* render area and program bound in the stream (they carry over submissions) */
@@ -107,18 +108,25 @@ static inline tally_gl_context *tally_gl_current(void)
 {
     return tally_gl_current_context;
 }
-/* Learns again whether indexed draws read their indices (reads_indices). */
-static inline void tally_gl_learn_observed(tally_gl_context *ctx)
-{
-    ctx->reads_indices = ctx->stream && tally_stream_observed(ctx->stream);
-}
 /* The context's stream from now on, and its draw lane. */
 static inline void tally_gl_set_stream(tally_gl_context *ctx, tally_stream *stream)
 {
     ctx->stream = stream;
     bool measures = atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed);
     ctx->lane = stream && !measures ? tally_stream_draw_lane(stream) : NULL;
-    tally_gl_learn_observed(ctx);
+}
+/*
+ * Whether nobody would see a draw issued now: no listener on the device and
+ * no scope of the context's own open, on a device that measures nothing
+ * (under a measuring backend every draw brackets the driver's call, so it is
+ * always recorded). Such a draw is not recorded: a GL command may start when
+ * it is issued, so a listener that starts later sees the draws issued after
+ * it, as a real GPU's counters would (docs/gl.md, "What an idle shim costs a
+ * draw"). Two loads past the context.
+ */
+static inline bool tally_gl_unheard(const tally_gl_context *ctx)
+{
+    return ctx->lane && !ctx->open_markers && !tally_listening_now(ctx->listening);
 }
 /* The shared engine device, or NULL if it cannot be opened. */
 TALLY_GL_HIDDEN tally_device *tally_gl_device(void);
@@ -144,12 +152,26 @@ static inline void tally_gl_recorded(tally_gl_context *ctx)
 {
     ctx->stream_has_work = true;
 }
-/* The same, after a performance marker (a monitor or query begun or
- * ended), which changes whether the stream is observed. */
-static inline void tally_gl_recorded_marker(tally_gl_context *ctx)
+/* A monitor's or query's scope recorded into the context's stream, counted
+ * in open_markers as the engine counts them in the stream. */
+static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results)
 {
-    tally_gl_recorded(ctx);
-    tally_gl_learn_observed(ctx);
+    tally_status status = tally_stream_marker_begin(ctx->stream, results, 0);
+    if (status == TALLY_OK) {
+        ctx->open_markers++;
+        tally_gl_recorded(ctx);
+    }
+    return status;
+}
+static inline tally_status tally_gl_marker_end(tally_gl_context *ctx, tally_results *results)
+{
+    tally_status status = tally_stream_marker_end(ctx->stream, results, 0);
+    if (status == TALLY_OK) {
+        if (ctx->open_markers)
+            ctx->open_markers--;
+        tally_gl_recorded(ctx);
+    }
+    return status;
 }
 
 /* Cleanup of the extensions' objects when a context goes away. */

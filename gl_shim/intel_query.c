@@ -267,7 +267,7 @@ EXPORT void glCreatePerfQueryINTEL(GLuint queryId, GLuint *queryHandle)
 static void free_query(tally_gl_context *ctx, intel_query *q)
 {
     if (q->active && ctx->stream && q->results)
-        tally_stream_marker_end(ctx->stream, q->results, 0);
+        tally_gl_marker_end(ctx, q->results);
     if (q->results)
         tally_results_release(q->results);
     free(q);
@@ -309,12 +309,11 @@ EXPORT void glBeginPerfQueryINTEL(GLuint queryHandle)
         tally_gl_error(ctx, GL_INVALID_OPERATION);
         return;
     }
-    if (tally_stream_marker_begin(ctx->stream, results, 0) != TALLY_OK) {
+    if (tally_gl_marker_begin(ctx, results) != TALLY_OK) {
         tally_results_release(results);
         tally_gl_error(ctx, GL_OUT_OF_MEMORY);
         return;
     }
-    tally_gl_recorded_marker(ctx);
     if (q->results)
         tally_results_release(q->results);
     q->results = results;
@@ -334,8 +333,7 @@ EXPORT void glEndPerfQueryINTEL(GLuint queryHandle)
         tally_gl_error(ctx, GL_INVALID_OPERATION);
         return;
     }
-    if (tally_stream_marker_end(ctx->stream, q->results, 0) == TALLY_OK)
-        tally_gl_recorded_marker(ctx);
+    tally_gl_marker_end(ctx, q->results);
     q->active = false;
     q->ended = true;
 }

@@ -66,6 +66,10 @@ static void a_stream_is_observed_while_a_scope_it_recorded_is_open(void **state)
     assert_true(tally_stream_observed(fx->stream));
     engine_fixture_submit(fx); /* the scope stays open across the submission */
     assert_true(tally_stream_observed(fx->stream));
+    /* A scope counts its own context's work: the device has no listener of
+     * its whole work (the front ends know their own scopes). */
+    assert_int_equal(tally_device_wait_idle(fx->device), TALLY_OK);
+    assert_false(tally_device_listening(fx->device));
     assert_int_equal(tally_stream_marker_end(fx->stream, results, 0), TALLY_OK);
     engine_fixture_submit(fx);
     assert_false(tally_stream_observed(fx->stream));
@@ -161,8 +165,10 @@ static void a_timeline_reader_that_starts_later_sees_only_later_work(void **stat
     struct engine_fixture *fx = *state;
     draw(fx, 4);
     engine_fixture_submit(fx);
+    assert_false(tally_device_listening(fx->device));
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx->device, 1024, &sub), TALLY_OK);
+    assert_true(tally_device_listening(fx->device));
     draw(fx, 3);
     engine_fixture_submit(fx);
     tally_event events[1024];
@@ -175,11 +181,15 @@ static void a_timeline_reader_that_starts_later_sees_only_later_work(void **stat
 
     /* Paused, it listens no more. */
     tally_timeline_set_paused(sub, true);
+    assert_false(tally_device_listening(fx->device));
     uint64_t paused = clock_after(fx);
     draw(fx, 3);
     engine_fixture_submit(fx);
     assert_int_equal(clock_after(fx), paused);
+    tally_timeline_set_paused(sub, false);
+    assert_true(tally_device_listening(fx->device));
     tally_timeline_unsubscribe(sub);
+    assert_false(tally_device_listening(fx->device));
 }
 
 static void a_sampler_listens(void **state)
@@ -188,11 +198,14 @@ static void a_sampler_listens(void **state)
     tally_sampler *sampler = NULL;
     assert_int_equal(tally_sampler_open(fx->device, 1000000, 16, &sampler), TALLY_OK);
     assert_true(tally_stream_observed(fx->stream));
+    assert_true(tally_device_listening(fx->device));
+    assert_true(tally_listening_now(tally_device_listening_word(fx->device)));
     draw(fx, 3);
     engine_fixture_submit(fx);
     assert_true(clock_after(fx) > 0);
     tally_sampler_close(sampler);
     assert_false(tally_stream_observed(fx->stream));
+    assert_false(tally_device_listening(fx->device));
     uint64_t closed = clock_after(fx);
     draw(fx, 3);
     engine_fixture_submit(fx);
@@ -212,6 +225,7 @@ static void a_report_listens(void **state)
     assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
     assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
     assert_true(tally_stream_observed(fx.stream));
+    assert_true(tally_device_listening(fx.device));
     draw(&fx, 3);
     engine_fixture_submit(&fx);
     assert_true(clock_after(&fx) > 0);

@@ -113,6 +113,22 @@ TALLY_API void tally_device_get_info(const tally_device *device, tally_device_in
 TALLY_API const tally_catalogue *tally_device_catalogue(const tally_device *device);
 /* Values of the catalogue's constants for this device, in catalogue order. */
 TALLY_API const uint64_t *tally_device_constants(const tally_device *device);
+/*
+ * Whether anything listens to the whole device's work now: a per-command
+ * report or trace, a timeline reader that is not paused, or a sampler.
+ * Markers are not counted: a scope counts the work of its own context, so a
+ * front end knows its own. A few loads, for front ends that skip recording
+ * work nobody would see as it is issued (the GL and OpenCL shims): a
+ * listener that starts later sees what is issued after it started.
+ */
+TALLY_API bool tally_device_listening(const tally_device *device);
+/* The same, as a word a front end reads on every call with
+ * tally_listening_now, inline: valid for the device's life. */
+TALLY_API const uint32_t *tally_device_listening_word(const tally_device *device);
+static inline bool tally_listening_now(const uint32_t *word)
+{
+    return __atomic_load_n(word, __ATOMIC_RELAXED) != 0;
+}
 
 /*
  * Clocks. GPU time is in nanoseconds since the device opened; in realtime mode

@@ -131,11 +131,11 @@ static void an_offset_into_the_element_buffer_reads_the_drawn_indices(void **sta
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
-/* Before the monitor nothing listens, so the shim's draws skip the
- * readback (draw_lane.h); the monitor's begin makes the context read them
- * again at once, so its draw counts what its indices name and none of the
- * draws before it. */
-static void indices_are_read_again_from_a_monitors_begin(void **state)
+/* Before the monitor nothing listens, so the shim records no draw and
+ * reads no index (draw_lane.h); from the monitor's begin on, every draw of
+ * the context is recorded, an indexed one with the indices it names, and
+ * the monitor counts none of the draws before it. */
+static void a_monitors_draws_are_recorded_with_their_indices(void **state)
 {
     (void)state;
     GLuint indices[2 * INDICES];
@@ -146,9 +146,8 @@ static void indices_are_read_again_from_a_monitors_begin(void **state)
     GLuint buffer = element_buffer(indices, 2 * INDICES);
     for (int i = 0; i < 5; i++)
         glDrawElements(GL_TRIANGLES, INDICES, GL_UNSIGNED_INT, NULL);
-    /* The monitor's begin closes the stream's run of draws, so its first
-     * draw goes the general way, which opens a new run: the indexed draw
-     * after it is the one that could take the lane without its indices. */
+    /* A plain draw first: it opens a run of the stream's lane, which the
+     * indexed draws after it must not take (the lane carries no indices). */
     GLuint m = begin_vs_invocations();
     glDrawArrays(GL_TRIANGLES, 0, 3);
     for (int i = 0; i < 3; i++)
@@ -210,7 +209,7 @@ int main(int argc, char **argv)
                                         setup, gl_fixture_teardown),
         cmocka_unit_test_setup_teardown(an_offset_into_the_element_buffer_reads_the_drawn_indices,
                                         setup, gl_fixture_teardown),
-        cmocka_unit_test_setup_teardown(indices_are_read_again_from_a_monitors_begin, setup,
+        cmocka_unit_test_setup_teardown(a_monitors_draws_are_recorded_with_their_indices, setup,
                                         gl_fixture_teardown),
         cmocka_unit_test_setup_teardown(client_side_indices_are_read_in_a_compatibility_context,
                                         setup, gl_fixture_teardown),
