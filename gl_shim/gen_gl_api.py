@@ -213,7 +213,7 @@ def main():
         real = f"((PFN_{name})TALLY_PRELOAD_NEXT(tally_gl_real_{name}, \"{name}\"))"
         if name in fast:
             src += fast_wrapper(c, real, fast[name])
-            src.append("/* The general way, for what the lane does not take. */")
+            src.append("/* The general way, for what the inline test does not take. */")
             src.append("static __attribute__((noinline)) void")
             src.append(f"general_{name}({c.param_list()})\n{{")
         else:
