@@ -116,17 +116,17 @@ static inline void tally_gl_set_stream(tally_gl_context *ctx, tally_stream *stre
     ctx->lane = stream && !measures ? tally_stream_draw_lane(stream) : NULL;
 }
 /*
- * Whether nobody would see a draw issued now: no listener on the device and
- * no scope of the context's own open, on a device that measures nothing
- * (under a measuring backend every draw brackets the driver's call, so it is
- * always recorded). Such a draw is not recorded: a GL command may start when
- * it is issued, so a listener that starts later sees the draws issued after
- * it, as a real GPU's counters would (docs/gl.md, "What an idle shim costs a
- * draw"). Two loads past the context.
+ * Whether nobody would see a draw issued now: the context records (it has a
+ * stream), no listener is on the device and no scope of the context's own
+ * is open. Such a draw is neither recorded nor, under a measuring backend,
+ * measured: a GL command may start when it is issued, so a listener that
+ * starts later sees the draws issued after it, as a real GPU's counters
+ * would (docs/gl.md, "What an idle shim costs a draw"). Two loads past the
+ * context.
  */
 static inline bool tally_gl_unheard(const tally_gl_context *ctx)
 {
-    return ctx->lane && !ctx->open_markers && !tally_listening_now(ctx->listening);
+    return ctx->stream && !ctx->open_markers && !tally_listening_now(ctx->listening);
 }
 /* The shared engine device, or NULL if it cannot be opened. */
 TALLY_GL_HIDDEN tally_device *tally_gl_device(void);
