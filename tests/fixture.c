@@ -82,3 +82,24 @@ uint32_t queue_spans_monotonic(tally_device *device, tally_subscription *timelin
     }
     return n;
 }
+
+uint64_t sampler_growth(tally_device *device, tally_sampler *sampler, uint32_t raw)
+{
+    assert_int_equal(tally_device_wait_idle(device), TALLY_OK);
+    assert_int_equal(tally_sampler_flush(sampler, 5000000000u), TALLY_OK);
+    enum { MAX = 4096 };
+    uint32_t raw_count = tally_catalogue_raw_count(tally_device_catalogue(device));
+    tally_sample *samples = calloc(MAX, sizeof *samples);
+    uint64_t *values = calloc((size_t)MAX * raw_count, sizeof *values);
+    assert_non_null(samples);
+    assert_non_null(values);
+    uint32_t count = 0;
+    bool lost = true;
+    assert_int_equal(tally_sampler_read(sampler, samples, values, MAX, &count, &lost), TALLY_OK);
+    assert_false(lost);
+    assert_true(count >= 1);
+    uint64_t growth = values[(size_t)(count - 1) * raw_count + raw] - values[raw];
+    free(samples);
+    free(values);
+    return growth;
+}

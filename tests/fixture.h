@@ -36,4 +36,9 @@ typedef struct monotonic_span {
 uint32_t queue_spans_monotonic(tally_device *device, tally_subscription *timeline, uint32_t kinds,
                                monotonic_span *spans, uint32_t max);
 
+/* How much the raw counter `raw` grew between the sampler's oldest and
+ * newest samples, once `device` executed everything submitted so far (the
+ * caller has its front door submit first: glFinish, clFinish). */
+uint64_t sampler_growth(tally_device *device, tally_sampler *sampler, uint32_t raw);
+
 #endif
