@@ -70,14 +70,6 @@ test)
     run_tests build-sanitize
     build build-tsan -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON -DTALLY_SANITIZE=thread
     run_tests build-tsan -LE client
-    # The report writers' tests unoptimized and unsanitized, as a user's
-    # Debug build runs them: a vector load the optimizer folds into the
-    # instruction that uses it takes any address, the same load alone may
-    # demand an aligned one (and the sanitizer builds leave out the ways
-    # that read past strings).
-    cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DTALLY_WERROR=ON
-    cmake --build build-debug -j "$(nproc)" --target test_report test_report_ring test_text_format
-    run_tests build-debug -R '^test_(report|report_ring|text_format)[.]'
     ;;
 *)
     echo "usage: $0 demo|test" >&2

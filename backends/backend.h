@@ -68,19 +68,13 @@ struct tally_backend_ops {
     void (*constants)(const void *state, uint64_t *values);
 
     /*
-     * Costs one unit of work: leaves its counts in raw and returns the core
+     * Costs one unit of work: sets every slot of raw to its counts (zero
+     * where the work counts nothing), the engine's elapsed slots aside
+     * (the engine writes them after each call), and returns the core
      * cycles it occupies the GPU. Called on the queue thread only.
-     * On entry raw holds what this device's previous call left there (zeroes
-     * before the first), the engine's elapsed slots aside (the engine writes
-     * them after each call): the backend sets every other slot, zeroing what
-     * the work does not count. *unchanged: true when the work's counts and
-     * cycles are the previous call's and raw was left as it was (the same
-     * draw again), which spares the engine reading them again; else false.
-     * (Not zeroing raw for each call, and saying so, is what lets a repeated
-     * draw cost almost nothing: issue 14.)
      */
     uint64_t (*execute)(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged);
+                        const struct tally_exec_state *exec, uint64_t *raw);
 
     /* --- backends that measure the real GPU (NULL in a simulated one) --- */
     /* What the front ends should measure per command (tally_measure_bits);

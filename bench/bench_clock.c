@@ -1,4 +1,6 @@
-/* Owns the benchmarks' clock reading (bench_clock.h). */
+/* Owns the benchmarks' clock reading (bench_clock.h). x86-64 only (an
+ * inline IMUL chain, whose latency is known there); elsewhere the clock is
+ * unknown and the figures are given in time alone. */
 #include "bench_clock.h"
 
 #include <stdint.h>
@@ -34,42 +36,11 @@ double bench_clock_ghz(void)
     return seconds > 0 ? (double)MULTIPLY_CYCLES * CHAIN / seconds / 1e9 : 0;
 }
 
-/* Integer additions in eight independent chains: as many a cycle as the
- * core's integer ALUs give this thread beside the loop's own two (about 4
- * on Golden Cove's five ALUs, as in Sapphire and Emerald Rapids), and
- * about half as many while the core's other hardware thread keeps them
- * busy. Timed against a multiply chain of about the same length in time,
- * run just before, so that the clock cancels. */
-enum { ADDS_A_LOOP = 8 };
-
-struct bench_core bench_core_probe(uint32_t loops)
-{
-    double multiplies = multiply_chain_seconds(loops);
-    uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
-    double start = thread_seconds();
-    for (uint32_t i = 0; i < loops; i++)
-        __asm__ volatile("add %0, %0\n\tadd %1, %1\n\tadd %2, %2\n\tadd %3, %3\n\t"
-                         "add %4, %4\n\tadd %5, %5\n\tadd %6, %6\n\tadd %7, %7"
-                         : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
-    double adds = thread_seconds() - start;
-    if (multiplies <= 0 || adds <= 0)
-        return (struct bench_core){0, 0};
-    return (struct bench_core){.ghz = (double)MULTIPLY_CYCLES * loops / multiplies / 1e9,
-                               .adds_per_cycle =
-                                   (double)ADDS_A_LOOP / MULTIPLY_CYCLES * multiplies / adds};
-}
-
 #else
 
 double bench_clock_ghz(void)
 {
     return 0;
-}
-
-struct bench_core bench_core_probe(uint32_t loops)
-{
-    (void)loops;
-    return (struct bench_core){0, 0};
 }
 
 #endif

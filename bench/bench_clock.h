@@ -13,20 +13,4 @@
  */
 double bench_clock_ghz(void);
 
-/* The core as the calling thread finds it (bench_core_probe). */
-struct bench_core {
-    double ghz;            /* the clock, by a multiply chain */
-    double adds_per_cycle; /* independent integer additions a cycle */
-};
-
-/*
- * The clock and the independent integer additions a cycle the calling
- * thread gets, from chains of `loops` steps (1,000,000: about 2 ms at
- * 3 GHz): about 4 additions on a core of its own, about 2 while another
- * hardware thread of the same core (on a shared machine, another guest's)
- * keeps it busy; zeros where it cannot be read (not x86-64). A figure that
- * halves with the additions is the core's, not the code's.
- */
-struct bench_core bench_core_probe(uint32_t loops);
-
 #endif

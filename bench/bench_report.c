@@ -2,14 +2,9 @@
  * tally_bench's report figures:
  *  - CSV rows per second of CPU for 15 counters, rows whose values vary like
  *    a frame's (made before the clock starts): through tally_report_write
- *    (format and write, one thread, which also checks each row's strings),
- *    through tally_report_write_keyed (the strings by the caller's key), and
- *    through the engine's own path (the queue thread's hand-off through
- *    the report ring, formatting and writing on its writer thread, both
- *    threads' CPU);
- *  - the same through tally_report_write on a core of its own: short
- *    slices of rows between probes of the core, kept where the core's
- *    other hardware thread left it whole (whole_core_slices);
+ *    (format and write, one thread), and through the engine's own path (the
+ *    queue thread's hand-off through the report ring, formatting and
+ *    writing on its writer thread, both threads' CPU);
  *  - a pre-recorded frame (10,000 draws of one triangle, recorded once,
  *    submitted 50 times, as engines replay frames): process CPU time, every
  *    thread, per submitted draw, with nobody listening and with a per-draw
@@ -30,7 +25,6 @@
 
 #include <tally/tally.h>
 
-#include "report_keyed.h"
 #include "report_ring.h"
 
 static double cpu_seconds(void)
@@ -58,10 +52,11 @@ static uint64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* The engine's writer thread's sink (engine/command_report.c's write_rows). */
-static tally_status write_run(void *user, const report_ring_run *run)
+/* The engine's writer thread's sink (engine/command_report.c's write_row). */
+static tally_status write_row(void *user, const tally_command_record *record,
+                              const tally_value *values)
 {
-    return report_write_run(user, run);
+    return tally_report_write(user, record, values);
 }
 
 /* A CSV report of the 15 columns on a temporary file, and its rows'
@@ -109,7 +104,7 @@ double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, dou
         return 0;
     report_ring *ring = NULL;
     if (way == BENCH_ROWS_ENGINE &&
-        report_ring_open(r.count, write_run, r.report, NULL, &ring) != TALLY_OK) {
+        report_ring_open(r.count, write_row, r.report, NULL, &ring) != TALLY_OK) {
         tally_report_close(r.report);
         rows_report_remove(&r);
         return 0;
@@ -125,13 +120,8 @@ double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, dou
             s = tally_report_write(r.report, &record, bench_rows_values(r.table, i));
             continue;
         }
-        if (way == BENCH_ROWS_KEYED) { /* the strings never change */
-            s = tally_report_write_keyed(r.report, &record, 1, bench_rows_values(r.table, i));
-            continue;
-        }
-        /* as the queue thread hands a row over: the submission is the only
-         * shared field that changes, so the strings key stays */
-        tally_value *slot = report_ring_append(ring, &record, 1);
+        /* as the queue thread hands a row over */
+        tally_value *slot = report_ring_append(ring, &record);
         if (slot)
             memcpy(slot, bench_rows_values(r.table, i), value_bytes);
     }
@@ -190,18 +180,15 @@ double bench_report_frame(bool report, uint32_t draws, uint32_t submits, uint64_
 
 enum { FRAME_ROUNDS = 5, ROWS_ROUNDS = 5 };
 
-/* The three row paths over interleaved rounds, so that a slow spell of a
- * shared machine falls on every path alike; each figure is its median. */
+/* The two row paths over interleaved rounds, so that a slow spell of a
+ * shared machine falls on both alike; each figure is its median. */
 static void rows_rounds(struct bench_report_figures *f)
 {
-    double public[ROWS_ROUNDS], public_user[ROWS_ROUNDS], keyed[ROWS_ROUNDS],
-        keyed_user[ROWS_ROUNDS], engine[ROWS_ROUNDS];
+    double public[ROWS_ROUNDS], public_user[ROWS_ROUNDS], engine[ROWS_ROUNDS];
     for (int r = 0; r < f->row_rounds; r++) {
         double unused_ns, unused_bytes;
         public[r] = bench_report_rows_per_second(f->rows, BENCH_ROWS_PUBLIC, &public_user[r],
                                                  &f->row_bytes);
-        keyed[r] =
-            bench_report_rows_per_second(f->rows, BENCH_ROWS_KEYED, &keyed_user[r], &unused_bytes);
         engine[r] =
             bench_report_rows_per_second(f->rows, BENCH_ROWS_ENGINE, &unused_ns, &unused_bytes);
     }
@@ -209,100 +196,7 @@ static void rows_rounds(struct bench_report_figures *f)
     f->rows_slowest_per_s = public[0];
     f->rows_fastest_per_s = public[f->row_rounds - 1];
     f->rows_user_ns = bench_median(public_user, f->row_rounds);
-    f->keyed_rows_per_s = bench_median(keyed, f->row_rounds);
-    f->keyed_user_ns = bench_median(keyed_user, f->row_rounds);
     f->engine_rows_per_s = bench_median(engine, f->row_rounds);
-}
-
-enum { SLICE_ROWS = 20000, PROBE_LOOPS = 1000000 };
-
-/* A slice whose probes on both sides gave at least this share of the
- * core's additions a cycle had the core to itself (a busy other hardware
- * thread halves them). */
-#define WHOLE_CORE_SHARE 0.85
-
-/* whole_core_slices' figures from its slices and probes (see there). */
-static void whole_core_figures(struct bench_report_figures *f, int slices, double *rates,
-                               double *seconds, double *adds, const double *ghz, double *sorted)
-{
-    int probes = slices + 1;
-    memcpy(sorted, ghz, (size_t)probes * sizeof *sorted);
-    double clock = bench_median(sorted, probes);
-    if (clock <= 0)
-        return;
-    for (int n = 0; n < probes; n++)
-        sorted[n] = adds[n] = adds[n] * ghz[n] / clock;
-    /* reckoned at the median clock, a probe reads high only by a clock
-     * a little above it (an interrupt makes it read low), so the most any
-     * probe gave is the whole core's figure, found if the core was whole
-     * for even a few of them */
-    f->core_adds_median = bench_median(sorted, probes);
-    f->core_adds_whole = sorted[probes - 1];
-    double least = WHOLE_CORE_SHARE * f->core_adds_whole;
-    int kept = 0;
-    for (int n = 0; n < slices; n++)
-        if (adds[n] >= least && adds[n + 1] >= least) {
-            rates[kept] = rates[n];
-            seconds[kept++] = seconds[n];
-        }
-    f->slices = slices;
-    f->slice_rows = SLICE_ROWS;
-    f->whole_core_slices = kept;
-    if (!kept)
-        return;
-    f->whole_core_rows_per_s = bench_median(rates, kept);
-    f->whole_core_cycles = bench_median(seconds, kept) * clock * 1e9 / SLICE_ROWS;
-}
-
-/*
- * tally_report_write on a core of its own: rows in slices of SLICE_ROWS,
- * each between two probes of the core (bench_core_probe), the slices kept
- * whose probes both had the whole core. On a shared machine another
- * guest's thread on the same core comes and goes within a round; a slice
- * (about 1 to 3 ms) mostly falls on one side of it. The clock holds over
- * the run, so every probe and slice is reckoned at the probes' median
- * clock: an interrupt in one probe's multiply chain would otherwise read
- * as a slow clock, and make its slices' cycles and the probe's additions
- * look better than they were.
- */
-static void whole_core_slices(struct bench_report_figures *f, int slices)
-{
-    struct rows_report r;
-    int probes = slices + 1;
-    /* per slice: rows/s and seconds; per probe: additions a cycle, clock,
-     * and a copy of either for its median */
-    double *rates = malloc((size_t)slices * 2 * sizeof *rates), *seconds = rates + slices;
-    double *adds = malloc((size_t)probes * 3 * sizeof *adds), *ghz = adds + probes,
-           *sorted = ghz + probes;
-    if (!rates || !adds || !rows_report_open(&r, "slices")) {
-        free(rates);
-        free(adds);
-        return;
-    }
-    tally_command_record record = bench_rows_record;
-    uint64_t ns = 1000000, i = 0;
-    tally_status status = TALLY_OK;
-    for (int n = 0; n < probes && status == TALLY_OK; n++) {
-        struct bench_core core = bench_core_probe(PROBE_LOOPS);
-        adds[n] = core.adds_per_cycle;
-        ghz[n] = core.ghz;
-        if (n == slices)
-            break;
-        double t0 = cpu_seconds();
-        for (uint64_t end = i + SLICE_ROWS; i < end && status == TALLY_OK; i++) {
-            bench_rows_next_record(&record, r.table, i, &ns);
-            status = tally_report_write(r.report, &record, bench_rows_values(r.table, i));
-        }
-        seconds[n] = cpu_seconds() - t0;
-        rates[n] = SLICE_ROWS / seconds[n];
-    }
-    if (tally_report_close(r.report) != TALLY_OK)
-        status = TALLY_ERROR_IO;
-    rows_report_remove(&r);
-    if (status == TALLY_OK)
-        whole_core_figures(f, slices, rates, seconds, adds, ghz, sorted);
-    free(rates);
-    free(adds);
 }
 
 struct bench_report_figures bench_report_run(bool quick)
@@ -313,7 +207,6 @@ struct bench_report_figures bench_report_run(bool quick)
     double clock_before = bench_clock_ghz();
     rows_rounds(&f);
     f.clock_ghz = (clock_before + bench_clock_ghz()) / 2;
-    whole_core_slices(&f, quick ? 50 : 500);
     double idle[FRAME_ROUNDS], reporting[FRAME_ROUNDS];
     for (int r = 0; r < f.rounds; r++) {
         uint64_t unused;

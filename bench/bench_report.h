@@ -9,8 +9,7 @@
 
 /* The ways rows can reach a report. */
 enum bench_rows_path {
-    BENCH_ROWS_PUBLIC, /* tally_report_write: each row's strings compared */
-    BENCH_ROWS_KEYED,  /* tally_report_write_keyed: the strings by the caller's key */
+    BENCH_ROWS_PUBLIC, /* tally_report_write, on the calling thread */
     BENCH_ROWS_ENGINE, /* the engine's report ring and writer thread */
 };
 
@@ -31,22 +30,10 @@ struct bench_report_figures {
     int row_rounds;           /* each rows figure below is the median of these rounds */
     double rows_per_s;        /* process CPU, user and system: tally_report_write */
     double rows_user_ns;      /* user CPU per row */
-    double keyed_rows_per_s;  /* the same through tally_report_write_keyed */
-    double keyed_user_ns;     /* its user CPU per row */
     double engine_rows_per_s; /* the same through the engine's ring and writer thread */
     double row_bytes;         /* CSV bytes per row */
     /* tally_report_write's slowest and fastest rounds */
     double rows_slowest_per_s, rows_fastest_per_s;
-    /* tally_report_write on a core of its own (bench_report.c,
-     * whole_core_slices): of `slices` slices of `slice_rows` rows, those whose
-     * core probes on both sides (bench_core_probe) had the whole core, and
-     * their median rows/s of CPU and cycles a row (0: none); the probes'
-     * median integer additions a cycle, and the core's when whole (0:
-     * unknown) */
-    int slices, whole_core_slices;
-    uint32_t slice_rows;
-    double whole_core_rows_per_s, whole_core_cycles;
-    double core_adds_median, core_adds_whole;
     /* the clock around the rows' rounds (bench_clock_ghz: 0 unknown), by
      * which their figures are also given in cycles a row */
     double clock_ghz;

@@ -5,8 +5,8 @@
  *
  * The queue thread computes only the selected counters of each command and
  * hands the row to the report's writer thread through a bounded ring
- * (writers/report_ring.h, which says what happens when the writer falls
- * behind); formatting and writing happen there.
+ * (report_ring.h, which says what happens when the writer falls behind);
+ * formatting and writing happen there, through tally/report.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,9 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "engine.h"
-#include "report_keyed.h"
 #include "report_ring.h"
 
 enum { MEMO_INPUTS = 4 };
@@ -49,9 +47,6 @@ struct command_report_rows {
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
-    uint64_t strings_key; /* changes whenever the context or its label path does */
-    bool values_valid;    /* the executor's report_values hold the latest command's */
-    bool pushed;          /* the latest row reached the ring (with them) */
     char label[512];
 };
 
@@ -66,8 +61,7 @@ static void name_tracks(struct tally_device *d)
  * close (or interleave with it, on a FIFO). The report is kept. */
 static const char *trace_path_apart(const tally_device_options *o)
 {
-    if (o->report_path && o->trace_path &&
-        atomic_file_same_destination(o->report_path, o->trace_path)) {
+    if (o->report_path && o->trace_path && tally_output_same_file(o->report_path, o->trace_path)) {
         tally_log(TALLY_LOG_ERROR,
                   "TALLY_TRACE names the same file as TALLY_OUTPUT (%s); no trace is written",
                   o->trace_path);
@@ -83,7 +77,7 @@ static tally_status open_report(struct tally_device *d, const char *path, char *
                                        d->report_counters, d->report_counter_count, &d->report);
     if (s == TALLY_ERROR_IO)
         tally_copy_error(error, error_size, "cannot create the per-command report %s: %s", path,
-                         atomic_file_strerror(errno));
+                         tally_output_strerror(errno));
     else if (s == TALLY_OK && !(d->report_path = strdup(path)))
         s = TALLY_ERROR_OUT_OF_MEMORY;
     return s;
@@ -97,7 +91,7 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
     tally_status s = tally_trace_open(path, process, &d->trace);
     if (s == TALLY_ERROR_IO)
         tally_copy_error(error, error_size, "cannot create the trace %s: %s", path,
-                         atomic_file_strerror(errno));
+                         tally_output_strerror(errno));
     if (s == TALLY_OK && !(d->trace_path = strdup(path)))
         s = TALLY_ERROR_OUT_OF_MEMORY;
     if (s == TALLY_OK)
@@ -106,15 +100,16 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
     return s;
 }
 
-/* Writer thread: a run of rows into the report file. */
-static tally_status write_rows(void *user, const report_ring_run *run)
+/* Writer thread: a row into the report file. */
+static tally_status write_row(void *user, const tally_command_record *record,
+                              const tally_value *values)
 {
     struct tally_device *d = user;
-    tally_status s = report_write_run(d->report, run);
+    tally_status s = tally_report_write(d->report, record, values);
     if (s != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR,
                   "writing the per-command report to %s failed: %s; no more records are written",
-                  d->report_path, atomic_file_strerror(errno));
+                  d->report_path, tally_output_strerror(errno));
         d->report_failed = true; /* read at close, after the writer thread ended */
     }
     return s;
@@ -148,7 +143,7 @@ static tally_status open_rows(struct tally_device *d)
     }
     if (!d->report)
         return TALLY_OK;
-    return report_ring_open(d->report_counter_count, write_rows, d, NULL, &rows->ring);
+    return report_ring_open(d->report_counter_count, write_row, d, NULL, &rows->ring);
 }
 
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
@@ -184,7 +179,6 @@ static const char *label_path(struct command_report_rows *rows, const struct tal
         return rows->label;
     rows->label_context = ctx->id;
     rows->label_changes = ctx->label_changes;
-    rows->strings_key++;
     size_t used = 0, size = sizeof rows->label;
     rows->label[0] = '\0';
     for (uint32_t i = 0; i < ctx->label_depth && used < size; i++)
@@ -223,50 +217,37 @@ static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct d
     return m->value;
 }
 
-/* Only the selected counters, and most of them a copy of a raw slot: the
- * derived ones into their memos, then every value from where it is. */
-static void evaluate_selected(struct tally_device *d, tally_value *values)
+/* Only the selected counters, into the executor's report_values, most of
+ * them a copy of a raw slot: the derived ones into their memos, then every
+ * value from where it is. */
+static const tally_value *selected_values(struct tally_device *d)
 {
     struct command_report_rows *rows = d->report_rows;
+    tally_value *values = d->exec.report_values;
     const uint32_t derived = rows->derived_count, count = d->report_counter_count;
     for (uint32_t k = 0; k < derived; k++) {
         uint32_t i = rows->derived_column[k];
         evaluate_derived(d, i, &rows->memos[i]);
     }
-    const uint64_t *const *restrict sources = rows->sources;
+    const uint64_t *const *sources = rows->sources;
     for (uint32_t i = 0; i < count; i++)
         values[i].u64 = *sources[i];
-}
-
-/* This command's selected values, in the executor's report_values: those
- * of the previous command when its delta is the previous one's (the same
- * draw again), which no counter's value can differ from. */
-static const tally_value *selected_values(struct tally_device *d)
-{
-    struct command_report_rows *rows = d->report_rows;
-    if (!d->exec.delta_repeats || !rows->values_valid) {
-        evaluate_selected(d, d->exec.report_values);
-        rows->values_valid = true;
-    }
-    return d->exec.report_values;
+    return values;
 }
 
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
                                 const struct tally_context *ctx, uint64_t stream_id,
                                 uint64_t begin_ns, uint64_t end_ns)
 {
-    struct tally_executor *e = &d->exec;
+    const struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
     const tally_value *selected = selected_values(d);
     if (d->trace)
         trace_counters(d, begin_ns, end_ns);
     if (!rows->ring)
         return;
-    const char *label = label_path(rows, ctx);
-    /* The writer need not compare values the queue knows are the last row's. */
-    uint64_t same = e->delta_repeats && rows->pushed ? REPORT_RING_SAME_VALUES : 0;
     tally_command_record record = {
-        .sequence = e->command_sequence | same,
+        .sequence = e->command_sequence,
         .api_name = command->u.draw.api_name ? command->u.draw.api_name : kind_name(command->type),
         .kind = kind_name(command->type),
         .context = ctx->id,
@@ -274,12 +255,11 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .frame = ctx->frame,
         .submission = e->submission,
         .stream = stream_id,
-        .label = label,
+        .label = label_path(rows, ctx),
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
-    tally_value *values = report_ring_append(rows->ring, &record, rows->strings_key);
-    rows->pushed = values != NULL;
+    tally_value *values = report_ring_append(rows->ring, &record);
     if (values)
         memcpy(values, selected, d->report_counter_count * sizeof(tally_value));
 }
@@ -306,7 +286,7 @@ static tally_status said(tally_status s, const char *what, const char *path)
 {
     if (s != TALLY_OK)
         tally_log(TALLY_LOG_ERROR, "the %s could not be written to %s: %s", what, path ? path : "?",
-                  atomic_file_strerror(errno));
+                  tally_output_strerror(errno));
     return s;
 }
 

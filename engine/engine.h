@@ -220,8 +220,6 @@ struct tally_executor {
     tally_render_state render;
     const tally_program_desc *program;
     uint64_t program_id;     /* tally_exec_state.program_id */
-    uint64_t last_work_ns;   /* the latest unit of work's time */
-    bool delta_repeats;      /* delta is the previous unit of work's (backend.h) */
     uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way

@@ -199,21 +199,15 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
     struct tally_exec_state state = {&e->render, e->program, e->program_id};
     struct tally_work work = work_of(c);
     uint64_t cycles = 0, begin, ns;
-    bool unchanged = false;
     if (d->backend->execute_measured) {
         memset(e->delta, 0, d->raw_count * sizeof(uint64_t));
         begin = tally_measured_work(d, &work, &state);
         ns = e->gpu_ns - begin;
     } else {
-        /* delta still holds the previous work's counts (backend.h) */
-        cycles = d->backend->execute(d->backend_state, &work, &state, e->delta, &unchanged);
+        cycles = d->backend->execute(d->backend_state, &work, &state, e->delta);
         begin = e->gpu_ns;
         ns = advance_by_cycles(d, cycles);
     }
-    /* The same counts in the same time: every slot of delta is as it was
-     * (the elapsed ones included), and so is anything computed from it. */
-    e->delta_repeats = unchanged && ns == e->last_work_ns;
-    e->last_work_ns = ns;
     if (e->gpu_ns > e->next_sample_ns)
         tally_samplers_advance(d, e->gpu_ns, false);
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)

@@ -108,15 +108,14 @@ static void put_header(struct env_sampling *s)
 
 static void put_value(FILE *out, const tally_md_typed_value *v)
 {
-    char text[REPORT_F64_SIZE];
+    char text[TEXT_FIXED3_MAX];
     switch (v->type) {
     case TALLY_MD_VALUE_UINT32: fprintf(out, "%" PRIu32, v->value.u32); break;
     case TALLY_MD_VALUE_UINT64: fprintf(out, "%" PRIu64, v->value.u64); break;
     case TALLY_MD_VALUE_BOOL: fputc(v->value.b ? '1' : '0', out); break;
     case TALLY_MD_VALUE_FLOAT:
     case TALLY_MD_VALUE_DOUBLE:
-        report_format_f64(tally_md_typed_value_as_double(v), text);
-        fputs(text, out);
+        fwrite(text, 1, (size_t)(text_fixed3(text, tally_md_typed_value_as_double(v)) - text), out);
         break;
     default: break;
     }

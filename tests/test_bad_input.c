@@ -206,7 +206,6 @@ static void null_pointers_to_report_and_trace_writers_are_invalid_arguments(void
     assert_int_equal(tally_report_open("/tmp/x.csv", TALLY_REPORT_CSV, cat, &counter, 1, NULL),
                      INVALID);
     assert_int_equal(tally_report_write(NULL, NULL, NULL), INVALID);
-    assert_int_equal(tally_report_write_keyed(NULL, NULL, 0, NULL), INVALID);
     assert_int_equal(tally_report_close(NULL), INVALID);
     assert_int_equal(tally_trace_open(NULL, "p", &trace), INVALID);
     assert_int_equal(tally_trace_open("/tmp/x.json", "p", NULL), INVALID);

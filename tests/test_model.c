@@ -750,7 +750,9 @@ static void report_rows_of_repeats_hold_each_commands_own_values(void **state)
         tally_value want[REPORT_VALUES];
         work_alone(mixed_work[i], program[i], want);
         for (int c = 0; c < REPORT_VALUES; c++) {
-            bool same = c == REPORT_FLOAT      ? strtod(fields[c], NULL) == want[c].f64
+            char fixed3[400]; /* a report's floats: "%.3f" (docs/reports.md) */
+            snprintf(fixed3, sizeof fixed3, "%.3f", want[c].f64);
+            bool same = c == REPORT_FLOAT      ? strcmp(fields[c], fixed3) == 0
                         : c == REPORT_GPU_TIME ? strtoull(fields[c], NULL, 10) == duration
                                                : strtoull(fields[c], NULL, 10) == want[c].u64;
             if (!same) {

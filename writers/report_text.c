@@ -1,13 +1,52 @@
-/* The text both report writers produce: locale-independent doubles and
- * JSON strings. */
+/* Owns the text of numbers and strings in every output file (report_text.h). */
 #include "report_text.h"
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Characters of "%.17g" output other than the locale's decimal point. */
+/* "00" to "99": a number's digits two at a time, half the divisions. */
+static const char digit_pairs[201] = "00010203040506070809"
+                                     "10111213141516171819"
+                                     "20212223242526272829"
+                                     "30313233343536373839"
+                                     "40414243444546474849"
+                                     "50515253545556575859"
+                                     "60616263646566676869"
+                                     "70717273747576777879"
+                                     "80818283848586878889"
+                                     "90919293949596979899";
+
+char *text_u64(char *p, uint64_t v)
+{
+    char digits[TEXT_INTEGER_MAX];
+    char *d = digits + sizeof digits; /* filled from the end */
+    while (v >= 100) {
+        d -= 2;
+        memcpy(d, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        d -= 2;
+        memcpy(d, digit_pairs + 2 * v, 2);
+    } else {
+        *--d = (char)('0' + v);
+    }
+    size_t n = (size_t)(digits + sizeof digits - d);
+    memcpy(p, d, n);
+    return p + n;
+}
+
+char *text_i64(char *p, int64_t v)
+{
+    if (v >= 0)
+        return text_u64(p, (uint64_t)v);
+    *p++ = '-';
+    return text_u64(p, 0 - (uint64_t)v); /* INT64_MIN too */
+}
+
+/* Characters of printf's number output other than the locale's decimal point. */
 static bool is_number_char(char c)
 {
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e';
@@ -15,28 +54,91 @@ static bool is_number_char(char c)
 
 /*
  * snprintf follows LC_NUMERIC, whose decimal point may be ',' or even
- * several bytes; "%g" never groups thousands, so everything in the output
- * that is not a digit, sign or exponent is the decimal point. It is replaced
- * by '.', which keeps this thread-safe without touching the locale.
+ * several bytes; "%g" and "%f" never group thousands, so everything in the
+ * output that is not a digit, sign or exponent is the decimal point. It is
+ * replaced by '.', which keeps this thread-safe without touching the locale.
  */
-void report_format_f64(double v, char out[REPORT_F64_SIZE])
+static char *put_printf_number(char *p, const char *format, int precision, double v)
 {
-    if (!isfinite(v)) {
-        strcpy(out, isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
-        return;
-    }
-    char raw[64];
-    snprintf(raw, sizeof raw, "%.17g", v);
-    size_t n = 0;
-    for (const char *c = raw; *c && n < REPORT_F64_SIZE - 1;) {
+    char raw[TEXT_FIXED3_MAX + 32];
+    snprintf(raw, sizeof raw, format, precision, v);
+    for (const char *c = raw; *c;) {
         if (is_number_char(*c)) {
-            out[n++] = *c++;
+            *p++ = *c++;
             continue;
         }
-        out[n++] = '.';
+        *p++ = '.';
         while (*c && !is_number_char(*c))
             c++;
     }
+    return p;
+}
+
+static char *put_non_finite(char *p, double v)
+{
+    const char *text = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+    size_t n = strlen(text);
+    memcpy(p, text, n);
+    return p + n;
+}
+
+/*
+ * The thousandths by one multiplication and rounding, which is what
+ * printf's "%.3f" gives unless the product lies within its own rounding
+ * error of a half: those few, and magnitudes past 2^50 thousandths, go
+ * to snprintf, so every value is written exactly as printf would.
+ */
+char *text_fixed3(char *p, double v)
+{
+    if (!isfinite(v))
+        return put_non_finite(p, v);
+    double scaled = fabs(v) * 1000.0;
+    double whole = floor(scaled);
+    double fraction = scaled - whole;
+    double error = scaled * 0x1p-52 + 0x1p-60;
+    if (scaled >= 0x1p50 || fabs(fraction - 0.5) <= error)
+        return put_printf_number(p, "%.*f", 3, v);
+    uint64_t thousandths = (uint64_t)whole + (fraction > 0.5);
+    if (signbit(v))
+        *p++ = '-'; /* as printf: "-0.000" for -0.0001 and -0.0 */
+    p = text_u64(p, thousandths / 1000);
+    unsigned decimals = (unsigned)(thousandths % 1000);
+    *p++ = '.';
+    *p++ = (char)('0' + decimals / 100);
+    memcpy(p, digit_pairs + 2 * (decimals % 100), 2);
+    return p + 2;
+}
+
+char *text_csv_field(char *p, const char *s, size_t n)
+{
+    bool quoted = false;
+    for (size_t i = 0; i < n && !quoted; i++)
+        quoted = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    if (!quoted) {
+        memcpy(p, s, n);
+        return p + n;
+    }
+    *p++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *p++ = '"';
+        *p++ = s[i];
+    }
+    *p++ = '"';
+    return p;
+}
+
+void report_format_f64(double v, char out[REPORT_F64_SIZE])
+{
+    if (!isfinite(v)) {
+        *put_non_finite(out, v) = '\0';
+        return;
+    }
+    char text[TEXT_FIXED3_MAX + 32];
+    char *end = put_printf_number(text, "%.*g", 17, v);
+    size_t n =
+        (size_t)(end - text) < REPORT_F64_SIZE - 1 ? (size_t)(end - text) : REPORT_F64_SIZE - 1;
+    memcpy(out, text, n);
     out[n] = '\0';
 }
 
@@ -67,52 +169,65 @@ size_t report_utf8_length(const unsigned char *s)
     return valid ? n : 0;
 }
 
-/* Bytes at s that go into a JSON string as they are. */
-static size_t plain_run(const unsigned char *s)
+/* The escape for byte c, which does not go into a JSON string as it is. */
+static char *put_escape(char *p, unsigned char c)
 {
-    size_t run = 0;
-    for (;;) {
-        unsigned char c = s[run];
-        if (c < 0x20 || c == '"' || c == '\\')
-            return run;
-        size_t n = report_utf8_length(s + run);
-        if (n == 0)
-            return run;
-        run += n;
-    }
-}
-
-/* Writes the escape for the byte at *s and steps over it. */
-static void put_escape(FILE *out, const unsigned char **s)
-{
-    unsigned char c = **s;
-    (*s)++;
+    static const char hex[] = "0123456789abcdef";
+    const char *short_form = NULL;
     switch (c) {
-    case '"': fputs("\\\"", out); return;
-    case '\\': fputs("\\\\", out); return;
-    case '\b': fputs("\\b", out); return;
-    case '\f': fputs("\\f", out); return;
-    case '\n': fputs("\\n", out); return;
-    case '\r': fputs("\\r", out); return;
-    case '\t': fputs("\\t", out); return;
+    case '"': short_form = "\\\""; break;
+    case '\\': short_form = "\\\\"; break;
+    case '\b': short_form = "\\b"; break;
+    case '\f': short_form = "\\f"; break;
+    case '\n': short_form = "\\n"; break;
+    case '\r': short_form = "\\r"; break;
+    case '\t': short_form = "\\t"; break;
     default: break;
     }
-    if (c < 0x20)
-        fprintf(out, "\\u%04x", c);
-    else
-        fputs("\\ufffd", out); /* a byte that is not UTF-8 */
+    if (short_form) {
+        memcpy(p, short_form, 2);
+        return p + 2;
+    }
+    if (c >= 0x20) { /* a byte that is not UTF-8 */
+        memcpy(p, "\\ufffd", 6);
+        return p + 6;
+    }
+    memcpy(p, "\\u00", 4);
+    p[4] = hex[c >> 4];
+    p[5] = hex[c & 15];
+    return p + 6;
+}
+
+/* s must be NUL-terminated at n: a multi-byte sequence is checked only up
+ * to its first byte that is not a continuation. */
+char *text_json_string(char *p, const char *s, size_t n)
+{
+    const unsigned char *at = (const unsigned char *)s, *end = at + n;
+    *p++ = '"';
+    while (at < end) {
+        size_t length = *at >= 0x20 && *at != '"' && *at != '\\' ? report_utf8_length(at) : 0;
+        if (length == 0) {
+            p = put_escape(p, *at++);
+            continue;
+        }
+        memcpy(p, at, length);
+        p += length;
+        at += length;
+    }
+    *p++ = '"';
+    return p;
 }
 
 void report_put_json_string(FILE *out, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    putc('"', out);
-    while (*p) {
-        size_t run = plain_run(p);
-        fwrite(p, 1, run, out);
-        p += run;
-        if (*p)
-            put_escape(out, &p);
+    size_t n = strlen(s);
+    char small[256];
+    char *text = TEXT_JSON_MAX(n) <= sizeof small ? small : malloc(TEXT_JSON_MAX(n));
+    if (!text) {
+        fputs("\"\"", out); /* no memory: an empty name, and the file still parses */
+        return;
     }
-    putc('"', out);
+    fwrite(text, 1, (size_t)(text_json_string(text, s, n) - text), out);
+    if (text != small)
+        free(text);
 }

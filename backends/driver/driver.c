@@ -141,9 +141,8 @@ static void execute_measured(void *state, const struct tally_work *work,
 /* Never called: execute_measured takes every unit of work (into raw the
  * engine zeroed). */
 static uint64_t execute(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged)
+                        const struct tally_exec_state *exec, uint64_t *raw)
 {
-    *unchanged = false;
     execute_measured(state, work, exec, NULL, raw);
     return 0;
 }

@@ -413,23 +413,20 @@ static void memo_store(struct simgpu_draw_memo *m, const tally_draw *d,
     m->render = *exec->render;
     m->cycles = cycles;
     memcpy(m->raw, raw, sizeof m->raw);
-    m->in_raw = true;
 }
 
-/* The model counts into raw from zero (backend.h: raw holds the previous
- * call's counts on entry). */
+/* The model counts into raw from zero. */
 static uint64_t draw_counted(struct simgpu *g, const tally_draw *d,
                              const struct tally_exec_state *exec, uint64_t *raw)
 {
-    g->memo.in_raw = false;
     memset(raw, 0, sizeof(uint64_t) * SIMGPU_RAW_COUNT);
     return draw(g, d, exec, raw);
 }
 
-/* A repeat takes the memo's counts, and when raw still holds them (the
- * previous call was this memo's too) leaves raw alone and says so. */
+/* A repeat of the remembered draw (a frame's similar draws in a row) takes
+ * its counts from the memo instead of the model. */
 static uint64_t draw_remembered(struct simgpu *g, const tally_draw *d,
-                                const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged)
+                                const struct tally_exec_state *exec, uint64_t *raw)
 {
     struct simgpu_draw_memo *m = &g->memo;
     if (d->indices) /* the counts depend on the index data */
@@ -440,11 +437,7 @@ static uint64_t draw_remembered(struct simgpu *g, const tally_draw *d,
     }
     if (memo_matches(m, d, exec)) {
         m->misses = 0;
-        if (m->in_raw)
-            *unchanged = true;
-        else
-            memcpy(raw, m->raw, sizeof m->raw);
-        m->in_raw = true;
+        memcpy(raw, m->raw, sizeof m->raw);
         return m->cycles;
     }
     uint64_t cycles = draw_counted(g, d, exec, raw);
@@ -457,13 +450,11 @@ static uint64_t draw_remembered(struct simgpu *g, const tally_draw *d,
 }
 
 uint64_t simgpu_execute(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged)
+                        const struct tally_exec_state *exec, uint64_t *raw)
 {
     struct simgpu *g = state;
-    *unchanged = false;
     if (work->type == TALLY_WORK_DRAW)
-        return draw_remembered(g, work->u.draw, exec, raw, unchanged);
-    g->memo.in_raw = false;
+        return draw_remembered(g, work->u.draw, exec, raw);
     memset(raw, 0, sizeof(uint64_t) * SIMGPU_RAW_COUNT);
     switch (work->type) {
     case TALLY_WORK_DISPATCH: return dispatch(g, work->u.dispatch, exec, raw);

@@ -31,7 +31,6 @@ struct simgpu_divisors {
  */
 struct simgpu_draw_memo {
     bool valid;
-    bool in_raw; /* the engine's raw holds these counts (the previous call's) */
     uint64_t program_id;
     tally_render_state render;
     uint32_t count, instance_count, flags;
@@ -67,6 +66,6 @@ uint64_t simgpu_vertex_cache_misses(const void *indices, uint32_t index_size, ui
 /* model.c */
 void simgpu_divisors_init(struct simgpu *g);
 uint64_t simgpu_execute(void *state, const struct tally_work *work,
-                        const struct tally_exec_state *exec, uint64_t *raw, bool *unchanged);
+                        const struct tally_exec_state *exec, uint64_t *raw);
 
 #endif

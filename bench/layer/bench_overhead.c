@@ -8,7 +8,8 @@
  *    and submitted 50 times (each waited for), as engines replay frames: CPU
  *    time of the whole process, every thread, per submitted draw, from the
  *    first submission until the process exits (so a report still being
- *    written counts);
+ *    written counts), and the CPU time of the application's own thread,
+ *    the one that submits, over the submissions;
  *
  * for no layer, a minimal pass-through layer, VK_LAYER_MESA_overlay counting
  * draws, tally idle and tally writing a per-draw CSV report. Each
@@ -225,12 +226,15 @@ static int child_frame_paired(uint32_t draws, uint32_t submits, int rounds)
 /* The frame's figure is printed at exit, after the handlers that the layer
  * registered later (and so run earlier) have finished its reports. */
 static uint64_t frame_start_cpu_ns, frame_draws;
+static double frame_thread_ns; /* the submitting thread's CPU ns per draw */
 
 static void print_frame_cost(void)
 {
     if (frame_draws)
-        printf("%.2f\n", (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - frame_start_cpu_ns) /
-                             (double)frame_draws);
+        printf("%.2f %.2f\n",
+               (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - frame_start_cpu_ns) /
+                   (double)frame_draws,
+               frame_thread_ns);
 }
 
 static int child_frame(uint32_t draws, uint32_t submits)
@@ -244,10 +248,13 @@ static int child_frame(uint32_t draws, uint32_t submits)
     if (!submit_and_wait(&c, cb)) /* untimed: the driver's first-use work */
         return 1;
     frame_start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    uint64_t thread_start_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t i = 0; i < submits; i++)
         if (!submit_and_wait(&c, cb))
             return 1;
     frame_draws = (uint64_t)draws * submits;
+    frame_thread_ns =
+        (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - thread_start_ns) / (double)frame_draws;
     vkFreeCommandBuffers(c.device, c.pool, 1, &cb);
     vk_context_destroy(&c);
     return 0;
@@ -288,8 +295,11 @@ static bool child_succeeded(pid_t pid)
            WEXITSTATUS(status) == 0;
 }
 
-/* Runs this program as a child with extra environment; its output as a number, or -1. */
-static double run_child(const char *self, const char *const *args, const char *const *env)
+/* Runs this program as a child with extra environment; the first number of
+ * its last line of output, or -1, and the second in *second (-1 if none;
+ * second may be NULL). */
+static double run_child(const char *self, const char *const *args, const char *const *env,
+                        double *second)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -297,13 +307,17 @@ static double run_child(const char *self, const char *const *args, const char *c
     pid_t pid = start_child(self, args, env, fds[1], false);
     close(fds[1]);
     FILE *out = fdopen(fds[0], "r");
-    double value = -1;
+    double value = -1, other = -1;
     char line[256];
     while (out && fgets(line, sizeof line, out))
-        value = atof(line);
+        if (sscanf(line, "%lf %lf", &value, &other) < 1)
+            value = -1;
     if (out)
         fclose(out);
-    return child_succeeded(pid) ? value : -1;
+    bool succeeded = child_succeeded(pid);
+    if (second)
+        *second = succeeded ? other : -1;
+    return succeeded ? value : -1;
 }
 
 /* Runs this program as a child writing to our standard output. */
@@ -330,6 +344,15 @@ static int first_allowed_cpu(void)
             if (CPU_ISSET(i, &set))
                 return i;
     return 0;
+}
+
+/* The median of a configuration's rounds; -1 (a failure) if any round failed. */
+static double median_of_rounds(double *values, int rounds)
+{
+    for (int r = 0; r < rounds; r++)
+        if (values[r] < 0)
+            return -1;
+    return median(values, rounds);
 }
 
 static void print_row(const char *name, double value, double base, double pass)
@@ -403,7 +426,8 @@ int main(int argc, char **argv)
          {icd, layers, "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters", report, NULL}},
     };
     enum { CONFIGS = sizeof configs / sizeof configs[0] };
-    static double record[CONFIGS][MAX_ROUNDS], frame[CONFIGS][MAX_ROUNDS];
+    static double record[CONFIGS][MAX_ROUNDS], frame[CONFIGS][MAX_ROUNDS],
+        thread[CONFIGS][MAX_ROUNDS];
     char draws[16], frame_draws_text[16], submits[16];
     snprintf(draws, sizeof draws, "%d", RECORD_DRAWS);
     snprintf(frame_draws_text, sizeof frame_draws_text, "%d", FRAME_DRAWS);
@@ -412,22 +436,17 @@ int main(int argc, char **argv)
     const char *frame_args[] = {"--frame", frame_draws_text, submits, NULL};
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < CONFIGS; i++) {
-            record[i][r] = run_child(argv[0], record_args, configs[i].env);
-            frame[i][r] = run_child(argv[0], frame_args, configs[i].env);
+            record[i][r] = run_child(argv[0], record_args, configs[i].env, NULL);
+            frame[i][r] = run_child(argv[0], frame_args, configs[i].env, &thread[i][r]);
         }
         fprintf(stderr, "bench_overhead: round %d of %d done\n", r + 1, rounds);
     }
     unlink(report + strlen("TALLY_OUTPUT="));
-    double rec[CONFIGS], fr[CONFIGS];
+    double rec[CONFIGS], fr[CONFIGS], th[CONFIGS];
     for (int i = 0; i < CONFIGS; i++) {
-        rec[i] = median(record[i], rounds);
-        fr[i] = median(frame[i], rounds);
-        for (int r = 0; r < rounds; r++) /* a failed run makes the figure a failure */
-            if (record[i][r] < 0)
-                rec[i] = -1;
-        for (int r = 0; r < rounds; r++)
-            if (frame[i][r] < 0)
-                fr[i] = -1;
+        rec[i] = median_of_rounds(record[i], rounds);
+        fr[i] = median_of_rounds(frame[i], rounds);
+        th[i] = median_of_rounds(thread[i], rounds);
     }
     printf("driver: %s; CPU %d only; %d interleaved rounds, medians\n\n", icd, cpu, rounds);
     printf("### Recording: ns per vkCmdDraw (%d draws, median of %d recordings)\n\n", RECORD_DRAWS,
@@ -443,6 +462,11 @@ int main(int argc, char **argv)
            "|---|---|---|---|\n");
     for (int i = 0; i < CONFIGS; i++)
         print_row(configs[i].name, fr[i], fr[0], fr[1]);
+    printf("\n### Pre-recorded frame: the submitting thread's CPU ns per submitted draw\n\n");
+    printf("| configuration | CPU ns per draw | over no layer | over pass-through |\n"
+           "|---|---|---|---|\n");
+    for (int i = 0; i < CONFIGS; i++)
+        print_row(configs[i].name, th[i], th[0], th[1]);
     printf("\n");
     char paired_rounds[16];
     snprintf(paired_rounds, sizeof paired_rounds, "%d", 4 * rounds + 1);

@@ -45,29 +45,22 @@ typedef struct tally_report tally_report;
 TALLY_API tally_status tally_report_open(const char *path, tally_report_format format,
                                          const tally_catalogue *catalogue, const uint32_t *counters,
                                          uint32_t count, tally_report **out);
-/* values: one per column. Each row's four strings (kind, api_name,
- * context_api, label) are read and compared with the previous row's, so a
- * caller may rewrite a string's buffer in place between rows. */
+/* values: one per column. TALLY_ERROR_IO once a write to the file has
+ * failed (errno said why then): the report can no longer be committed. */
 TALLY_API tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                           const tally_value *values);
-/*
- * tally_report_write for a caller that knows when its strings change, which
- * then are not read again: strings_key is any value the caller changes
- * whenever one of the record's four strings may differ from the previous
- * row's, by address or by content (a counter bumped when a label is pushed
- * or popped, say). A row whose key equals the previous row's, and that was
- * also written by this function, is written with the previous row's
- * strings: the same key for different strings writes the earlier ones. The
- * numbers (context, frame, submission, stream) are compared as always. It
- * saves about a fifth of a row's instructions and a tenth of its CPU time
- * (docs/reports.md).
- */
-TALLY_API tally_status tally_report_write_keyed(tally_report *report,
-                                                const tally_command_record *record,
-                                                uint64_t strings_key, const tally_value *values);
 /* Finishes and renames the file; an error means it was not written (and the
  * temporary file is removed). Frees the writer either way. */
 TALLY_API tally_status tally_report_close(tally_report *report);
+
+/* True when two output paths name the same destination (the same existing
+ * file, or the same name in the same directory, spelled differently or
+ * not): one file takes one writer. */
+TALLY_API bool tally_output_same_file(const char *a, const char *b);
+
+/* The errno of a failed open, write or close of a report or trace, in
+ * words, for a message that names the path. */
+TALLY_API const char *tally_output_strerror(int error);
 
 typedef struct tally_trace tally_trace;
 

@@ -153,10 +153,8 @@ TALLY_API tally_status tally_stream_draw_packed(tally_stream *stream,
 
 /* Asks for the lane's memory 16 draws ahead of slot. Draws stream through
  * blocks larger than the caches, and without it each new line holds a
- * draw's stores up until it arrives: on an H100 host, recording with tally
- * idle cost 3.5 ns a vkCmdDraw over a pass-through layer without it and 0.1
- * with it (docs/benchmarks-history.md). A hint: it never faults, past a block's
- * end included. */
+ * draw's stores up until it arrives. A hint: it never faults, past a
+ * block's end included. */
 static inline void tally_draw_lane_prefetch(const tally_packed_draw *slot)
 {
     __builtin_prefetch((const void *)((uintptr_t)slot + 16 * sizeof *slot), 1, 3);

@@ -1,0 +1,57 @@
+/*
+ * What the per-command report's writer (report_writer.c) shares with its
+ * two formats (report_csv.c, report_json.c): the report, and the text
+ * buffer each row is formatted into before it goes to the file. Internal
+ * to the writers.
+ */
+#ifndef TALLY_REPORT_ROWS_H
+#define TALLY_REPORT_ROWS_H
+
+#include "atomic_file.h"
+#include "tally/report.h"
+
+struct tally_report {
+    struct atomic_file file;
+    tally_report_format format;
+    const tally_catalogue *catalogue; /* lives as long as the process */
+    uint64_t rows;                    /* written so far */
+    bool failed; /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
+    /* Rows are formatted into text and reach the file's stream when the
+     * next one might not fit: one stream call for many rows. */
+    char *text;
+    size_t used, capacity;
+    uint32_t count;                     /* value columns */
+    const tally_counter_info **columns; /* their counters, count of them */
+    uint32_t counters[];                /* their catalogue indices */
+};
+
+/* The lengths of a record's four strings, measured once per row. */
+struct report_strings {
+    size_t kind, api_name, context_api, label;
+};
+
+/* Room for `bound` more bytes at the end of the text (which is written out
+ * or grown to make it); NULL without memory. The row written there is
+ * added by report_text_used. */
+char *report_text_room(tally_report *r, size_t bound);
+void report_text_used(tally_report *r, const char *end);
+
+/* Each format: the header (at open), the most bytes a row can take, the
+ * row, and the footer (at close). */
+void report_csv_header(tally_report *r);
+size_t report_csv_row_bound(const tally_report *r, const struct report_strings *n);
+char *report_csv_row(const tally_report *r, char *p, const tally_command_record *record,
+                     const struct report_strings *n, const tally_value *values);
+
+void report_json_header(tally_report *r);
+size_t report_json_row_bound(const tally_report *r, const struct report_strings *n);
+char *report_json_row(const tally_report *r, char *p, const tally_command_record *record,
+                      const struct report_strings *n, const tally_value *values);
+void report_json_footer(tally_report *r);
+
+/* A value as its column's storage says: unsigned, signed or float (with
+ * three decimals). JSON has no NaN or infinity: json_safe writes a
+ * non-finite float as 0. */
+char *report_put_value(char *p, const tally_counter_info *column, tally_value v, bool json_safe);
+
+#endif
