@@ -18,24 +18,51 @@ static const char digit_pairs[201] = "00010203040506070809"
                                      "80818283848586878889"
                                      "90919293949596979899";
 
+static unsigned digit_count(uint64_t v)
+{
+    static const uint64_t powers_of_ten[TEXT_INTEGER_MAX] = {1u,
+                                                             10u,
+                                                             100u,
+                                                             1000u,
+                                                             10000u,
+                                                             100000u,
+                                                             1000000u,
+                                                             10000000u,
+                                                             100000000u,
+                                                             1000000000u,
+                                                             10000000000u,
+                                                             100000000000u,
+                                                             1000000000000u,
+                                                             10000000000000u,
+                                                             100000000000000u,
+                                                             1000000000000000u,
+                                                             10000000000000000u,
+                                                             100000000000000000u,
+                                                             1000000000000000000u,
+                                                             10000000000000000000u};
+    unsigned n = 1;
+    while (n < TEXT_INTEGER_MAX && v >= powers_of_ten[n])
+        n++;
+    return n;
+}
+
+/* The digits in place, from the last: no copy, and no call for one. */
 char *text_u64(char *p, uint64_t v)
 {
-    char digits[TEXT_INTEGER_MAX];
-    char *d = digits + sizeof digits; /* filled from the end */
+    char *end = p + digit_count(v), *d = end;
     while (v >= 100) {
         d -= 2;
-        memcpy(d, digit_pairs + 2 * (v % 100), 2);
+        d[0] = digit_pairs[2 * (v % 100)];
+        d[1] = digit_pairs[2 * (v % 100) + 1];
         v /= 100;
     }
     if (v >= 10) {
-        d -= 2;
-        memcpy(d, digit_pairs + 2 * v, 2);
+        d[-2] = digit_pairs[2 * v];
+        d[-1] = digit_pairs[2 * v + 1];
     } else {
-        *--d = (char)('0' + v);
+        d[-1] = (char)('0' + v);
     }
-    size_t n = (size_t)(digits + sizeof digits - d);
-    memcpy(p, d, n);
-    return p + n;
+    return end;
 }
 
 char *text_i64(char *p, int64_t v)
@@ -109,15 +136,20 @@ char *text_fixed3(char *p, double v)
     return p + 2;
 }
 
+static bool needs_quotes(char c)
+{
+    return c == ',' || c == '"' || c == '\r' || c == '\n';
+}
+
+/* Copied a byte at a time (a report's strings are short), quoted from the
+ * start again at the first byte that needs it. */
 char *text_csv_field(char *p, const char *s, size_t n)
 {
-    bool quoted = false;
-    for (size_t i = 0; i < n && !quoted; i++)
-        quoted = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-    if (!quoted) {
-        memcpy(p, s, n);
+    size_t plain = 0;
+    for (; plain < n && !needs_quotes(s[plain]); plain++)
+        p[plain] = s[plain];
+    if (plain == n)
         return p + n;
-    }
     *p++ = '"';
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"')
