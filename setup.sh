@@ -19,7 +19,7 @@ packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           libegl-dev libgles-dev libgl-dev libx11-dev libegl-mesa0 libgl1-mesa-dri mesa-utils
           khronos-api xvfb xauth waffle-utils piglit apitrace glmark2-x11 glmark2-es2-x11
           ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo protobuf-compiler
-          renderdoccmd python3-renderdoc)
+          renderdoccmd python3-renderdoc python3-pandas)
 
 install_missing() {
     local missing=()

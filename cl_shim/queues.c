@@ -113,6 +113,16 @@ static void query_limits(cl_device_id device, device_limits *limits)
                         &limits->compute_units, NULL);
 }
 
+/* The driver under the queue, for the report's metadata. */
+static void say_driver(cl_device_id device, tally_context *context)
+{
+    char name[256] = "", version[256] = "";
+    const struct _cl_icd_dispatch *cl = next_cl();
+    cl->clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+    cl->clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof version - 1, version, NULL);
+    tally_context_set_driver(context, name, version);
+}
+
 /* The engine side of a queue; without an engine the queue is passed through. */
 static void attach_engine(queue_record *q)
 {
@@ -131,6 +141,7 @@ static void attach_engine(queue_record *q)
     }
     q->profiling = profiling_create();
     q->listening = tally_device_listening_word(d);
+    say_driver(q->device, q->context);
     q->always_heard = q->counter_count > 0 || q->profiling;
 }
 

@@ -9,6 +9,7 @@
  * formatting and writing happen there, through tally/report.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,15 +60,25 @@ static void name_tracks(struct tally_device *d)
 
 /* One file, one writer: a trace into the report's file would replace it at
  * close (or interleave with it, on a FIFO). The report is kept. */
-static const char *trace_path_apart(const tally_device_options *o)
+static const char *trace_path_apart(const char *report_path, const char *trace_path)
 {
-    if (o->report_path && o->trace_path && tally_output_same_file(o->report_path, o->trace_path)) {
+    if (report_path && trace_path && tally_output_same_file(report_path, trace_path)) {
         tally_log(TALLY_LOG_ERROR,
                   "TALLY_TRACE names the same file as TALLY_OUTPUT (%s); no trace is written",
-                  o->trace_path);
+                  trace_path);
         return NULL;
     }
-    return o->trace_path;
+    return trace_path;
+}
+
+/* The path of this process's file: "%p" is its process id, so that the
+ * processes of one run never write over each other's files. */
+static const char *path_for_process(const char *pattern, char *out, size_t size)
+{
+    if (!pattern || tally_output_path_for_process(pattern, out, size))
+        return pattern ? out : NULL;
+    tally_log(TALLY_LOG_ERROR, "the output path %s is too long; it is not written", pattern);
+    return NULL;
 }
 
 static tally_status open_report(struct tally_device *d, const char *path, char *error,
@@ -80,6 +91,9 @@ static tally_status open_report(struct tally_device *d, const char *path, char *
                          tally_output_strerror(errno));
     else if (s == TALLY_OK && !(d->report_path = strdup(path)))
         s = TALLY_ERROR_OUT_OF_MEMORY;
+    if (s == TALLY_OK && tally_run_metadata_describe(d, d->report) != TALLY_OK)
+        tally_log(TALLY_LOG_WARN, "the metadata of %s could not be written: %s", path,
+                  tally_output_strerror(errno));
     return s;
 }
 
@@ -151,14 +165,17 @@ tally_status tally_command_report_open(struct tally_device *d, const tally_devic
 {
     if (!o->report_path && !o->trace_path)
         return TALLY_OK;
-    const char *trace_path = trace_path_apart(o);
+    char report_buffer[PATH_MAX], trace_buffer[PATH_MAX];
+    const char *report_path = path_for_process(o->report_path, report_buffer, sizeof report_buffer);
+    const char *trace_path = trace_path_apart(
+        report_path, path_for_process(o->trace_path, trace_buffer, sizeof trace_buffer));
     tally_status s = tally_counter_list_parse(d->catalogue, o->report_counters, &d->report_counters,
                                               &d->report_counter_count);
     if (s == TALLY_OK &&
         !(d->exec.report_values = calloc(d->report_counter_count + 1, sizeof(tally_value))))
         s = TALLY_ERROR_OUT_OF_MEMORY;
-    if (s == TALLY_OK && o->report_path)
-        s = open_report(d, o->report_path, error, error_size);
+    if (s == TALLY_OK && report_path)
+        s = open_report(d, report_path, error, error_size);
     tally_listening_update(d); /* the device is not shared yet */
     if (s == TALLY_OK)
         s = open_rows(d);
@@ -294,6 +311,8 @@ tally_status tally_command_report_close(struct tally_device *d)
 {
     tally_status report = TALLY_OK, trace = TALLY_OK;
     close_rows(d);
+    if (d->report && !d->report_failed)
+        tally_run_metadata_describe(d, d->report); /* with the drivers seen since the open */
     if (d->report && d->report_failed)
         tally_report_close(d->report); /* already said when the write failed */
     else if (d->report)

@@ -98,6 +98,8 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     d->epoch_cpu_ns = tally_monotonic_ns();
     tally_status s = open_backend(d, o, error, error_size);
     if (s == TALLY_OK)
+        s = tally_run_metadata_open(d);
+    if (s == TALLY_OK)
         s = tally_executor_init(d);
     if (s == TALLY_OK)
         s = tally_command_report_open(d, o, error, error_size);
@@ -126,6 +128,7 @@ tally_status tally_device_finish(tally_device *d)
     tally_queue_stop(d);
     tally_timeline_flush(d);
     tally_status outputs = tally_command_report_close(d);
+    tally_run_metadata_close(d);
     free_listeners(d);
     tally_executor_finish(d);
     if (d->backend_state)

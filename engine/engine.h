@@ -283,6 +283,7 @@ struct tally_device {
     char *report_path, *trace_path;          /* copies, for messages at close */
     bool report_failed;                      /* a write failed; the report was dropped */
     struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
+    struct tally_run_metadata *run_metadata; /* run_metadata.c: what the report says of the run */
 };
 
 /* --- results, subscriptions, samplers -------------------------------------------- */
@@ -463,5 +464,12 @@ TALLY_HIDDEN void tally_command_report_write(struct tally_device *device,
                                              uint64_t stream_id, uint64_t begin_ns,
                                              uint64_t end_ns);
 TALLY_HIDDEN tally_status tally_command_report_close(struct tally_device *device);
+
+/* run_metadata.c: the run's metadata, from the device's open to its close,
+ * and the report's description of it (at the report's open and close). */
+TALLY_HIDDEN tally_status tally_run_metadata_open(struct tally_device *device);
+TALLY_HIDDEN void tally_run_metadata_close(struct tally_device *device);
+TALLY_HIDDEN tally_status tally_run_metadata_describe(struct tally_device *device,
+                                                      tally_report *report);
 
 #endif

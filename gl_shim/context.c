@@ -135,6 +135,17 @@ static void unlink_locked(tally_gl_context *gone)
     }
 }
 
+/* The driver under the context, for the report's metadata: the first time
+ * it is current, the only time its strings can be asked for. */
+static void say_driver(tally_gl_context *ctx)
+{
+    ctx->driver_said = true;
+    const char *renderer = (const char *)REAL_glGetString(GL_RENDERER);
+    const char *version = (const char *)REAL_glGetString(GL_VERSION);
+    if (renderer)
+        tally_context_set_driver(ctx->engine, renderer, version);
+}
+
 /* After a successful MakeCurrent of handle (NULL: none) on this thread. */
 static void make_current(tally_gl_window_api window_api, void *handle)
 {
@@ -159,6 +170,8 @@ static void make_current(tally_gl_window_api window_api, void *handle)
     pthread_mutex_unlock(&contexts_lock);
     if (free_previous)
         free_context(previous);
+    if (next && next->engine && !next->driver_said)
+        say_driver(next);
 }
 
 /* Before a MakeCurrent of handle (NULL: none) on this thread. Releasing a

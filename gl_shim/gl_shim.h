@@ -35,6 +35,7 @@ typedef struct tally_gl_context {
     struct tally_gl_context *next;
 
     tally_context *engine; /* NULL when no device could be opened */
+    bool driver_said;      /* its renderer went to the report's metadata (context.c) */
     tally_stream *stream;  /* the context's commands since its last submission */
     /* The stream's draw lane (set with it, tally_gl_set_stream), or NULL
      * where no draw may take it: no stream, or a device whose backend

@@ -2,6 +2,7 @@
 #include "driver_measure.h"
 #include "layer_state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,36 @@ static uint32_t effective_api_version(layer_instance *instance, VkPhysicalDevice
     instance->dispatch.GetPhysicalDeviceProperties(physical, &properties);
     uint32_t device_version = properties.apiVersion;
     return instance->api_version < device_version ? instance->api_version : device_version;
+}
+
+/* The driver under the device, for the report's metadata: its device name,
+ * and the driver's own name and version where it says them (Vulkan 1.2's
+ * driver properties), else its numbered version. */
+static void say_driver(layer_instance *instance, VkPhysicalDevice physical, tally_context *context)
+{
+    VkPhysicalDeviceDriverProperties driver = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties = {.sType =
+                                                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    instance->dispatch.GetPhysicalDeviceProperties(physical, &properties.properties);
+    uint32_t api = properties.properties.apiVersion;
+    /* The core entry point needs an instance of 1.1, the structure a device of 1.2 */
+    bool named = api >= VK_API_VERSION_1_2 && instance->api_version >= VK_API_VERSION_1_1 &&
+                 instance->dispatch.GetPhysicalDeviceProperties2;
+    if (named) {
+        properties.pNext = &driver;
+        instance->dispatch.GetPhysicalDeviceProperties2(physical, &properties);
+    }
+    char version[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 64];
+    if (named && driver.driverName[0])
+        snprintf(version, sizeof version, "%s %s, Vulkan %u.%u.%u", driver.driverName,
+                 driver.driverInfo, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api),
+                 VK_API_VERSION_PATCH(api));
+    else
+        snprintf(version, sizeof version, "driver version 0x%08x, Vulkan %u.%u.%u",
+                 properties.properties.driverVersion, VK_API_VERSION_MAJOR(api),
+                 VK_API_VERSION_MINOR(api), VK_API_VERSION_PATCH(api));
+    tally_context_set_driver(context, properties.properties.deviceName, version);
 }
 
 /* The engine side of a device: counting is best effort, the device works without it. */
@@ -143,6 +174,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     /* The engine opens first: a measuring one (TALLY_BACKEND=driver) needs
      * the pipelineStatisticsQuery feature for the layer's own queries. */
     open_engine(device, layer_measurable(instance, physicalDevice));
+    if (device->context)
+        say_driver(instance, physicalDevice, device->context);
     tally_device_info engine_info = {0};
     tally_device_get_info(device->engine, &engine_info);
     VkDeviceCreateInfo measured_copy;

@@ -8,6 +8,7 @@
  * are logged and ignored: the program runs on unsampled.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -224,7 +225,9 @@ static bool shares_a_file(const char *path)
 {
     static const char *const others[] = {"TALLY_OUTPUT", "TALLY_TRACE"};
     for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-        if (atomic_file_same_destination(path, secure_getenv(others[i]))) {
+        char other[PATH_MAX];
+        if (tally_output_path_for_process(secure_getenv(others[i]), other, sizeof other) &&
+            atomic_file_same_destination(path, other)) {
             tally_log(TALLY_LOG_ERROR,
                       "TALLY_SAMPLE_OUTPUT names the same file as %s (%s); not sampling", others[i],
                       path);
@@ -234,8 +237,14 @@ static bool shares_a_file(const char *path)
     return false;
 }
 
-static tally_status open_output(struct env_sampling *s, const char *path)
+/* pattern: "%p" stands for the process id (tally_output_path_for_process). */
+static tally_status open_output(struct env_sampling *s, const char *pattern)
 {
+    char path[PATH_MAX];
+    if (!tally_output_path_for_process(pattern, path, sizeof path)) {
+        tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: %s is too long", pattern);
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    }
     if (shares_a_file(path))
         return TALLY_ERROR_INVALID_ARGUMENT;
     tally_status status = atomic_file_open(&s->file, path);

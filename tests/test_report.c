@@ -1419,11 +1419,119 @@ static void rows_that_repeat_the_previous_values_are_written_in_full(void **stat
     free(big);
 }
 
+static const tally_report_driver two_drivers[] = {
+    {"vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)", "Mesa 22.3.6"},
+    {"opencl", "cpu-haswell", "PoCL 3.1, \"quoted\""},
+};
+
+static tally_report_metadata sample_metadata(void)
+{
+    return (tally_report_metadata){.tally_version = "0.1.0",
+                                   .backend = "simgpu",
+                                   .device = "simgpu 8 cores @ 1000 MHz",
+                                   .clock = "virtual",
+                                   .program = "/usr/bin/vkcube",
+                                   .arguments = "--c 50 'a b'",
+                                   .pid = 4242,
+                                   .start_unix_ns = 1796650501123456789u,
+                                   .drivers = two_drivers,
+                                   .driver_count = 2};
+}
+
+/* The sidecar's rows as key -> value, read back as RFC 4180 says. */
+static void check_sidecar_row(const char *text, const char *row)
+{
+    if (!strstr(text, row)) {
+        print_error("no row %s in\n%s\n", row, text);
+        fail();
+    }
+}
+
+static void csv_metadata_goes_to_a_sidecar_of_key_value_rows(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "described.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    tally_report_metadata m = sample_metadata();
+    assert_int_equal(tally_report_describe(report, &m), TALLY_OK);
+    m.driver_count = 1; /* described again: the latest wins */
+    assert_int_equal(tally_report_describe(report, &m), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char meta[512];
+    assert_true(tally_report_metadata_path(path, meta, sizeof meta));
+    assert_string_equal(meta, path_in(fx, "described.meta.csv"));
+    char *text = read_text(meta);
+    assert_memory_equal(text, "key,value\n", 10);
+    check_sidecar_row(text, "\nbackend,simgpu\n");
+    check_sidecar_row(text, "\nclock,virtual\n");
+    check_sidecar_row(text, "\nprogram,/usr/bin/vkcube\n");
+    check_sidecar_row(text, "\narguments,--c 50 'a b'\n");
+    check_sidecar_row(text, "\npid,4242\n");
+    /* 1796650501 s after 1970 is 2026-12-07 13:35:01 UTC */
+    check_sidecar_row(text, "\nstart_utc,2026-12-07T13:35:01.123456789Z\n");
+    check_sidecar_row(text, "\ndriver.1.name,\"llvmpipe (LLVM 15.0.6, 256 bits)\"\n");
+    assert_null(strstr(text, "driver.2."));
+    /* the three columns: GpuTime (modeled), GpuBusy (derived), DrawCalls (exact) */
+    check_sidecar_row(text, "\ncounter.GpuTime.unit,ns\n");
+    check_sidecar_row(text, "\ncounter.GpuTime.exactness,modeled\n");
+    check_sidecar_row(text, "\ncounter.GpuBusy.derived,true\n");
+    check_sidecar_row(text, "\ncounter.DrawCalls.exactness,exact\n");
+    free(text);
+}
+
+static void json_metadata_is_a_member_after_the_commands(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "described.json");
+    tally_report *report = open_report(path, TALLY_REPORT_JSON);
+    tally_report_metadata m = sample_metadata();
+    assert_int_equal(tally_report_describe(report, &m), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    json_object *root = parse_json_file(path);
+    json_object *meta = member(root, "metadata");
+    assert_string_equal(json_object_get_string(member(meta, "backend")), "simgpu");
+    assert_string_equal(json_object_get_string(member(meta, "arguments")), "--c 50 'a b'");
+    assert_int_equal(json_object_get_int64(member(meta, "pid")), 4242);
+    json_object *drivers = member(meta, "drivers");
+    assert_int_equal(json_object_array_length(drivers), 2);
+    assert_string_equal(
+        json_object_get_string(member(json_object_array_get_idx(drivers, 1), "version")),
+        "PoCL 3.1, \"quoted\"");
+    json_object *counters = member(root, "counters");
+    assert_string_equal(
+        json_object_get_string(member(json_object_array_get_idx(counters, 2), "exactness")),
+        "exact");
+    json_object_put(root);
+    assert_false(exists(path_in(fx, "described.meta.csv"))); /* JSON keeps it inside */
+}
+
+static void output_paths_take_the_process_id_for_percent_p(void **state)
+{
+    (void)state;
+    char out[64], expected[64];
+    snprintf(expected, sizeof expected, "r.%ld.csv", (long)getpid());
+    assert_true(tally_output_path_for_process("r.%p.csv", out, sizeof out));
+    assert_string_equal(out, expected);
+    assert_true(tally_output_path_for_process("100%%/%x%", out, sizeof out));
+    assert_string_equal(out, "100%/%x%");
+    assert_false(tally_output_path_for_process("a-long-name-%p", out, 12));
+    char meta[64];
+    assert_true(tally_report_metadata_path("dir.v/trace", meta, sizeof meta));
+    assert_string_equal(meta, "dir.v/trace.meta.csv");
+    assert_true(tally_report_metadata_path("r.CSV", meta, sizeof meta));
+    assert_string_equal(meta, "r.meta.csv");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(format_for_path_picks_json_by_extension_case_insensitively,
                                         make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(csv_metadata_goes_to_a_sidecar_of_key_value_rows, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(json_metadata_is_a_member_after_the_commands, make_dir,
+                                        remove_dir),
+        cmocka_unit_test(output_paths_take_the_process_id_for_percent_p),
         cmocka_unit_test_setup_teardown(csv_header_lists_record_fields_then_counter_symbols,
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(csv_rows_hold_record_fields_duration_and_values, make_dir,

@@ -4,6 +4,7 @@
  * per-command counter table. The same bytes on every run and machine.
  * Always simgpu: there is no GPU work under the commands to measure.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,9 +205,10 @@ int tally_cli_demo(int argc, char **argv)
     /* A file that could not be written was said, with why; not announced. */
     if (tally_device_finish(device) != TALLY_OK)
         return 1;
-    if (rc == 0 && options.report_path)
-        fprintf(stderr, "tally demo: per-command report written to %s\n", options.report_path);
-    if (rc == 0 && options.trace_path)
-        fprintf(stderr, "tally demo: trace written to %s\n", options.trace_path);
+    char path[PATH_MAX];
+    if (rc == 0 && tally_output_path_for_process(options.report_path, path, sizeof path))
+        fprintf(stderr, "tally demo: per-command report written to %s\n", path);
+    if (rc == 0 && tally_output_path_for_process(options.trace_path, path, sizeof path))
+        fprintf(stderr, "tally demo: trace written to %s\n", path);
     return rc;
 }

@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <tally/tally.h>
+
+#include "run_outputs.h"
 #include "tally_cli.h"
 
 #define LAYER_NAME "VK_LAYER_TALLY_counters"
@@ -119,9 +122,12 @@ static int add_to_list(const char *var, const char *value, bool in_front)
 
 /* Report paths are made absolute, so a program that changes directory
  * still writes where the user asked. */
+/* path, or the environment's own var when path is NULL, made absolute: the
+ * program may change its directory before it opens the file. */
 static int set_path_var(const char *var, const char *path)
 {
-    if (!path)
+    path = path ? path : getenv(var);
+    if (!path || !path[0])
         return 0;
     if (path[0] == '/')
         return setenv(var, path, 1);
@@ -241,46 +247,6 @@ static int run_program(char **argv)
     return WEXITSTATUS(status);
 }
 
-/* What a report path named before the program ran, to tell afterwards
- * whether the program wrote it: a written file is a new one (renamed or
- * linked into place), so an untouched old file is not announced. */
-struct destination {
-    const char *var, *what;
-    bool existed;
-    struct stat before;
-};
-
-static void note_destination(struct destination *d, const char *var, const char *what)
-{
-    const char *path = getenv(var);
-    *d = (struct destination){.var = var, .what = what};
-    d->existed = path && stat(path, &d->before) == 0;
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
-static void say_where(const struct destination *d)
-{
-    const char *path = getenv(d->var);
-    struct stat now;
-    if (!path)
-        return;
-    if (d->existed && !S_ISREG(d->before.st_mode))
-        return; /* a device or FIFO: written into as it went, or an error said why */
-    if (stat(path, &now) == 0 && S_ISREG(now.st_mode) &&
-        !(d->existed && same_file(&d->before, &now)))
-        fprintf(stderr, "tally run: %s: %s\n", d->what, path);
-    else
-        fprintf(stderr,
-                "tally run: no %s was written to %s (the program used no front door, or a "
-                "message above says why)\n",
-                d->what, path);
-}
-
 /* Refuses, before the program runs, a report path that can never be
  * written: a directory. */
 static bool check_destination(const char *option, const char *path)
@@ -394,6 +360,13 @@ int tally_cli_run(int argc, char **argv)
     if (!check_destination("--output", o.output) || !check_destination("--trace", o.trace) ||
         !check_destination("--sample-output", o.sample_output))
         return 2;
+    if (o.output && o.trace && tally_output_same_file(o.output, o.trace)) {
+        fprintf(stderr,
+                "tally run: --output and --trace name the same file, %s; give each its "
+                "own\n",
+                o.trace);
+        return 2;
+    }
     char prefix[PATH_MAX];
     if (!find_prefix(prefix, sizeof(prefix))) {
         fputs("tally run: cannot tell where tally is installed\n", stderr);
@@ -403,13 +376,18 @@ int tally_cli_run(int argc, char **argv)
         fprintf(stderr, "tally run: cannot set up the environment: %s\n", strerror(errno));
         return 2;
     }
-    struct destination outputs[3];
-    note_destination(&outputs[0], "TALLY_OUTPUT", "per-command report");
-    note_destination(&outputs[1], "TALLY_TRACE", "trace");
-    note_destination(&outputs[2], "TALLY_SAMPLE_OUTPUT", "samples");
+    struct run_output outputs[3];
+    static const char *const vars[3] = {"TALLY_OUTPUT", "TALLY_TRACE", "TALLY_SAMPLE_OUTPUT"};
+    static const char *const whats[3] = {"per-command report", "trace", "samples"};
+    for (int i = 0; i < 3; i++) {
+        const char *path = i < 2 || o.sample ? getenv(vars[i]) : NULL;
+        if (!run_output_prepare(&outputs[i], vars[i], whats[i], path)) {
+            fprintf(stderr, "tally run: cannot set up %s: %s\n", vars[i], strerror(errno));
+            return 2;
+        }
+    }
     int status = run_program(argv + optind);
-    for (int i = 0; i < 3 && !o.quiet; i++)
-        if (i < 2 || o.sample)
-            say_where(&outputs[i]);
+    for (int i = 0; i < 3; i++)
+        run_output_finish(&outputs[i], i == 0, o.quiet);
     return status;
 }

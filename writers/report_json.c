@@ -1,8 +1,9 @@
 /*
  * The per-command report as one JSON document:
- *   {"counters":[{"symbol":S,"unit":U},...],
- *    "commands":[{"sequence":N,"kind":...,"values":{S:V,...}},...]}
- * with one command a line.
+ *   {"counters":[{"symbol":S,"unit":U,"exactness":E},...],
+ *    "commands":[{"sequence":N,"kind":...,"values":{S:V,...}},...],
+ *    "metadata":{...}}
+ * with one command a line; report_metadata.c writes the metadata.
  */
 #include <string.h>
 
@@ -25,7 +26,7 @@ void report_json_header(tally_report *r)
 {
     size_t bound = 64;
     for (uint32_t i = 0; i < r->count; i++)
-        bound += 32 + TEXT_JSON_MAX(strlen(r->columns[i]->symbol)) +
+        bound += 64 + TEXT_JSON_MAX(strlen(r->columns[i]->symbol)) +
                  TEXT_JSON_MAX(strlen(unit_of(r->columns[i])));
     char *p = report_text_room(r, bound);
     if (!p)
@@ -37,7 +38,9 @@ void report_json_header(tally_report *r)
         p = text_json_string(p, symbol, strlen(symbol));
         p = put_literal(p, ",\"unit\":");
         p = text_json_string(p, unit, strlen(unit));
-        *p++ = '}';
+        p = put_literal(p, ",\"exactness\":\"");
+        p = put_literal(p, report_counter_exactness(r->columns[i]));
+        p = put_literal(p, "\"}");
     }
     p = put_literal(p, "],\n\"commands\":[");
     report_text_used(r, p);
@@ -97,5 +100,5 @@ void report_json_footer(tally_report *r)
 {
     char *p = report_text_room(r, 8);
     if (p)
-        report_text_used(r, put_literal(p, "\n]}\n"));
+        report_text_used(r, put_literal(p, "\n]"));
 }

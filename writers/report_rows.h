@@ -20,9 +20,10 @@ struct tally_report {
      * next one might not fit: one stream call for many rows. */
     char *text;
     size_t used, capacity;
-    uint32_t count;                     /* value columns */
-    const tally_counter_info **columns; /* their counters, count of them */
-    uint32_t counters[];                /* their catalogue indices */
+    struct report_description *description; /* report_metadata.c; NULL: none given */
+    uint32_t count;                         /* value columns */
+    const tally_counter_info **columns;     /* their counters, count of them */
+    uint32_t counters[];                    /* their catalogue indices */
 };
 
 /* The lengths of a record's four strings, measured once per row. */
@@ -37,7 +38,8 @@ char *report_text_room(tally_report *r, size_t bound);
 void report_text_used(tally_report *r, const char *end);
 
 /* Each format: the header (at open), the most bytes a row can take, the
- * row, and the footer (at close). */
+ * row, and the footer (at close: JSON's commands closed, before its
+ * metadata). */
 void report_csv_header(tally_report *r);
 size_t report_csv_row_bound(const tally_report *r, const struct report_strings *n);
 char *report_csv_row(const tally_report *r, char *p, const tally_command_record *record,
@@ -48,6 +50,13 @@ size_t report_json_row_bound(const tally_report *r, const struct report_strings 
 char *report_json_row(const tally_report *r, char *p, const tally_command_record *record,
                       const struct report_strings *n, const tally_value *values);
 void report_json_footer(tally_report *r);
+
+/* report_metadata.c: the description's copy, the JSON report's "metadata"
+ * member (after its commands), and a counter's exactness as the metadata
+ * says it: "exact", "conditional", "modeled" or "measured". */
+void report_description_free(struct report_description *description);
+void report_json_metadata(tally_report *r, FILE *out);
+const char *report_counter_exactness(const tally_counter_info *counter);
 
 /* A value as its column's storage says: unsigned, signed or float (with
  * three decimals). JSON has no NaN or infinity: json_safe writes a

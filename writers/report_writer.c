@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "report_rows.h"
 #include "report_text.h"
@@ -67,6 +68,7 @@ char *report_put_value(char *p, const tally_counter_info *column, tally_value v,
 
 static void free_report(tally_report *r)
 {
+    report_description_free(r->description);
     free(r->columns);
     free(r->text);
     free(r);
@@ -169,9 +171,39 @@ tally_status tally_report_close(tally_report *report)
     if (report->format == TALLY_REPORT_JSON)
         report_json_footer(report);
     flush_text(report);
+    if (report->format == TALLY_REPORT_JSON) {
+        FILE *out = atomic_file_stream(&report->file);
+        report_json_metadata(report, out);
+        fputs("}\n", out);
+    }
     tally_status status = atomic_file_commit(&report->file);
     free_report(report);
     return status;
+}
+
+bool tally_output_path_for_process(const char *pattern, char *out, size_t size)
+{
+    if (!pattern || !out || !size)
+        return false;
+    size_t n = 0;
+    for (const char *c = pattern; *c; c++) {
+        char pid[24];
+        const char *piece = c;
+        size_t length = 1;
+        if (c[0] == '%' && c[1] == 'p') {
+            length = (size_t)snprintf(pid, sizeof pid, "%ld", (long)getpid());
+            piece = pid;
+            c++;
+        } else if (c[0] == '%' && c[1] == '%') {
+            c++;
+        }
+        if (n + length >= size)
+            return false;
+        memcpy(out + n, piece, length);
+        n += length;
+    }
+    out[n] = '\0';
+    return true;
 }
 
 bool tally_output_same_file(const char *a, const char *b)

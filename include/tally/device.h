@@ -158,6 +158,11 @@ TALLY_API tally_status tally_context_create(tally_device *device, const char *ap
 /* Pending work of the context still executes; its streams must be destroyed. */
 TALLY_API void tally_context_destroy(tally_context *context);
 TALLY_API uint32_t tally_context_id(const tally_context *context);
+/* The real driver the context's API runs on (Vulkan's device name and
+ * driver info, GL's GL_RENDERER and GL_VERSION, OpenCL's device name and
+ * driver version), for the report's metadata: said once per driver. */
+TALLY_API tally_status tally_context_set_driver(tally_context *context, const char *name,
+                                                const char *version);
 TALLY_API tally_device *tally_context_device(const tally_context *context);
 
 /* Programs: the static profile of each shader stage of a pipeline. */

@@ -49,9 +49,51 @@ TALLY_API tally_status tally_report_open(const char *path, tally_report_format f
  * failed (errno said why then): the report can no longer be committed. */
 TALLY_API tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                           const tally_value *values);
+/* What made a report: the run's metadata, for readers that must know which
+ * backend, device and driver made the numbers and which of them are exact. */
+typedef struct tally_report_driver {
+    const char *api;     /* "vulkan", "gl", "gles", "opencl" */
+    const char *name;    /* the driver's device name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
+    const char *version; /* the driver's version text */
+} tally_report_driver;
+
+typedef struct tally_report_metadata {
+    const char *tally_version;
+    const char *backend;   /* "simgpu", "driver" */
+    const char *device;    /* the backend's device */
+    const char *clock;     /* "virtual" or "realtime" (CLOCK_MONOTONIC) */
+    const char *program;   /* the program's path, as it was run */
+    const char *arguments; /* its arguments, each quoted as a POSIX shell would */
+    int64_t pid;
+    uint64_t start_unix_ns;             /* when the device opened, UTC */
+    const tally_report_driver *drivers; /* the real drivers under the program, as seen */
+    uint32_t driver_count;
+} tally_report_metadata;
+
+/*
+ * Says what made the report; call it any time before close, again to
+ * correct it (the latest wins). A JSON report carries the metadata as its
+ * "metadata" member, written at close. A CSV report, to a regular file,
+ * gets a sidecar CSV beside it (tally_report_metadata_path), replaced
+ * whole at each call: rows "key,value", so that CSV readers take both
+ * files with no options (docs/reports.md lists the keys). The counters'
+ * units and exactness come from the report's catalogue.
+ */
+TALLY_API tally_status tally_report_describe(tally_report *report,
+                                             const tally_report_metadata *metadata);
+
+/* The sidecar of a CSV report at path: its name with ".csv" (or nothing)
+ * replaced by ".meta.csv". False if it does not fit size bytes. */
+TALLY_API bool tally_report_metadata_path(const char *path, char *out, size_t size);
+
 /* Finishes and renames the file; an error means it was not written (and the
  * temporary file is removed). Frees the writer either way. */
 TALLY_API tally_status tally_report_close(tally_report *report);
+
+/* An output path of this process: "%p" in pattern replaced by its process
+ * id and "%%" by "%", so that every process of a run writes files of its
+ * own. False if the result does not fit size bytes. */
+TALLY_API bool tally_output_path_for_process(const char *pattern, char *out, size_t size);
 
 /* True when two output paths name the same destination (the same existing
  * file, or the same name in the same directory, spelled differently or
