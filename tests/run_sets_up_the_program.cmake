@@ -21,12 +21,13 @@ file(MAKE_DIRECTORY ${WORKDIR})
 get_filename_component(prefix ${TALLY} DIRECTORY)
 get_filename_component(prefix ${prefix} DIRECTORY)
 
-expect_output("report paths are made absolute"
-  "^${WORKDIR}/r\\.csv ${WORKDIR}/t\\.json all virtual\n$"
+# Each process gets paths of its own: %p, its process id, before the extension.
+expect_output("report paths are made absolute, one per process"
+  "^${WORKDIR}/r\\.%p\\.csv ${WORKDIR}/t\\.%p\\.json all virtual\n$"
   ${TALLY} run -q -o r.csv -t t.json -c all --clock virtual --
   sh -c "echo \"$TALLY_OUTPUT $TALLY_TRACE $TALLY_COUNTERS $TALLY_CLOCK\"")
 expect_output("sampling options reach the program"
-  "^1ms PipelineStats ${WORKDIR}/s\\.csv\n$"
+  "^1ms PipelineStats ${WORKDIR}/s\\.%p\\.csv\n$"
   ${TALLY} run -q --sample 1ms --set PipelineStats --sample-output s.csv --
   sh -c "echo \"$TALLY_SAMPLE $TALLY_SAMPLE_SET $TALLY_SAMPLE_OUTPUT\"")
 expect_output("without --sample nothing is sampled"
@@ -71,8 +72,11 @@ execute_process(COMMAND ${TALLY} run -o nothing.csv -- true WORKING_DIRECTORY ${
 if(NOT err MATCHES "no per-command report was written to ${WORKDIR}/nothing\\.csv")
   message(FATAL_ERROR "tally run did not say that no report was written:\n${err}")
 endif()
-execute_process(COMMAND ${TALLY} run -o made.csv -- sh -c "echo x > made.csv"
+# The shell writes the file a front door would: its path with %p its pid.
+execute_process(COMMAND ${TALLY} run -o made.csv --
+                        sh -c "echo header > \"$(echo \"$TALLY_OUTPUT\" | sed s/%p/$$/)\""
                 WORKING_DIRECTORY ${WORKDIR} ERROR_VARIABLE err)
-if(NOT err MATCHES "per-command report: ${WORKDIR}/made\\.csv")
+if(NOT err MATCHES "per-command report: ${WORKDIR}/made\\.csv \\(0 rows\\)"
+   OR NOT EXISTS ${WORKDIR}/made.csv)
   message(FATAL_ERROR "tally run did not say where the report went:\n${err}")
 endif()
