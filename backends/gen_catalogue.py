@@ -521,7 +521,10 @@ def emit_profile_md(cat, prefix):
            " each line blank, a comment starting with `#` or `;`, a section header"
            " `[name]` of a section below, or a `name = value` setting of that section"
            " with an unsigned decimal integer (a `#` or `;` comment may follow the value"
-           " after a blank). Lines may be of any length.", "",
+           " after a blank). Lines may be of any length. The file must be a regular"
+           " file: a FIFO, a device or a directory (`TALLY_PROFILE=/dev/stdin` on a"
+           " pipe or a terminal, say) is refused with its name, without being read"
+           " or waited on.", "",
            "Everything else is an error that names the file and the line, and the"
            " device is not opened with a half-read profile: an unknown section or"
            " parameter, text after a header's `]`, an empty section name, a section"

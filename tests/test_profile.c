@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -210,6 +212,74 @@ static void a_file_that_cannot_be_read_is_named_with_the_reason(void **state)
     assert_non_null(strstr(fx->error, "No such file or directory"));
 }
 
+/* Opens a device with the profile at path, which must be refused; returns
+ * the message. Opening a file that is not a regular one must not wait (for
+ * a FIFO's writer, a terminal's input): the alarm ends a case that does. */
+static const char *refused_path(struct fixture *fx, const char *path)
+{
+    tally_device_options options = {.profile_path = path, .clock = TALLY_CLOCK_VIRTUAL};
+    tally_device *device = NULL;
+    fx->error[0] = '\0';
+    alarm(20);
+    tally_status s = tally_device_open(&options, &device, fx->error, sizeof(fx->error));
+    alarm(0);
+    if (device)
+        tally_device_close(device);
+    assert_int_equal(s, TALLY_ERROR_BAD_PROFILE);
+    assert_null(device);
+    return fx->error;
+}
+
+static void a_fifo_is_refused_without_waiting_for_a_writer(void **state)
+{
+    struct fixture *fx = *state;
+    unlink(fx->path);
+    assert_int_equal(mkfifo(fx->path, 0600), 0);
+    const char *error = refused_path(fx, fx->path);
+    assert_non_null(strstr(error, fx->path));
+    assert_non_null(strstr(error, "a FIFO, not a regular file"));
+}
+
+static void standard_input_is_not_read_as_a_profile(void **state)
+{
+    struct fixture *fx = *state;
+    /* The program's standard input is a pipe holding a valid profile. */
+    static const char text[] = "[clock]\ncore_clock_mhz = 1500\n";
+    int pipe_ends[2];
+    assert_int_equal(pipe(pipe_ends), 0);
+    assert_int_equal(write(pipe_ends[1], text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+    close(pipe_ends[1]);
+    int saved = dup(0);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(pipe_ends[0], 0), 0);
+    close(pipe_ends[0]);
+
+    tally_device_options options = {.profile_path = "/dev/stdin", .clock = TALLY_CLOCK_VIRTUAL};
+    tally_device *device = NULL;
+    fx->error[0] = '\0';
+    tally_status s = tally_device_open(&options, &device, fx->error, sizeof(fx->error));
+    if (device)
+        tally_device_close(device);
+    char left[64] = {0};
+    ssize_t n = read(0, left, sizeof(left) - 1);
+    assert_int_equal(dup2(saved, 0), 0);
+    close(saved);
+
+    assert_int_equal(s, TALLY_ERROR_BAD_PROFILE);
+    assert_non_null(strstr(fx->error, "/dev/stdin"));
+    assert_non_null(strstr(fx->error, "not a regular file"));
+    assert_int_equal(n, (ssize_t)sizeof(text) - 1); /* the program's input is still there */
+    assert_string_equal(left, text);
+}
+
+static void a_directory_is_refused_as_not_a_regular_file(void **state)
+{
+    struct fixture *fx = *state;
+    const char *error = refused_path(fx, "/tmp");
+    assert_non_null(strstr(error, "profile /tmp"));
+    assert_non_null(strstr(error, "a directory, not a regular file"));
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -241,6 +311,11 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(comments_blanks_and_inline_comments_are_allowed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_file_that_cannot_be_read_is_named_with_the_reason, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_fifo_is_refused_without_waiting_for_a_writer, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(standard_input_is_not_read_as_a_profile, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_directory_is_refused_as_not_a_regular_file, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,12 +16,14 @@
 
 enum {
     BUFFER_SIZE = 64 * 1024,
-    NAME_ATTEMPTS = 100,      /* names tried before giving up on EEXIST */
-    STAGE_SIZE = 1024 * 1024, /* what one O_DIRECT write takes */
-    DIRECT_ALIGN = 4096,      /* of the stage's address, and so of its writes */
+    NAME_ATTEMPTS = 100, /* names tried before giving up on EEXIST */
 };
 
-static const char temp_suffix[] = ".tmp.XXXXXX";
+/* Short and of a fixed length, so that a temporary name fits wherever the
+ * destination's name does, however long that is. */
+static const char temp_template[] = "tally-XXXXXXXXXX.tmp";
+enum { TEMP_RANDOM_AT = 6, TEMP_RANDOM_LENGTH = 10 };
+_Static_assert(sizeof temp_template == ATOMIC_FILE_TEMP_NAME_SIZE, "the field holds the name");
 static const char name_alphabet[] =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -30,18 +32,19 @@ const char *atomic_file_strerror(int error)
     switch (error) {
     case EINVAL: return "not a regular file, character device or FIFO";
     case ENXIO: return "no process has it open for reading, or no such device";
+    case ESTALE: return "it changed while it was being opened";
     default: return strerror(error);
     }
 }
 
 /* --- names ---------------------------------------------------------------------- */
 
-/* Replaces the six trailing X-positions of name with random characters.
+/* A new temporary name: the template with random characters for its X's.
  * Uniqueness comes from O_EXCL or link's EEXIST; randomness only avoids
  * repeated collisions. */
-static void randomize_name(char *name, unsigned attempt)
+static void new_temp_name(char *name, unsigned attempt)
 {
-    unsigned char bytes[6];
+    unsigned char bytes[TEMP_RANDOM_LENGTH];
     if (getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != (ssize_t)sizeof bytes) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -49,9 +52,9 @@ static void randomize_name(char *name, unsigned attempt)
         for (size_t i = 0; i < sizeof bytes; i++, mix = mix * 6364136223846793005u + 1)
             bytes[i] = (unsigned char)(mix >> 56);
     }
-    char *x = name + strlen(name) - sizeof bytes;
+    memcpy(name, temp_template, sizeof temp_template);
     for (size_t i = 0; i < sizeof bytes; i++)
-        x[i] = name_alphabet[bytes[i] % (sizeof name_alphabet - 1)];
+        name[TEMP_RANDOM_AT + i] = name_alphabet[bytes[i] % (sizeof name_alphabet - 1)];
 }
 
 /* The directory part of path ("." when it has none), into dir[PATH_MAX]. */
@@ -126,108 +129,12 @@ static void write_all(struct atomic_file *f, const char *data, size_t size)
     }
 }
 
-/*
- * A temporary file is written with O_DIRECT where its file system allows
- * it: the bytes go from the stage to the disk, without the page cache. A
- * buffered write costs the kernel about five times as much CPU per byte
- * (page allocation, the copy, then writeback at the commit's fsync), and a
- * report writes hundreds of megabytes. The disk's work is the same, since
- * the commit syncs the file anyway; it is just done along the way instead
- * of at the end. Whole stages go out this way, their addresses and offsets
- * aligned; the last, partial one is written after O_DIRECT is turned off.
- * A file system that refuses a direct write turns it off for good.
- */
-static void end_direct(struct atomic_file *f)
-{
-    int flags = fcntl(f->fd, F_GETFL);
-    if (flags >= 0)
-        fcntl(f->fd, F_SETFL, flags & ~O_DIRECT);
-    f->direct = false;
-}
-
-static void write_stage(struct atomic_file *f)
-{
-    size_t done = 0;
-    while (f->direct && f->staged == STAGE_SIZE && !f->error) {
-        ssize_t n = write(f->fd, f->stage, f->staged);
-        if (n == (ssize_t)f->staged) {
-            f->staged = 0;
-            return;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno != EINVAL)
-            f->error = errno;
-        done = n > 0 ? (size_t)n : 0; /* a short write: the rest buffered */
-        break;
-    }
-    end_direct(f);
-    write_all(f, f->stage + done, f->staged - done);
-    f->staged = 0;
-}
-
 /* The stream's write function: everything or a recorded error. */
 static ssize_t cookie_write(void *cookie, const char *data, size_t size)
 {
     struct atomic_file *f = cookie;
-    if (!f->direct) {
-        write_all(f, data, size);
-        return f->error ? 0 : (ssize_t)size;
-    }
-    size_t done = 0;
-    while (done < size && !f->error) {
-        if (!f->direct) { /* refused on the way: the stage is out, the rest follows it */
-            write_all(f, data + done, size - done);
-            return f->error ? (ssize_t)done : (ssize_t)size;
-        }
-        size_t n = size - done < STAGE_SIZE - f->staged ? size - done : STAGE_SIZE - f->staged;
-        memcpy(f->stage + f->staged, data + done, n);
-        f->staged += n;
-        done += n;
-        if (f->staged == STAGE_SIZE)
-            write_stage(f);
-    }
-    return (ssize_t)done;
-}
-
-bool atomic_file_write_aligned(struct atomic_file *f, const char *data, size_t size)
-{
-    if (!f->direct || (uintptr_t)data % DIRECT_ALIGN || size % DIRECT_ALIGN)
-        return false;
-    if (fflush(f->stream) != 0 || f->staged || f->error)
-        return false; /* earlier bytes wait in the stage: they go first */
-    size_t done = 0;
-    while (done < size && f->direct && !f->error) {
-        ssize_t n = write(f->fd, data + done, size - done);
-        if (n > 0 && (size_t)n % DIRECT_ALIGN == 0) {
-            done += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else {
-            if (n < 0 && errno != EINVAL)
-                f->error = errno;
-            done += n > 0 ? (size_t)n : 0;
-            end_direct(f); /* refused, or a short write: the rest buffered */
-        }
-    }
-    write_all(f, data + done, size - done);
-    return true;
-}
-
-/* A temporary file's stage, and O_DIRECT on, when its file system takes it. */
-static void try_direct(struct atomic_file *f)
-{
-    int flags = fcntl(f->fd, F_GETFL);
-    if (flags < 0 || posix_memalign((void **)&f->stage, DIRECT_ALIGN, STAGE_SIZE) != 0) {
-        f->stage = NULL;
-        return;
-    }
-    if (fcntl(f->fd, F_SETFL, flags | O_DIRECT) != 0) {
-        free(f->stage);
-        f->stage = NULL;
-        return;
-    }
-    f->direct = true;
+    write_all(f, data, size);
+    return f->error ? 0 : (ssize_t)size;
 }
 
 static int cookie_close(void *cookie)
@@ -240,106 +147,181 @@ static int cookie_close(void *cookie)
     return f->error ? -1 : 0;
 }
 
+/* The stream over f->fd; on failure f->fd stays open for the caller. */
 static tally_status attach_stream(struct atomic_file *f)
 {
     f->stream =
         fopencookie(f, "w", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
-    if (!f->stream || setvbuf(f->stream, f->buffer, _IOFBF, BUFFER_SIZE) != 0) {
-        int error = f->stream ? EIO : ENOMEM;
-        if (f->stream)
-            fclose(f->stream);
-        else
-            close(f->fd);
-        f->stream = NULL;
-        errno = error;
-        return error == ENOMEM ? TALLY_ERROR_OUT_OF_MEMORY : TALLY_ERROR_IO;
+    if (!f->stream) {
+        errno = ENOMEM;
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    if (setvbuf(f->stream, f->buffer, _IOFBF, BUFFER_SIZE) != 0) {
+        errno = EIO;
+        return TALLY_ERROR_IO;
     }
     return TALLY_OK;
 }
 
 /* --- opening ------------------------------------------------------------------- */
 
-/* A device or FIFO is opened as it is. O_NONBLOCK makes opening a FIFO that
- * no process reads fail (ENXIO) instead of waiting for a reader forever;
- * writes then block as usual. */
-static tally_status open_direct(struct atomic_file *f)
+static tally_status io_error(void)
 {
-    f->fd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (f->fd < 0)
-        return TALLY_ERROR_IO;
-    int flags = fcntl(f->fd, F_GETFL);
-    if (flags < 0 || fcntl(f->fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-        int error = errno;
-        close(f->fd);
-        errno = error;
-        return TALLY_ERROR_IO;
+    return errno == ENOMEM ? TALLY_ERROR_OUT_OF_MEMORY : TALLY_ERROR_IO;
+}
+
+/* The device or FIFO that the lookup found (found: an O_PATH descriptor of
+ * it, checked: what fstat said of it), opened for writing: through /proc,
+ * which reopens that very object whatever its name points at by now, or,
+ * where /proc is not mounted, by its name again, kept only if that is still
+ * the object checked. O_NONBLOCK makes opening a FIFO that no process reads
+ * fail (ENXIO) instead of waiting for a reader forever; writes then block
+ * as usual. */
+static tally_status open_direct(struct atomic_file *f, int found, const struct stat *checked)
+{
+    enum { WRITING = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC };
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", found);
+    f->fd = open(proc, WRITING);
+    if (f->fd < 0 && errno == ENOENT && access("/proc/self/fd", X_OK) != 0) {
+        f->fd = openat(f->directory, f->name, WRITING);
+        struct stat opened;
+        if (f->fd >= 0 && (fstat(f->fd, &opened) != 0 || opened.st_dev != checked->st_dev ||
+                           opened.st_ino != checked->st_ino)) {
+            close(f->fd);
+            f->fd = -1;
+            errno = ESTALE;
+        }
     }
+    if (f->fd < 0)
+        return io_error();
+    int flags = fcntl(f->fd, F_GETFL);
+    if (flags < 0 || fcntl(f->fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+        return TALLY_ERROR_IO;
     f->mode = ATOMIC_FILE_DIRECT;
+    close(f->directory); /* only a file to be named needs it */
+    f->directory = -1;
     return TALLY_OK;
 }
 
-/* An unnamed file in the destination's directory, if the file system has
- * them and /proc can name it for linkat later. Returns false, with errno,
- * only for errors that a named temporary file would hit too. */
-static bool open_unnamed(struct atomic_file *f, bool *unsupported)
+/* A new file in the destination's directory, with the usual 0666 & ~umask
+ * permissions: unnamed (O_TMPFILE) if the file system has them and /proc
+ * can name it for linkat later, else under a temporary name. */
+static tally_status open_temporary(struct atomic_file *f)
 {
-    char dir[PATH_MAX];
-    *unsupported = true;
-    if (!directory_of(f->path, dir) || access("/proc/self/fd", X_OK) != 0)
-        return false;
-    f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-    if (f->fd >= 0) {
-        f->mode = ATOMIC_FILE_UNNAMED;
-        return true;
+    if (access("/proc/self/fd", X_OK) == 0) {
+        f->fd = openat(f->directory, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        if (f->fd >= 0) {
+            f->mode = ATOMIC_FILE_UNNAMED;
+            return TALLY_OK;
+        }
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+            return io_error(); /* what a named file would meet too */
     }
-    *unsupported = errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL;
-    return false;
-}
-
-/* The named temporary file, with the usual 0666 & ~umask permissions. */
-static tally_status open_named(struct atomic_file *f)
-{
     for (unsigned attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-        randomize_name(f->temp_path, attempt);
-        f->fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        new_temp_name(f->temp_name, attempt);
+        f->fd = openat(f->directory, f->temp_name,
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (f->fd >= 0) {
             f->mode = ATOMIC_FILE_NAMED;
             return TALLY_OK;
         }
         if (errno != EEXIST)
-            return errno == ENOMEM ? TALLY_ERROR_OUT_OF_MEMORY : TALLY_ERROR_IO;
+            return io_error();
     }
     return TALLY_ERROR_IO;
 }
 
-/* Where the bytes go, by what the destination is now. */
-static tally_status open_destination(struct atomic_file *f)
+/* A file that replaces an existing one (old) gets its permission bits, and
+ * its owner and group where this process may give them (root may; another
+ * user may give a group of its own), as a shell redirection into it would
+ * keep them: a private report stays private. Done before anything is
+ * written. */
+static tally_status keep_owner_and_mode(struct atomic_file *f, const struct stat *old)
 {
-    struct stat st;
-    if (stat(f->path, &st) == 0) {
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-            return open_direct(f);
-        if (!S_ISREG(st.st_mode)) {
-            errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-            return TALLY_ERROR_IO;
-        }
-    } else if (errno != ENOENT) {
-        return TALLY_ERROR_IO; /* a directory on the way cannot be searched, ... */
+    struct stat now;
+    if (fstat(f->fd, &now) != 0)
+        return TALLY_ERROR_IO;
+    if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) {
+        bool kept = fchown(f->fd, old->st_uid, old->st_gid) == 0 ||
+                    fchown(f->fd, (uid_t)-1, old->st_gid) == 0;
+        (void)kept; /* not ours to give: the file is this user's, with the old bits */
     }
-    bool unsupported;
-    if (open_unnamed(f, &unsupported))
-        return TALLY_OK;
-    return unsupported ? open_named(f) : TALLY_ERROR_IO;
+    mode_t bits = old->st_mode & 0777;
+    if ((now.st_mode & 07777) != bits && fchmod(f->fd, bits) != 0)
+        return TALLY_ERROR_IO;
+    return TALLY_OK;
 }
 
+/* Looks the destination up once, and decides by what that found: the
+ * object checked is the object written, or a new file replaces it. */
+static tally_status open_destination(struct atomic_file *f, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    char dir[PATH_MAX];
+    if (!*name) {
+        errno = EISDIR; /* "dir/" names a directory, as a shell's redirection says */
+        return TALLY_ERROR_IO;
+    }
+    if (!directory_of(path, dir)) {
+        errno = ENAMETOOLONG;
+        return TALLY_ERROR_IO;
+    }
+    if (!(f->name = strdup(name))) {
+        errno = ENOMEM;
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    }
+    f->directory = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (f->directory < 0)
+        return TALLY_ERROR_IO;
+    /* Follows a symlink at the name, which the user named. Nothing after
+     * this looks the name up again, but open_direct without /proc, which
+     * then checks that it opened the same object. */
+    int found = openat(f->directory, f->name, O_PATH | O_CLOEXEC);
+    if (found < 0) /* ENOENT: no file, or a symlink to none */
+        return errno == ENOENT ? open_temporary(f) : io_error();
+    struct stat st;
+    tally_status status = TALLY_ERROR_IO;
+    if (fstat(found, &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            status = open_direct(f, found, &st);
+        else if (S_ISREG(st.st_mode) && (status = open_temporary(f)) == TALLY_OK)
+            status = keep_owner_and_mode(f, &st);
+        else if (!S_ISREG(st.st_mode))
+            errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    }
+    int error = errno;
+    close(found);
+    errno = error;
+    return status;
+}
+
+/* Closes and discards what open made: the stream or its descriptor, and a
+ * temporary name. The destination is untouched; errno is kept. */
+static void discard(struct atomic_file *f)
+{
+    int error = errno;
+    if (f->stream)
+        fclose(f->stream); /* closes f->fd */
+    else if (f->fd >= 0)
+        close(f->fd);
+    f->stream = NULL;
+    f->fd = -1;
+    if (f->mode == ATOMIC_FILE_NAMED)
+        unlinkat(f->directory, f->temp_name, 0);
+    errno = error;
+}
+
+/* Frees what open allocated and closes the directory; errno is kept. */
 static void release(struct atomic_file *f)
 {
     int error = errno;
-    free(f->path);
-    free(f->temp_path);
+    if (f->directory >= 0)
+        close(f->directory);
+    free(f->name);
     free(f->buffer);
-    free(f->stage);
-    *f = (struct atomic_file){.fd = -1};
+    *f = (struct atomic_file){.fd = -1, .directory = -1};
     errno = error;
 }
 
@@ -347,27 +329,20 @@ tally_status atomic_file_open(struct atomic_file *f, const char *path)
 {
     if (!f)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    *f = (struct atomic_file){.fd = -1};
+    *f = (struct atomic_file){.fd = -1, .directory = -1};
     if (!path || !*path)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    size_t length = strlen(path);
-    f->path = strdup(path);
-    f->temp_path = malloc(length + sizeof temp_suffix);
-    f->buffer = malloc(BUFFER_SIZE);
-    if (!f->path || !f->temp_path || !f->buffer) {
-        release(f);
+    if (!(f->buffer = malloc(BUFFER_SIZE))) {
+        errno = ENOMEM;
         return TALLY_ERROR_OUT_OF_MEMORY;
     }
-    memcpy(f->temp_path, path, length);
-    memcpy(f->temp_path + length, temp_suffix, sizeof temp_suffix);
-    tally_status status = open_destination(f);
-    if (status == TALLY_OK && f->mode != ATOMIC_FILE_DIRECT)
-        try_direct(f);
-    if (status == TALLY_OK && (status = attach_stream(f)) != TALLY_OK &&
-        f->mode == ATOMIC_FILE_NAMED)
-        unlink(f->temp_path);
-    if (status != TALLY_OK)
+    tally_status status = open_destination(f, path);
+    if (status == TALLY_OK)
+        status = attach_stream(f);
+    if (status != TALLY_OK) {
+        discard(f);
         release(f);
+    }
     return status;
 }
 
@@ -393,17 +368,17 @@ static bool link_unnamed(struct atomic_file *f)
 {
     char proc[64];
     snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, f->path, AT_SYMLINK_FOLLOW) == 0)
+    if (linkat(AT_FDCWD, proc, f->directory, f->name, AT_SYMLINK_FOLLOW) == 0)
         return true;
     if (errno != EEXIST)
         return false;
     for (unsigned attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-        randomize_name(f->temp_path, attempt);
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->temp_path, AT_SYMLINK_FOLLOW) == 0) {
-            if (rename(f->temp_path, f->path) == 0)
+        new_temp_name(f->temp_name, attempt);
+        if (linkat(AT_FDCWD, proc, f->directory, f->temp_name, AT_SYMLINK_FOLLOW) == 0) {
+            if (renameat(f->directory, f->temp_name, f->directory, f->name) == 0)
                 return true;
             int error = errno;
-            unlink(f->temp_path);
+            unlinkat(f->directory, f->temp_name, 0);
             errno = error;
             return false;
         }
@@ -417,18 +392,11 @@ static bool link_unnamed(struct atomic_file *f)
  * file whose data is not on disk yet. */
 static bool flush_and_sync(struct atomic_file *f)
 {
-    if (fflush(f->stream) == 0 && f->stage && !f->error) {
-        end_direct(f); /* the last stage is partial */
-        write_all(f, f->stage, f->staged);
-        f->staged = 0;
-    }
     if (fflush(f->stream) != 0 || f->error || ferror(f->stream)) {
         errno = f->error ? f->error : EIO;
         return false;
     }
-    if (f->mode != ATOMIC_FILE_DIRECT && fsync(f->fd) != 0)
-        return false;
-    return true;
+    return f->mode == ATOMIC_FILE_DIRECT || fsync(f->fd) == 0;
 }
 
 tally_status atomic_file_commit(struct atomic_file *f)
@@ -444,23 +412,22 @@ tally_status atomic_file_commit(struct atomic_file *f)
         error = f->error ? f->error : EIO;
     f->stream = NULL;
     ok = ok && closed;
-    if (ok && f->mode == ATOMIC_FILE_NAMED && rename(f->temp_path, f->path) != 0) {
+    if (ok && f->mode == ATOMIC_FILE_NAMED &&
+        renameat(f->directory, f->temp_name, f->directory, f->name) != 0) {
         ok = false;
         error = errno;
     }
-    if (!ok && f->mode == ATOMIC_FILE_NAMED)
-        unlink(f->temp_path);
     errno = error;
+    if (!ok)
+        discard(f);
     release(f);
     return ok ? TALLY_OK : TALLY_ERROR_IO;
 }
 
 void atomic_file_abort(struct atomic_file *f)
 {
-    if (f->stream) {
-        fclose(f->stream);
-        if (f->mode == ATOMIC_FILE_NAMED)
-            unlink(f->temp_path);
-    }
+    if (!f->stream)
+        return; /* not open: it failed to open, or was committed or aborted */
+    discard(f);
     release(f);
 }

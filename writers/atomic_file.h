@@ -1,15 +1,24 @@
 /*
  * A file written whole or not at all, and never left half-made.
  *
+ * The destination is looked up once, when the file opens, and what that
+ * lookup found decides, so a link changed between a check and a write
+ * cannot turn one into a write elsewhere: the object written is the object
+ * that was checked, or a new file.
+ *
  * A regular destination (or one that does not exist yet) is written into an
  * unnamed file in its directory (O_TMPFILE), which is given the
  * destination's name when committed: a reader sees no file or a whole one,
  * and a process killed before the commit leaves nothing behind. Where the
  * file system has no O_TMPFILE (or /proc is not mounted), a named temporary
- * file "<path>.tmp.XXXXXX" beside the destination stands in, created
+ * file "tally-XXXXXXXXXX.tmp" in the same directory stands in, created
  * exclusively so it never follows a symlink; only then can a killed process
- * leave one behind. Either way the destination's name is replaced, not
- * written through: a symlink there is replaced by the file.
+ * leave one behind. The temporary name is short, so any destination name
+ * the file system takes works. Either way the destination's name is
+ * replaced, not written through: a symlink there is replaced by the file.
+ * A file that replaces an existing regular file gets its permission bits
+ * and, where this process may give them, its owner and group, as a shell
+ * redirection into it would keep them.
  *
  * A destination that is a character device or a FIFO (/dev/null,
  * /dev/stdout, a named pipe), also through a symlink, is written into
@@ -19,10 +28,8 @@
  * refused.
  *
  * Every failing call returns TALLY_ERROR_IO with errno saying why (as
- * atomic_file_strerror words it). Output goes through fixed-size buffers,
- * so memory stays bounded however much is written; a temporary file is
- * written with O_DIRECT, a megabyte at a time, where its file system allows
- * it (atomic_file.c says why).
+ * atomic_file_strerror words it). Output goes through one fixed-size stdio
+ * buffer, so memory stays bounded however much is written.
  *
  * Internal to libtally; one thread uses a file at a time.
  */
@@ -35,20 +42,20 @@
 
 enum atomic_file_mode {
     ATOMIC_FILE_UNNAMED, /* O_TMPFILE, linked at commit */
-    ATOMIC_FILE_NAMED,   /* temp_path, renamed at commit */
+    ATOMIC_FILE_NAMED,   /* temp_name, renamed at commit */
     ATOMIC_FILE_DIRECT,  /* the destination itself: a device or a FIFO */
 };
+
+enum { ATOMIC_FILE_TEMP_NAME_SIZE = sizeof "tally-XXXXXXXXXX.tmp" };
 
 /* Owned by its user (usually embedded in a writer, which must not move
  * while open); fields are private. */
 struct atomic_file {
-    FILE *stream;    /* NULL when not open */
-    char *path;      /* the destination, as given */
-    char *temp_path; /* ATOMIC_FILE_NAMED: the temporary file beside it */
-    char *buffer;    /* the stream's buffer */
-    char *stage;     /* temporary files: what goes out with O_DIRECT, aligned */
-    size_t staged;   /* bytes in the stage */
-    bool direct;     /* O_DIRECT is on */
+    FILE *stream;                               /* NULL when not open */
+    char *name;                                 /* the destination's last component */
+    char *buffer;                               /* the stream's buffer */
+    char temp_name[ATOMIC_FILE_TEMP_NAME_SIZE]; /* a temporary name in the directory */
+    int directory; /* the destination's directory (O_PATH), -1 if none is open */
     int fd;
     int error; /* errno of the first failed write, 0 if none */
     enum atomic_file_mode mode;
@@ -61,13 +68,6 @@ tally_status atomic_file_open(struct atomic_file *f, const char *path);
 
 /* Where to write. Write errors are sticky (ferror) and make commit fail. */
 FILE *atomic_file_stream(struct atomic_file *f);
-
-/* Writes size bytes at data straight to the file with O_DIRECT, without a
- * copy, when that is on, nothing written earlier waits in a buffer, data is
- * aligned to 4096 bytes and size a multiple of them; false, writing
- * nothing, otherwise (the caller then writes them to the stream). Errors
- * are the stream's (atomic_file_failed). */
-bool atomic_file_write_aligned(struct atomic_file *f, const char *data, size_t size);
 
 /* True once a write has failed (errno then says why); the file cannot be
  * committed any more. */

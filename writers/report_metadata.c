@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "report_rows.h"
@@ -166,12 +165,11 @@ bool tally_report_metadata_path(const char *path, char *out, size_t size)
     return n >= 0 && (size_t)n < size;
 }
 
-/* Only beside a report in a regular file (or one to be made): a device or
- * FIFO has no place beside it. */
+/* Only beside a report in a regular file (one it replaces or makes): a
+ * device or FIFO, written into directly, has no place beside it. */
 static bool has_sidecar(const tally_report *r)
 {
-    struct stat st;
-    return stat(r->file.path, &st) != 0 || S_ISREG(st.st_mode);
+    return r->file.mode != ATOMIC_FILE_DIRECT;
 }
 
 static tally_status write_sidecar(const tally_report *r)
@@ -179,7 +177,7 @@ static tally_status write_sidecar(const tally_report *r)
     char path[4096];
     if (!has_sidecar(r))
         return TALLY_OK;
-    if (!tally_report_metadata_path(r->file.path, path, sizeof path))
+    if (!tally_report_metadata_path(r->path, path, sizeof path))
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct atomic_file file = {0};
     tally_status s = atomic_file_open(&file, path);

@@ -12,6 +12,7 @@
 
 struct tally_report {
     struct atomic_file file;
+    char *path; /* as given, for the metadata's sidecar beside it */
     tally_report_format format;
     const tally_catalogue *catalogue; /* lives as long as the process */
     uint64_t rows;                    /* written so far */

@@ -69,6 +69,7 @@ char *report_put_value(char *p, const tally_counter_info *column, tally_value v,
 static void free_report(tally_report *r)
 {
     report_description_free(r->description);
+    free(r->path);
     free(r->columns);
     free(r->text);
     free(r);
@@ -124,7 +125,8 @@ tally_status tally_report_open(const char *path, tally_report_format format,
     tally_report *r = new_report(format, catalogue, counters, count);
     if (!r)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    status = atomic_file_open(&r->file, path);
+    status =
+        (r->path = strdup(path)) ? atomic_file_open(&r->file, path) : TALLY_ERROR_OUT_OF_MEMORY;
     if (status != TALLY_OK) {
         free_report(r);
         return status;

@@ -8,10 +8,13 @@
  * anything else is refused with the file and line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "simgpu.h"
 
@@ -247,19 +250,59 @@ tally_status simgpu_profile_parse(struct simgpu_profile *profile, const char *na
     return status;
 }
 
-/* The whole file, up to MAX_PROFILE_BYTES; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *size)
+/* What a file that is not a regular one is, for the message refusing it. */
+static const char *kind_of_file(mode_t mode)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "of an unknown kind";
+}
+
+/* The whole file, up to MAX_PROFILE_BYTES; NULL with the reason in why.
+ * Only a regular file is read: a FIFO or a terminal (TALLY_PROFILE=/dev/stdin)
+ * would wait for a writer or take the program's own input. O_NONBLOCK keeps
+ * the open itself from waiting (a FIFO without a writer), and what was
+ * opened is what fstat checks. */
+static char *read_file(const char *path, size_t *size, char *why, size_t why_size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, why_size, "cannot read the file: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "cannot read the file: %s, not a regular file",
+                 kind_of_file(st.st_mode));
+        close(fd);
+        return NULL;
+    }
     char *text = malloc(MAX_PROFILE_BYTES + 1);
-    size_t n = text ? fread(text, 1, MAX_PROFILE_BYTES + 1, f) : 0;
-    int error = !text ? ENOMEM : ferror(f) ? EIO : n > MAX_PROFILE_BYTES ? EFBIG : 0;
-    fclose(f);
-    if (error) {
+    size_t n = 0;
+    int error = text ? 0 : ENOMEM;
+    while (!error && n <= MAX_PROFILE_BYTES) {
+        ssize_t got = read(fd, text + n, MAX_PROFILE_BYTES + 1 - n);
+        if (got > 0)
+            n += (size_t)got;
+        else if (got == 0)
+            break;
+        else if (errno != EINTR)
+            error = errno;
+    }
+    close(fd);
+    if (!error && n > MAX_PROFILE_BYTES) {
+        snprintf(why, why_size, "cannot read the file: larger than 1 MiB");
         free(text);
-        errno = error;
+        return NULL;
+    }
+    if (error) {
+        snprintf(why, why_size, "cannot read the file: %s", strerror(error));
+        free(text);
         return NULL;
     }
     *size = n;
@@ -270,10 +313,10 @@ tally_status simgpu_profile_load(struct simgpu_profile *profile, const char *pat
                                  size_t error_size)
 {
     size_t size = 0;
-    char *text = read_file(path, &size);
+    char why[96];
+    char *text = read_file(path, &size, why, sizeof why);
     if (!text) {
-        snprintf(error, error_size, "profile %s: cannot read the file: %s", path,
-                 errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+        snprintf(error, error_size, "profile %s: %s", path, why);
         return TALLY_ERROR_BAD_PROFILE;
     }
     tally_status status = simgpu_profile_parse(profile, path, text, size, error, error_size);
