@@ -7,7 +7,10 @@
 #ifndef TALLY_REPORT_ROWS_H
 #define TALLY_REPORT_ROWS_H
 
+#include <math.h>
+
 #include "atomic_file.h"
+#include "report_text.h"
 #include "tally/report.h"
 
 struct tally_report {
@@ -61,7 +64,17 @@ const char *report_counter_exactness(const tally_counter_info *counter);
 
 /* A value as its column's storage says: unsigned, signed or float (with
  * three decimals). JSON has no NaN or infinity: json_safe writes a
- * non-finite float as 0. */
-char *report_put_value(char *p, const tally_counter_info *column, tally_value v, bool json_safe);
+ * non-finite float as 0. Inline: a row is mostly values. */
+static inline char *report_put_value(char *p, const tally_counter_info *column, tally_value v,
+                                     bool json_safe)
+{
+    switch (column->storage) {
+    case TALLY_STORAGE_INT32:
+    case TALLY_STORAGE_INT64: return text_i64(p, v.i64);
+    case TALLY_STORAGE_FLOAT32:
+    case TALLY_STORAGE_FLOAT64: return text_fixed3(p, json_safe && !isfinite(v.f64) ? 0.0 : v.f64);
+    default: return text_u64(p, v.u64);
+    }
+}
 
 #endif

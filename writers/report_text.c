@@ -18,51 +18,37 @@ static const char digit_pairs[201] = "00010203040506070809"
                                      "80818283848586878889"
                                      "90919293949596979899";
 
-static unsigned digit_count(uint64_t v)
+/* Digits of v, by comparisons: no division. */
+static unsigned digit_count(uint32_t v)
 {
-    static const uint64_t powers_of_ten[TEXT_INTEGER_MAX] = {1u,
-                                                             10u,
-                                                             100u,
-                                                             1000u,
-                                                             10000u,
-                                                             100000u,
-                                                             1000000u,
-                                                             10000000u,
-                                                             100000000u,
-                                                             1000000000u,
-                                                             10000000000u,
-                                                             100000000000u,
-                                                             1000000000000u,
-                                                             10000000000000u,
-                                                             100000000000000u,
-                                                             1000000000000000u,
-                                                             10000000000000000u,
-                                                             100000000000000000u,
-                                                             1000000000000000000u,
-                                                             10000000000000000000u};
     unsigned n = 1;
-    while (n < TEXT_INTEGER_MAX && v >= powers_of_ten[n])
+    for (uint32_t limit = 10; n < 10 && v >= limit; limit *= 10)
         n++;
     return n;
 }
 
-/* The digits in place, from the last: no copy, and no call for one. */
+/* v's last n digits, two at a time, ending at end. 32-bit arithmetic: a
+ * report's counts and the low digits of its times are below 10^8. */
+static void put_digits(char *end, uint32_t v, unsigned n)
+{
+    for (; n >= 2; n -= 2, v /= 100) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * (v % 100), 2);
+    }
+    if (n)
+        end[-1] = (char)('0' + v % 10);
+}
+
 char *text_u64(char *p, uint64_t v)
 {
-    char *end = p + digit_count(v), *d = end;
-    while (v >= 100) {
-        d -= 2;
-        d[0] = digit_pairs[2 * (v % 100)];
-        d[1] = digit_pairs[2 * (v % 100) + 1];
-        v /= 100;
+    if (v >= 100000000u) { /* the leading digits, then eight more */
+        p = text_u64(p, v / 100000000u);
+        put_digits(p + 8, (uint32_t)(v % 100000000u), 8);
+        return p + 8;
     }
-    if (v >= 10) {
-        d[-2] = digit_pairs[2 * v];
-        d[-1] = digit_pairs[2 * v + 1];
-    } else {
-        d[-1] = (char)('0' + v);
-    }
-    return end;
+    unsigned n = digit_count((uint32_t)v);
+    put_digits(p + n, (uint32_t)v, n);
+    return p + n;
 }
 
 char *text_i64(char *p, int64_t v)

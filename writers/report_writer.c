@@ -55,17 +55,6 @@ void report_text_used(tally_report *r, const char *end)
     r->used = (size_t)(end - r->text);
 }
 
-char *report_put_value(char *p, const tally_counter_info *column, tally_value v, bool json_safe)
-{
-    switch (column->storage) {
-    case TALLY_STORAGE_INT32:
-    case TALLY_STORAGE_INT64: return text_i64(p, v.i64);
-    case TALLY_STORAGE_FLOAT32:
-    case TALLY_STORAGE_FLOAT64: return text_fixed3(p, json_safe && !isfinite(v.f64) ? 0.0 : v.f64);
-    default: return text_u64(p, v.u64);
-    }
-}
-
 static void free_report(tally_report *r)
 {
     report_description_free(r->description);
