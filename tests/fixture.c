@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fixture.h"
@@ -102,4 +104,15 @@ uint64_t sampler_growth(tally_device *device, tally_sampler *sampler, uint32_t r
     free(samples);
     free(values);
     return growth;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+int remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

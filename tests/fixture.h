@@ -11,6 +11,10 @@ struct engine_fixture {
     tally_stream *stream;
 };
 
+/* Removes a test's scratch folder and everything in it, links not
+ * followed; 0, or -1 if something could not be removed. */
+int remove_tree(const char *dir);
+
 /* A virtual-clock device; fails the test if it cannot be opened. */
 tally_device *open_virtual_device(void);
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "fixture.h"
 
 /* --- the wrapped system calls ---------------------------------------------------- */
 
@@ -130,12 +131,6 @@ static int make_dir(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int remove_dir(void **state)
 {
     struct fixture *fx = *state;
@@ -143,7 +138,7 @@ static int remove_dir(void **state)
     no_unnamed_files = no_proc = false;
     unnamed_refused = 0;
     umask(fx->umask);
-    nftw(fx->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    remove_tree(fx->dir);
     free(fx);
     return 0;
 }

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "tally/tally.h"
 
 struct fixture {
@@ -44,16 +45,10 @@ static int make_dir(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int remove_dir(void **state)
 {
     struct fixture *fx = *state;
-    nftw(fx->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    remove_tree(fx->dir);
     free(fx);
     return 0;
 }

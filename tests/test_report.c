@@ -25,6 +25,7 @@
 
 #include "tally/catalogue.h"
 #include "tally/report.h"
+#include "fixture.h"
 #include "printf_fixed3.h"
 
 struct fixture {
@@ -46,17 +47,11 @@ static int make_dir(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
-}
-
 static int remove_dir(void **state)
 {
     struct fixture *fx = *state;
     chmod(fx->dir, 0700);
-    int result = nftw(fx->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int result = remove_tree(fx->dir);
     free(fx);
     return result;
 }
