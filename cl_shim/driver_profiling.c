@@ -240,6 +240,21 @@ void profiling_poll_orphans(void)
     pthread_mutex_unlock(&orphans_lock);
 }
 
+void profiling_orphan_held_locked(queue_record *q)
+{
+    cl_profiling *p = q->profiling;
+    if (!p || !p->first)
+        return;
+    pthread_mutex_lock(&orphans_lock);
+    held **tail = &orphans;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p->first;
+    atomic_store_explicit(&have_orphans, true, memory_order_release);
+    pthread_mutex_unlock(&orphans_lock);
+    p->first = p->last = NULL;
+}
+
 void profiling_queue_gone(queue_record *q)
 {
     cl_profiling *p = q->profiling;
@@ -249,17 +264,16 @@ void profiling_queue_gone(queue_record *q)
         next_cl()->clReleaseEvent(p->events[i]);
     free(p->events);
     free(p->enqueued);
-    if (p->first) {
-        pthread_mutex_lock(&orphans_lock);
-        held **tail = &orphans;
-        while (*tail)
-            tail = &(*tail)->next;
-        *tail = p->first;
-        atomic_store_explicit(&have_orphans, true, memory_order_release);
-        pthread_mutex_unlock(&orphans_lock);
-    }
+    profiling_orphan_held_locked(q);
     free(p);
     q->profiling = NULL;
+}
+
+void profiling_forget(void)
+{
+    pthread_mutex_init(&orphans_lock, NULL);
+    orphans = NULL;
+    atomic_store_explicit(&have_orphans, false, memory_order_relaxed);
 }
 
 void profiling_settle_event(cl_event event)

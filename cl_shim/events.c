@@ -33,9 +33,9 @@ static void destroy_record(handle_entry *entry)
     free(e);
 }
 
-void events_destroy_all(void)
+void events_forget(void)
 {
-    handle_map_drain(event_map(), destroy_record);
+    handle_map_forget(event_map());
 }
 
 uint32_t events_live(void)

@@ -119,6 +119,13 @@ uint32_t handle_map_count(handle_map *map)
     return count;
 }
 
+void handle_map_forget(handle_map *map)
+{
+    uint_fast64_t generation = atomic_load_explicit(&map->generation, memory_order_relaxed);
+    handle_map_init(map);
+    atomic_store_explicit(&map->generation, generation + 1, memory_order_relaxed);
+}
+
 void handle_map_drain(handle_map *map, void (*destroy)(handle_entry *entry))
 {
     for (unsigned i = 0; i < HANDLE_MAP_SHARDS; i++) {

@@ -75,5 +75,9 @@ handle_entry *handle_map_release(handle_map *map, const void *key);
 uint32_t handle_map_count(handle_map *map);
 /* Unlinks every entry, calling destroy on each. */
 void handle_map_drain(handle_map *map, void (*destroy)(handle_entry *entry));
+/* In a forked child: the map starts empty, with fresh locks (another thread
+ * of the parent may have held one), and every memo taken before misses. The
+ * entries are left as they are. */
+void handle_map_forget(handle_map *map);
 
 #endif

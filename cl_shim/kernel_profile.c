@@ -144,13 +144,3 @@ tally_program *mix_program(tally_device *device, const tally_instruction_mix *mi
      * practice). */
     return program ? program : (count ? mixes[0].program : NULL);
 }
-
-void kernel_programs_release(void)
-{
-    pthread_mutex_lock(&mixes_lock);
-    uint32_t count = atomic_load(&mix_count);
-    for (uint32_t i = 0; i < count; i++)
-        tally_program_release(mixes[i].program);
-    atomic_store(&mix_count, 0);
-    pthread_mutex_unlock(&mixes_lock);
-}

@@ -68,11 +68,6 @@ static void destroy_record(handle_entry *entry)
     free(k);
 }
 
-void kernels_destroy_all(void)
-{
-    handle_map_drain(kernel_map(), destroy_record);
-}
-
 uint32_t kernels_live(void)
 {
     return handle_map_count(kernel_map());

@@ -84,9 +84,29 @@ static void destroy_record(handle_entry *entry)
     free(q);
 }
 
-void queues_destroy_all(void)
+/* Settled queues, kept where they stay reachable: exit() does not stop the
+ * program's other threads, and one may still hold a record it found. */
+static handle_entry *settled;
+
+static void settle_record(handle_entry *entry)
 {
-    handle_map_drain(queue_map(), destroy_record);
+    queue_record *q = (queue_record *)entry;
+    pthread_mutex_lock(&q->lock);
+    queue_submit_locked(q, "exit", 0);
+    profiling_orphan_held_locked(q);
+    pthread_mutex_unlock(&q->lock);
+    entry->next = settled;
+    settled = entry;
+}
+
+void queues_settle_all(void)
+{
+    handle_map_drain(queue_map(), settle_record);
+}
+
+void queues_forget(void)
+{
+    handle_map_forget(queue_map());
 }
 
 uint32_t queues_live(void)

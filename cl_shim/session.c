@@ -1,24 +1,29 @@
 /*
  * The engine device the shim records into: the process-wide shared device,
- * acquired on the first queue and held until exit, when every record left
- * (queues, events and kernels the program never released) is submitted and freed
- * before the device finishes its reports.
+ * acquired on the first queue and held until exit. At exit every queue's
+ * work is submitted and what waits for its kernels' times is waited for (a
+ * bounded time) before the device finishes its reports; no record is freed,
+ * since exit() leaves the program's other threads running and one may be
+ * inside a call on a queue, an event or a kernel. A forked child forgets
+ * the records and the device (its parent's) and opens its own if a queue
+ * asks.
  */
 #include <stdlib.h>
 
 #include "shim.h"
 
+/* Asked for once per process (a forked child asks again): asked is set
+ * under session_lock once device holds the answer (NULL: it did not open). */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool asked;
 static tally_device *device;
-static pthread_once_t session_once = PTHREAD_ONCE_INIT;
+static bool exit_handler_registered;
 
 static void end_session(void)
 {
-    queues_destroy_all();
+    queues_settle_all();
     profiling_finish_all();
-    events_destroy_all();
-    kernels_destroy_all();
-    kernel_programs_release();
-    /* The shared device closes itself at exit (its handler ran first
+    /* The shared device stops itself at exit (its handler ran first
      * registered, so it runs after this one). */
 }
 
@@ -37,13 +42,51 @@ static void start_session(void)
         return;
     }
     device = d;
-    atexit(end_session);
+    /* Once per process: a forked child inherits the handler. */
+    if (!exit_handler_registered)
+        exit_handler_registered = atexit(end_session) == 0;
 }
 
 tally_device *session_device(void)
 {
-    pthread_once(&session_once, start_session);
+    if (!atomic_load_explicit(&asked, memory_order_acquire)) {
+        pthread_mutex_lock(&session_lock);
+        if (!atomic_load_explicit(&asked, memory_order_relaxed)) {
+            start_session();
+            atomic_store_explicit(&asked, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&session_lock);
+    }
     return device;
+}
+
+static void lock_before_fork(void)
+{
+    pthread_mutex_lock(&session_lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&session_lock);
+}
+
+/* A forked child owns nothing its parent opened (session/shared_device.c
+ * forgets the device): the records' engine objects are that device's, so
+ * they are forgotten too (left as they are), and the queues the child
+ * inherited pass through unmeasured. */
+static void forget_in_child(void)
+{
+    queues_forget();
+    events_forget();
+    profiling_forget();
+    device = NULL;
+    atomic_store_explicit(&asked, false, memory_order_relaxed);
+    unlock_after_fork();
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(lock_before_fork, unlock_after_fork, forget_in_child);
 }
 
 /* For tests and tools: the side records alive now (queues the program has

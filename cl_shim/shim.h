@@ -68,8 +68,6 @@ SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel, arg_info_sou
 /* The engine program of a profile, shared by kernels of the same profile;
  * NULL if none can be created. Lock-free once the profile has been seen. */
 SHIM_HIDDEN tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix);
-SHIM_HIDDEN void kernel_programs_release(void);
-SHIM_HIDDEN void kernels_destroy_all(void);
 SHIM_HIDDEN uint32_t kernels_live(void);
 
 /* --- queues.c ---------------------------------------------------------------- */
@@ -156,7 +154,12 @@ SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
 SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags);
 /* queue_submit for the API's explicit flushes (clFlush, clFinish). */
 SHIM_HIDDEN void queue_flush(queue_record *q, const char *api_name);
-SHIM_HIDDEN void queues_destroy_all(void);
+/* At exit: every queue's work submitted, and what waits for its kernels'
+ * times left to profiling_finish_all; the records are kept (another thread
+ * may still be inside a call on the queue) but no longer found. */
+SHIM_HIDDEN void queues_settle_all(void);
+/* In a forked child: the records (of the parent's device) are forgotten. */
+SHIM_HIDDEN void queues_forget(void);
 SHIM_HIDDEN uint32_t queues_live(void);
 
 /* --- events.c ----------------------------------------------------------------- */
@@ -170,7 +173,8 @@ typedef struct event_record {
 /* Creates the record of a new event with counter results; NULL on failure
  * (the event then reports no counters). */
 SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
-SHIM_HIDDEN void events_destroy_all(void);
+/* In a forked child: the records (of the parent's device) are forgotten. */
+SHIM_HIDDEN void events_forget(void);
 SHIM_HIDDEN uint32_t events_live(void);
 
 /* --- driver_calibration.c: kernel times on CLOCK_MONOTONIC ---------------- */
@@ -221,6 +225,12 @@ SHIM_HIDDEN void profiling_poll_locked(queue_record *q);
 SHIM_HIDDEN void profiling_poll_orphans(void);
 /* The queue's record goes: what it holds waits on for the process. */
 SHIM_HIDDEN void profiling_queue_gone(queue_record *q);
+/* The same at exit, the record staying: its held recordings go to the
+ * process's, which profiling_finish_all waits for. */
+SHIM_HIDDEN void profiling_orphan_held_locked(queue_record *q);
+/* In a forked child: the held recordings (of the parent's device) are
+ * forgotten. */
+SHIM_HIDDEN void profiling_forget(void);
 /* The event completed: what its queue held up to it goes to the engine. */
 SHIM_HIDDEN void profiling_settle_event(cl_event event);
 /* Whether the event's queue has profiling the program did not ask for. */

@@ -22,13 +22,15 @@ static struct monitor {
     bool device_failed;
     bool acquired;
     tally_subscription *ring; /* from the first start until release */
+    bool exit_handler_registered;
     tally_event batch[BATCH_EVENTS];
 } monitor = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* At exit the engine closes the shared device and frees its subscriptions.
- * Registered after the device was acquired, this runs first: it lets go of
- * the ring and the device, so a call from a later exit handler finds no
- * device (EGL_NOT_INITIALIZED) instead of freed memory. */
+/* At exit the engine stops the shared device, and frees it with its
+ * subscriptions once no reference is left. Registered after the device was
+ * acquired, this runs first: it lets go of the ring and the device, so a
+ * call from a later exit handler finds no device (EGL_NOT_INITIALIZED)
+ * instead of freed memory. */
 static void finish_at_exit(void)
 {
     pthread_mutex_lock(&monitor.lock);
@@ -46,9 +48,11 @@ static tally_device *device_locked(void)
     if (monitor.device || monitor.device_failed)
         return monitor.device;
     monitor.device_failed = tally_device_acquire_shared(&monitor.device) != TALLY_OK;
-    if (!monitor.device_failed)
-        atexit(finish_at_exit);
-    else
+    if (!monitor.device_failed) {
+        /* Once per process: a forked child inherits the handler. */
+        if (!monitor.exit_handler_registered)
+            monitor.exit_handler_registered = atexit(finish_at_exit) == 0;
+    } else
         tally_log(TALLY_LOG_WARN, "EGL shim: the counter device did not open (see above); "
                                   "EGL_BRCM_event_monitor is not offered");
     return monitor.device;
@@ -73,12 +77,16 @@ static void unlock_after_fork(void)
 }
 
 /* A forked child is another process: it does not hold the sampler, and the
- * engine's queue thread did not come along, so it starts from nothing. */
+ * engine's queue thread did not come along, so it starts from nothing. The
+ * device is its parent's (session/shared_device.c forgets it too): the
+ * child's first start acquires its own. */
 static void start_over_in_child(void)
 {
     sampler_lock_forget();
     monitor.acquired = false;
     monitor.ring = NULL;
+    monitor.device = NULL;
+    monitor.device_failed = false;
     pthread_mutex_unlock(&monitor.lock);
 }
 

@@ -73,6 +73,27 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
     return TALLY_OK;
 }
 
+/* Counts the forks this process descends from since libtally loaded: a
+ * device remembers the count it was opened under, so a forked child knows
+ * the devices it inherited (tally_device_inherited). Bumped only in the
+ * child, which has a single thread then. */
+static atomic_uint fork_generation;
+
+static void forked_child(void)
+{
+    atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, forked_child);
+}
+
+bool tally_device_inherited(const struct tally_device *d)
+{
+    return d->generation != atomic_load_explicit(&fork_generation, memory_order_relaxed);
+}
+
 static void init_sync(struct tally_device *d)
 {
     pthread_mutex_init(&d->lock, NULL);
@@ -95,6 +116,8 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     if (!d)
         return TALLY_ERROR_OUT_OF_MEMORY;
     init_sync(d);
+    d->generation = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+    atomic_init(&d->wait_deadline_ns, UINT64_MAX);
     d->epoch_cpu_ns = tally_monotonic_ns();
     tally_status s = open_backend(d, o, error, error_size);
     if (s == TALLY_OK)
@@ -121,13 +144,50 @@ static void free_listeners(struct tally_device *d)
         tally_sampler_close(d->samplers);
 }
 
+/*
+ * Stopping ends the device's work but frees none of it, so that a thread
+ * still inside a front door's call (a draw or flush racing exit()) reaches
+ * memory that is still there: the queue refuses its submission, and its
+ * waits return (queue.c). A wait on the GPU that the queue thread runs for a
+ * front end's reader ends by the deadline; what the GPU had not finished by
+ * then is reported without what it would have told, and said once.
+ */
+tally_status tally_device_stop(tally_device *d, uint64_t timeout_ns)
+{
+    if (!d)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (tally_device_inherited(d))
+        return TALLY_OK; /* the parent's to stop */
+    if (d->stopped)
+        return d->outputs;
+    uint64_t now = tally_monotonic_ns();
+    uint64_t deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX;
+    atomic_store_explicit(&d->wait_deadline_ns, deadline, memory_order_relaxed);
+    tally_queue_stop(d);
+    if (d->executed_late)
+        tally_log(TALLY_LOG_WARN,
+                  "%u submission(s) had not finished on the GPU within %.1f s of the device "
+                  "stopping: their commands are reported without what the GPU would have told "
+                  "of them (measured times and statistics, indirect parameters)",
+                  d->executed_late, (double)timeout_ns / 1e9);
+    tally_timeline_flush(d);
+    d->outputs = tally_command_report_close(d);
+    d->stopped = true;
+    return d->outputs;
+}
+
+uint64_t tally_device_wait_deadline_ns(const tally_device *d)
+{
+    return d ? atomic_load_explicit(&d->wait_deadline_ns, memory_order_relaxed) : UINT64_MAX;
+}
+
 tally_status tally_device_finish(tally_device *d)
 {
     if (!d)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    tally_queue_stop(d);
-    tally_timeline_flush(d);
-    tally_status outputs = tally_command_report_close(d);
+    if (tally_device_inherited(d))
+        return TALLY_OK; /* the parent's to finish: left as it is (leaked) */
+    tally_status outputs = tally_device_stop(d, UINT64_MAX);
     tally_run_metadata_close(d);
     free_listeners(d);
     tally_executor_finish(d);

@@ -242,6 +242,16 @@ struct tally_device {
     uint32_t raw_count;
     uint32_t elapsed_ns_slot, elapsed_cycles_slot;
     uint64_t epoch_cpu_ns;
+    unsigned generation; /* the process's tally_fork_generation when it opened */
+
+    /* Stopping (tally_device_stop): readers' waits on the GPU end by
+     * wait_deadline_ns (CLOCK_MONOTONIC; UINT64_MAX: no limit), and the
+     * queue thread counts the submissions it executed past it. stopped and
+     * outputs belong to the thread that stops the device. */
+    atomic_uint_fast64_t wait_deadline_ns;
+    uint32_t executed_late;
+    bool stopped;
+    tally_status outputs; /* what finishing the report and trace gave */
 
     atomic_uint next_context_id;
     atomic_uint_fast64_t next_stream_id;
@@ -256,12 +266,15 @@ struct tally_device {
     uint32_t listening;
     atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
-    /* The queue: lock guards the list, stopping and next_seqno. */
+    /* The queue: lock guards the list, stopping, drained and next_seqno.
+     * Once stopping, submissions are refused; once drained (the queue
+     * thread ended), nothing will complete any more and waits return. */
     pthread_mutex_t lock;
     pthread_cond_t work_ready;
-    pthread_cond_t progress; /* broadcast after every submission */
+    pthread_cond_t progress; /* broadcast after every submission, and when drained */
     struct tally_pending *head, *tail;
     bool stopping;
+    bool drained;
     bool thread_started;
     uint64_t next_seqno;
     atomic_uint_fast64_t completed_seqno;
@@ -389,8 +402,16 @@ TALLY_HIDDEN void tally_results_end(struct tally_results *results, uint32_t slot
                                     const uint64_t *snapshot, uint64_t gpu_ns, uint32_t context_id,
                                     uint32_t pass_index);
 
+/* device.c: whether the device was opened by the parent of this process (a
+ * fork): its threads did not come along and its files are not this
+ * process's, so the engine leaves it alone (docs/engine.md, "Exit, fork and
+ * work in flight"). */
+TALLY_HIDDEN bool tally_device_inherited(const struct tally_device *device);
+
 /* queue.c */
 TALLY_HIDDEN tally_status tally_queue_start(struct tally_device *device);
+/* Refuses further submissions, executes what was submitted, ends the
+ * thread, then wakes every waiter (drained). */
 TALLY_HIDDEN void tally_queue_stop(struct tally_device *device);
 
 /* executor.c */

@@ -1,7 +1,10 @@
 /*
  * The device's queue: submissions from any thread go into a FIFO under the
  * device lock (once per submission, never per command), and one thread
- * executes them in order, like a GPU's command processor.
+ * executes them in order, like a GPU's command processor. Once the device
+ * stops (tally_device_stop) the queue refuses submissions and, when its
+ * thread has ended, every wait returns; a device inherited through fork()
+ * has no thread at all, so nothing here touches it.
  */
 #include <stdlib.h>
 
@@ -18,6 +21,15 @@ static void free_pending(struct tally_pending *p)
         tally_context_unref(p->streams[i].context);
     }
     free(p);
+}
+
+/* A submission the queue did not accept: its readers are the caller's to
+ * release (tally_submission), so only the references go. */
+static void drop_pending(struct tally_pending *p)
+{
+    p->indirect_reader.release = NULL;
+    p->measurement_reader.release = NULL;
+    free_pending(p);
 }
 
 static struct tally_pending *build_pending(const tally_submission *sub)
@@ -71,6 +83,8 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
 {
     if (!valid_submission(device, sub))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (tally_device_inherited(device))
+        return TALLY_ERROR_INVALID_STATE;
     struct tally_pending *p = build_pending(sub);
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
@@ -83,6 +97,11 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
             p->start_gpu_ns = issued;
     }
     pthread_mutex_lock(&device->lock);
+    if (device->stopping) {
+        pthread_mutex_unlock(&device->lock);
+        drop_pending(p);
+        return TALLY_ERROR_INVALID_STATE;
+    }
     p->seqno = ++device->next_seqno;
     if (device->tail)
         device->tail->next = p;
@@ -122,11 +141,13 @@ tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t tim
 {
     if (!device)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (tally_device_inherited(device))
+        return TALLY_TIMEOUT; /* nothing executes it here */
     struct timespec storage;
     const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&device->lock);
     bool submitted = seqno <= device->next_seqno; /* else it would wait forever */
-    while (submitted && atomic_load(&device->completed_seqno) < seqno)
+    while (submitted && atomic_load(&device->completed_seqno) < seqno && !device->drained)
         if (!tally_cond_wait(&device->progress, &device->lock, deadline))
             break;
     bool done = atomic_load(&device->completed_seqno) >= seqno;
@@ -140,6 +161,8 @@ tally_status tally_device_wait_idle(tally_device *device)
 {
     if (!device)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (tally_device_inherited(device))
+        return TALLY_TIMEOUT;
     pthread_mutex_lock(&device->lock);
     uint64_t last = device->next_seqno;
     pthread_mutex_unlock(&device->lock);
@@ -157,6 +180,12 @@ static const struct timespec *idle_deadline(struct tally_device *d, struct times
     ts->tv_sec = (time_t)(cpu / 1000000000u);
     ts->tv_nsec = (long)(cpu % 1000000000u);
     return ts;
+}
+
+static bool past_deadline(struct tally_device *d)
+{
+    uint64_t deadline = atomic_load_explicit(&d->wait_deadline_ns, memory_order_relaxed);
+    return deadline != UINT64_MAX && tally_monotonic_ns() >= deadline;
 }
 
 static void *queue_main(void *arg)
@@ -182,7 +211,11 @@ static void *queue_main(void *arg)
         if (!d->head)
             d->tail = NULL;
         pthread_mutex_unlock(&d->lock);
+        /* A reader that waits on the GPU was cut short by the deadline. */
+        bool waits = p->indirect_reader.wait || p->measurement_reader.wait;
         tally_execute_submission(d, p);
+        if (waits && past_deadline(d))
+            d->executed_late++;
         uint64_t seqno = p->seqno;
         free_pending(p);
         pthread_mutex_lock(&d->lock);
@@ -204,12 +237,15 @@ tally_status tally_queue_start(struct tally_device *d)
 /* Executes everything submitted, then ends the thread. */
 void tally_queue_stop(struct tally_device *d)
 {
-    if (!d->thread_started)
-        return;
     pthread_mutex_lock(&d->lock);
     d->stopping = true;
     pthread_cond_signal(&d->work_ready);
     pthread_mutex_unlock(&d->lock);
-    pthread_join(d->thread, NULL);
+    if (d->thread_started)
+        pthread_join(d->thread, NULL);
     d->thread_started = false;
+    pthread_mutex_lock(&d->lock);
+    d->drained = true;
+    pthread_cond_broadcast(&d->progress);
+    pthread_mutex_unlock(&d->lock);
 }

@@ -209,11 +209,15 @@ tally_status tally_results_wait(tally_results *r, uint32_t slot, uint64_t timeou
     struct tally_device *d = r->device;
     struct timespec storage;
     const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
-    pthread_mutex_lock(&d->lock);
-    while (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire))
-        if (!tally_cond_wait(&d->progress, &d->lock, deadline))
-            break;
-    pthread_mutex_unlock(&d->lock);
+    /* An inherited device executes nothing here; a drained one, nothing more. */
+    if (!tally_device_inherited(d)) {
+        pthread_mutex_lock(&d->lock);
+        while (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire) &&
+               !d->drained)
+            if (!tally_cond_wait(&d->progress, &d->lock, deadline))
+                break;
+        pthread_mutex_unlock(&d->lock);
+    }
     return atomic_load_explicit(&r->slots[slot].available, memory_order_acquire) ? TALLY_OK
                                                                                  : TALLY_TIMEOUT;
 }

@@ -12,13 +12,21 @@ static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static tally_gl_context *contexts; /* every attached context; touched at MakeCurrent/destroy */
 _Thread_local tally_gl_context *tally_gl_current_context;
 
-static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+/* The device is asked for once per process (a forked child asks again):
+ * device_asked says it was, set under device_lock, and shared_device is
+ * what came of it (NULL: it did not open). */
+static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool device_asked;
 static tally_device *shared_device;
+static bool exit_handler_registered;
 _Atomic _Bool tally_gl_device_measures;
 
-/* Set when the process exits: the engine closes the shared device in its
- * exit handler, after which GL calls (from later exit handlers or static
- * destructors) pass through and touch no engine object. */
+/* Set when the process exits: the engine stops the shared device in its
+ * exit handler (session/shared_device.c), after which GL calls from later
+ * exit handlers or static destructors attach and free nothing. Another
+ * thread still drawing meanwhile reaches a device that is stopped, never
+ * freed (the shim holds its reference to the end): its submissions are
+ * refused and its waits return. */
 static _Atomic(bool) exiting;
 
 /* Work the exiting thread recorded after its last submission point still
@@ -51,12 +59,21 @@ static void open_device(void)
     tally_device_get_info(shared_device, &info);
     atomic_store_explicit(&tally_gl_device_measures, (info.measures & TALLY_GL_QUERY_MEASURES) != 0,
                           memory_order_relaxed);
-    atexit(submit_at_exit);
+    /* Once per process: a forked child inherits the handler. */
+    if (!exit_handler_registered)
+        exit_handler_registered = atexit(submit_at_exit) == 0;
 }
 
 tally_device *tally_gl_device(void)
 {
-    pthread_once(&device_once, open_device);
+    if (!atomic_load_explicit(&device_asked, memory_order_acquire)) {
+        pthread_mutex_lock(&device_lock);
+        if (!atomic_load_explicit(&device_asked, memory_order_relaxed)) {
+            open_device();
+            atomic_store_explicit(&device_asked, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&device_lock);
+    }
     return shared_device;
 }
 
@@ -349,6 +366,39 @@ EXPORT void glXSwapBuffers(void *display, unsigned long drawable)
         real(display, drawable);
 }
 
+/* ---- fork ---- */
+
+/* The locks in the order the shim takes them (a context attaches under
+ * contexts_lock and may open the device), so no thread holds one across
+ * the fork. */
+static void lock_before_fork(void)
+{
+    pthread_mutex_lock(&contexts_lock);
+    pthread_mutex_lock(&device_lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&device_lock);
+    pthread_mutex_unlock(&contexts_lock);
+}
+
+/* A forked child owns nothing its parent opened (session/shared_device.c
+ * forgets the device): the contexts' engine objects belong to that device,
+ * so the shim forgets them too, leaving their memory as it is, and the GL
+ * context current on the forking thread goes on unmeasured. A context the
+ * child makes current later attaches to the child's own device, opened
+ * then. */
+static void forget_in_child(void)
+{
+    contexts = NULL;
+    tally_gl_current_context = NULL;
+    shared_device = NULL;
+    atomic_store_explicit(&device_asked, false, memory_order_relaxed);
+    atomic_store_explicit(&tally_gl_device_measures, false, memory_order_relaxed);
+    unlock_after_fork();
+}
+
 static tally_preload_symbol window_symbols[] = {
     {"eglMakeCurrent", (void *)eglMakeCurrent, &real_eglMakeCurrent, false},
     {"eglDestroyContext", (void *)eglDestroyContext, &real_eglDestroyContext, false},
@@ -361,6 +411,7 @@ static tally_preload_symbol window_symbols[] = {
 
 __attribute__((constructor)) static void register_gl_shim(void)
 {
+    pthread_atfork(lock_before_fork, unlock_after_fork, forget_in_child);
     tally_preload_register("gl", tally_gl_symbols, tally_gl_symbol_count);
     tally_preload_register("gl", window_symbols,
                            sizeof(window_symbols) / sizeof(window_symbols[0]));

@@ -10,6 +10,7 @@
 #include "host_readback.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 /* The smallest memory block a readback allocates: above the sizes best
  * practices call small (256 KiB for an allocation, 1 MiB for one that a
@@ -79,6 +80,37 @@ void layer_host_readback_fini(layer_host_readback *rb)
         device->dispatch.DestroyCommandPool(device->handle, rb->pool, NULL);
 }
 
+/* How long one wait on a fence lasts before it looks at the engine's
+ * deadline again. */
+#define WAIT_SLICE_NS (50ull * 1000 * 1000)
+
+/*
+ * Waits for the readback's fence: with no limit, except once the engine
+ * stops at exit with work in flight (tally_device_stop), when the wait ends
+ * by its deadline. A GPU that will never finish (the driver's own threads
+ * may be gone by then) must not hang the exit; what it had not copied is
+ * simply not read. The device may begin to stop while a wait already runs,
+ * so the wait goes in slices that each look at the deadline again.
+ */
+static VkResult wait_for_fence(layer_host_readback *rb)
+{
+    layer_device *device = rb->device;
+    for (;;) {
+        uint64_t remaining = UINT64_MAX;
+        uint64_t deadline = tally_device_wait_deadline_ns(device->engine);
+        if (deadline != UINT64_MAX) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            uint64_t now = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+            remaining = deadline > now ? deadline - now : 0;
+        }
+        uint64_t slice = remaining < WAIT_SLICE_NS ? remaining : WAIT_SLICE_NS;
+        VkResult r = device->dispatch.WaitForFences(device->handle, 1, &rb->fence, VK_TRUE, slice);
+        if (r != VK_TIMEOUT || remaining <= WAIT_SLICE_NS)
+            return r;
+    }
+}
+
 layer_host_readback *layer_host_readback_acquire(layer_host_readback **free_list,
                                                  pthread_mutex_t *lock, layer_device *device,
                                                  uint32_t family, layer_host_readback_create create)
@@ -116,7 +148,10 @@ void layer_host_readback_recycle(layer_host_readback *rb, layer_host_readback **
 {
     layer_device *device = rb->device;
     if (rb->fence_submitted) {
-        device->dispatch.WaitForFences(device->handle, 1, &rb->fence, VK_TRUE, UINT64_MAX);
+        /* Past the deadline its command buffers may still be pending: it is
+         * never used again, nor freed (the process is exiting). */
+        if (wait_for_fence(rb) == VK_TIMEOUT)
+            return;
         device->dispatch.ResetFences(device->handle, 1, &rb->fence);
         rb->fence_submitted = false;
     }
@@ -264,7 +299,6 @@ bool layer_host_readback_submitted(layer_host_readback *rb, VkQueue queue)
 bool layer_host_readback_wait(layer_host_readback *rb)
 {
     if (!rb->copied && rb->fence_submitted)
-        rb->copied = rb->device->dispatch.WaitForFences(rb->device->handle, 1, &rb->fence, VK_TRUE,
-                                                        UINT64_MAX) == VK_SUCCESS;
+        rb->copied = wait_for_fence(rb) == VK_SUCCESS;
     return rb->copied;
 }

@@ -60,7 +60,8 @@ layer_host_readback *layer_host_readback_acquire(layer_host_readback **free_list
 void layer_host_readback_ref(layer_host_readback *readback);
 /* True when that was the last reference: the caller recycles it. */
 bool layer_host_readback_unref(layer_host_readback *readback);
-/* Back into `*free_list`, its fence waited for and unsignalled again. */
+/* Back into `*free_list`, its fence waited for and unsignalled again; left
+ * out for good when the engine's deadline at exit passed first. */
 void layer_host_readback_recycle(layer_host_readback *readback, layer_host_readback **free_list,
                                  pthread_mutex_t *lock);
 /* At device destruction, when no readback is in use any more. */
@@ -81,7 +82,9 @@ bool layer_host_readback_end(layer_host_readback *readback);
  * signals the fence; false if it could not (the queue is then waited idle,
  * and nothing can be read back). */
 bool layer_host_readback_submitted(layer_host_readback *readback, VkQueue queue);
-/* On the engine's queue thread: true once the copies are in the buffer. */
+/* On the engine's queue thread: true once the copies are in the buffer;
+ * false when the engine's deadline at exit (tally_device_wait_deadline_ns)
+ * passed first. */
 bool layer_host_readback_wait(layer_host_readback *readback);
 
 #endif

@@ -2,7 +2,8 @@
  * The process-wide device every front door shares, opened from the
  * environment on first use, with the sampling TALLY_SAMPLE asks for. Its
  * reports are finished when the last user releases it, or at exit for
- * programs that never tear their APIs down.
+ * programs that never tear their APIs down; a forked child forgets its
+ * parent's and opens its own when a door asks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,21 @@
 
 #include "session.h"
 
+/* How long the exit handler lets the GPU finish work in flight, in all. */
+#define EXIT_WAIT_NS (1000ull * 1000 * 1000)
+
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static tally_device *shared_device;
 static unsigned shared_refs;
 static struct env_sampling *shared_sampling;
 static bool exit_hook_installed;
+/* Set by the exit handler: no device opens after it, since nothing would
+ * finish its files. */
+static bool exited;
+/* What a forked child inherited and never touches: kept here only so that
+ * the memory stays reachable (leak checkers). */
+static tally_device *inherited_device;
+static struct env_sampling *inherited_sampling;
 /* The last reason an open failed: every door that asks again gets the same
  * failure, but the user reads it once. */
 static char failure_logged[256];
@@ -28,16 +39,63 @@ static void close_shared(tally_device *device, struct env_sampling *sampling)
     tally_device_close(device);
 }
 
+/*
+ * exit() runs the handlers on the exiting thread while the program's other
+ * threads go on: one may be inside a door's call that reaches the device (a
+ * draw, a flush, a vkQueueSubmit). So the handler only stops the device
+ * (tally_device_stop): what was submitted executes, every wait on the GPU
+ * ends within EXIT_WAIT_NS, the files are finished and the engine's threads
+ * end, and later submissions are refused. The memory is freed only if no
+ * door holds a reference any more (the handler holds one meanwhile, so a
+ * door releasing its own cannot free it under the stop).
+ */
 static void close_at_exit(void)
 {
     pthread_mutex_lock(&shared_lock);
+    exited = true;
     tally_device *d = shared_device;
     struct env_sampling *sampling = shared_sampling;
+    shared_sampling = NULL;
+    if (d)
+        shared_refs++;
+    pthread_mutex_unlock(&shared_lock);
+    env_sampling_stop(sampling);
+    if (!d)
+        return;
+    tally_device_stop(d, EXIT_WAIT_NS);
+    tally_device_release_shared(d);
+}
+
+static void lock_before_fork(void)
+{
+    pthread_mutex_lock(&shared_lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&shared_lock);
+}
+
+/* A forked child owns nothing its parent opened: the device's queue and
+ * writer threads did not come along, and its files are the parent's to
+ * finish. The child forgets the device (its memory is left as it is) and
+ * its exit handler has nothing to close; the first door that asks opens the
+ * child's own device, as in a program the child would exec. */
+static void forget_in_child(void)
+{
+    if (shared_device) {
+        inherited_device = shared_device;
+        inherited_sampling = shared_sampling;
+    }
     shared_device = NULL;
     shared_sampling = NULL;
     shared_refs = 0;
     pthread_mutex_unlock(&shared_lock);
-    close_shared(d, sampling);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(lock_before_fork, unlock_after_fork, forget_in_child);
 }
 
 tally_status tally_device_acquire_shared(tally_device **out)
@@ -51,7 +109,9 @@ tally_status tally_device_acquire_shared_measuring(uint32_t measurable, tally_de
         return TALLY_ERROR_INVALID_ARGUMENT;
     tally_status s = TALLY_OK;
     pthread_mutex_lock(&shared_lock);
-    if (!shared_device) {
+    if (!shared_device && exited)
+        s = TALLY_ERROR_INVALID_STATE;
+    else if (!shared_device) {
         tally_device_options options;
         tally_device_options_from_env(&options);
         options.measurable = measurable;
@@ -69,6 +129,7 @@ tally_status tally_device_acquire_shared_measuring(uint32_t measurable, tally_de
             tally_log(TALLY_LOG_ERROR, "cannot open the device: %s", error);
             snprintf(failure_logged, sizeof(failure_logged), "%s", error);
         }
+        /* Once per process: a forked child inherits the handler. */
         if (s == TALLY_OK && !exit_hook_installed)
             exit_hook_installed = atexit(close_at_exit) == 0;
     }

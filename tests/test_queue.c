@@ -1,6 +1,7 @@
 /* The queue: concurrent submitters lose, mix up or duplicate nothing; waits
  * and reads report the documented statuses; a stream can be reset while its
- * submission is pending. */
+ * submission is pending; a stopped device refuses work and ends every wait,
+ * a reader's wait on the GPU at the stop's deadline. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,8 +9,10 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fixture.h"
 
@@ -202,6 +205,89 @@ static void resetting_a_stream_after_submit_does_not_disturb_the_pending_executi
     assert_int_equal(v.u64, 231);
 }
 
+static void a_stopped_device_refuses_submissions_and_ends_waits(void **state)
+{
+    struct single *f = *state;
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_marker_begin(f->engine.stream, f->results, 3), TALLY_OK);
+    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
+    uint64_t seqno = 0;
+    assert_int_equal(tally_submit(f->engine.device, &sub, &seqno), TALLY_OK);
+    assert_int_equal(tally_device_stop(f->engine.device, UINT64_MAX), TALLY_OK);
+    assert_int_equal(tally_completed_seqno(f->engine.device), seqno); /* executed first */
+    assert_int_equal(tally_submit(f->engine.device, &sub, NULL), TALLY_ERROR_INVALID_STATE);
+    /* The slot never ends: a wait without a limit returns all the same. */
+    assert_int_equal(tally_results_wait(f->results, 3, UINT64_MAX), TALLY_TIMEOUT);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno, UINT64_MAX), TALLY_OK);
+    assert_int_equal(tally_device_stop(f->engine.device, UINT64_MAX),
+                     TALLY_OK); /* again: nothing */
+}
+
+/* A reader whose GPU never finishes: its wait ends only at the deadline. */
+struct stuck_reader {
+    tally_device *device;
+    atomic_int waits, releases;
+};
+
+static void wait_until_the_deadline(void *user)
+{
+    struct stuck_reader *r = user;
+    atomic_fetch_add(&r->waits, 1);
+    for (;;) {
+        uint64_t deadline = tally_device_wait_deadline_ns(r->device);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (deadline != UINT64_MAX &&
+            (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= deadline)
+            return;
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+}
+
+static bool read_nothing(void *user, uint64_t key, tally_measurement *measurement)
+{
+    (void)user, (void)key, (void)measurement;
+    return false;
+}
+
+static void count_release(void *user)
+{
+    atomic_fetch_add(&((struct stuck_reader *)user)->releases, 1);
+}
+
+static void stopping_ends_a_readers_wait_on_the_gpu_by_the_deadline(void **state)
+{
+    struct single *f = *state;
+    struct stuck_reader r = {.device = f->engine.device};
+    tally_measurement_reader reader = {wait_until_the_deadline, read_nothing, count_release, &r};
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream,
+                            .stream_count = 1,
+                            .api_name = "submit",
+                            .measurement_reader = &reader};
+    assert_int_equal(tally_submit(f->engine.device, &sub, NULL), TALLY_OK);
+    while (atomic_load(&r.waits) == 0) /* the queue thread waits already */
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    assert_int_equal(tally_device_wait_deadline_ns(f->engine.device), UINT64_MAX);
+    struct timespec before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    assert_int_equal(tally_device_stop(f->engine.device, 100000000), TALLY_OK);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    double seconds =
+        (double)(after.tv_sec - before.tv_sec) + (after.tv_nsec - before.tv_nsec) / 1e9;
+    assert_true(seconds >= 0.09 && seconds < 10);
+    assert_int_equal(atomic_load(&r.releases), 1);
+    assert_int_equal(tally_completed_seqno(f->engine.device), 1);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +303,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(
             resetting_a_stream_after_submit_does_not_disturb_the_pending_execution, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(a_stopped_device_refuses_submissions_and_ends_waits, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(stopping_ends_a_readers_wait_on_the_gpu_by_the_deadline,
+                                        setup, teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

@@ -1,5 +1,6 @@
 /* The process-wide device of the front doors: one device, counted by
- * reference, configured from the environment, reports finished on release. */
+ * reference, configured from the environment, reports finished on release;
+ * a forked child leaves its parent's alone and opens its own. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include <tally/tally.h>
+
+#include "exit_paths.h"
 
 static char dir[64];
 
@@ -114,6 +117,72 @@ static void an_unknown_backend_gives_no_device(void **state)
     unsetenv("TALLY_BACKEND");
 }
 
+/* Without cmocka's asserts: they belong to the parent's run. */
+static bool draw_once(tally_device *device)
+{
+    tally_context *ctx = NULL;
+    tally_stream *stream = NULL;
+    tally_draw draw = {.api_name = "glDrawArrays",
+                       .count = 6,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    bool ok = tally_context_create(device, "child", &ctx) == TALLY_OK &&
+              tally_stream_create(ctx, &stream) == TALLY_OK &&
+              tally_stream_draw(stream, &draw) == TALLY_OK &&
+              tally_submit_stream(device, stream, 0, "glFlush", NULL) == TALLY_OK &&
+              tally_device_wait_idle(device) == TALLY_OK;
+    tally_stream_destroy(stream);
+    tally_context_destroy(ctx);
+    return ok;
+}
+
+static tally_device *parents;
+
+static void child_exits(void)
+{
+    exit(0);
+}
+
+static void child_draws_on_its_own_device(void)
+{
+    unsetenv("TALLY_OUTPUT"); /* one file per process is not this test's */
+    tally_device *own = NULL;
+    if (tally_device_acquire_shared(&own) != TALLY_OK || own == parents || !draw_once(own))
+        exit(1);
+    tally_device_release_shared(own);
+    exit(0);
+}
+
+static void a_forked_child_that_exits_leaves_the_parents_device_alone(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/report.csv", dir);
+    setenv("TALLY_OUTPUT", path, 1);
+    assert_int_equal(tally_device_acquire_shared(&parents), TALLY_OK);
+    draw_three_times(parents);
+    assert_true(exit_paths_fork(child_exits));
+    assert_int_equal(access(path, F_OK), -1); /* the child finished nothing of the parent's */
+    draw_three_times(parents);
+    tally_device_release_shared(parents);
+    unsetenv("TALLY_OUTPUT");
+    assert_int_equal(count_lines(path), 1 + 6);
+}
+
+static void a_forked_child_opens_its_own_device(void **state)
+{
+    (void)state;
+#ifdef __SANITIZE_THREAD__
+    /* The child's device starts a queue thread, which ThreadSanitizer does
+     * not support after a multi-threaded fork. */
+    skip();
+#endif
+    assert_int_equal(tally_device_acquire_shared(&parents), TALLY_OK);
+    assert_true(exit_paths_fork(child_draws_on_its_own_device));
+    draw_three_times(parents);
+    tally_device_release_shared(parents);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +191,9 @@ int main(int argc, char **argv)
                                         make_dir, remove_dir),
         cmocka_unit_test(an_unwritable_report_still_gives_a_device),
         cmocka_unit_test(an_unknown_backend_gives_no_device),
+        cmocka_unit_test_setup_teardown(a_forked_child_that_exits_leaves_the_parents_device_alone,
+                                        make_dir, remove_dir),
+        cmocka_unit_test(a_forked_child_opens_its_own_device),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

@@ -79,11 +79,35 @@ TALLY_API void tally_device_close(tally_device *device);
  * written: TALLY_ERROR_IO (each failure logged with its path and reason)
  * if one was not, so a tool does not announce a file it failed to write. */
 TALLY_API tally_status tally_device_finish(tally_device *device);
+/*
+ * Ends the device's work but frees nothing, for a process that exits while
+ * other threads may still be inside a front door's call: the queue refuses
+ * submissions from now on (TALLY_ERROR_INVALID_STATE), executes what was
+ * submitted before, ends its thread and the report's, and finishes the
+ * report and trace files (the result is tally_device_finish's). After that,
+ * waits for completion return at once (TALLY_TIMEOUT for what never
+ * executed). Every wait on the GPU that the queue thread runs for a front
+ * end's reader ends within timeout_ns in all (UINT64_MAX: no limit); what
+ * had not finished by then is reported without it, and logged once.
+ * tally_device_finish frees the device afterwards; neither runs
+ * concurrently with the other or itself. Neither touches a device this
+ * process inherited through fork(): its threads are not here and its files
+ * are its parent's.
+ */
+TALLY_API tally_status tally_device_stop(tally_device *device, uint64_t timeout_ns);
+/* For a front end's reader that waits on the GPU on the queue thread
+ * (tally_indirect_reader, tally_measurement_reader): the CLOCK_MONOTONIC
+ * time, in ns, by which the wait must end; UINT64_MAX while the device is
+ * not stopping under a time limit. */
+TALLY_API uint64_t tally_device_wait_deadline_ns(const tally_device *device);
 
 /*
  * The process-wide device of the front doors, opened from the environment on
  * first use and counted by reference. Its reports are finished when the last
- * reference is released or, failing that, when the process exits.
+ * reference is released or, failing that, when the process exits: then it
+ * stops (tally_device_stop, waits on the GPU limited to a second) and is
+ * freed only if no reference is left. A forked child does not share its
+ * parent's: the first front door that asks there opens its own.
  */
 TALLY_API tally_status tally_device_acquire_shared(tally_device **out);
 TALLY_API void tally_device_release_shared(tally_device *device);

@@ -61,7 +61,8 @@ TALLY_API tally_status tally_results_get(tally_results *results, uint32_t slot, 
 TALLY_API tally_status tally_results_get_raw(tally_results *results, uint32_t slot, uint64_t *raw,
                                              uint32_t raw_count);
 /* Blocks until the slot is available or timeout_ns passed (UINT64_MAX: no
- * limit): TALLY_OK or TALLY_TIMEOUT. */
+ * limit), or the device stopped (tally_device_stop): TALLY_OK or
+ * TALLY_TIMEOUT. */
 TALLY_API tally_status tally_results_wait(tally_results *results, uint32_t slot,
                                           uint64_t timeout_ns);
 

@@ -406,7 +406,8 @@ TALLY_API tally_status tally_submit_stream_measured(tally_device *device, tally_
                                                     uint64_t issued_ns, uint64_t *seqno);
 /* The highest sequence number whose execution finished. */
 TALLY_API uint64_t tally_completed_seqno(tally_device *device);
-/* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever). */
+/* Waits until `seqno` finished or timeout_ns passed (UINT64_MAX: forever),
+ * or the device stopped (tally_device_stop) without executing it. */
 TALLY_API tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t timeout_ns);
 TALLY_API tally_status tally_device_wait_idle(tally_device *device);
 
