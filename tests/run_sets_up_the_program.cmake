@@ -80,3 +80,9 @@ if(NOT err MATCHES "per-command report: ${WORKDIR}/made\\.csv \\(0 rows\\)"
    OR NOT EXISTS ${WORKDIR}/made.csv)
   message(FATAL_ERROR "tally run did not say where the report went:\n${err}")
 endif()
+
+# The habits of the ecosystem: -h and --help, and --version.
+expect_output("tally -h prints the usage" "^usage: tally COMMAND" ${TALLY} -h)
+expect_output("tally run -h prints its usage" "^usage: tally run" ${TALLY} run -h)
+expect_output("tally --version prints the version" "^tally [0-9]+\\.[0-9]+\\.[0-9]+\n$"
+              ${TALLY} --version)

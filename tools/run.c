@@ -336,6 +336,7 @@ static int parse_option(int opt, struct run_options *o)
     case OPT_NO_EGL: o->skip_shim[SHIM_EGL] = true; break;
     case OPT_NO_CL: o->skip_shim[SHIM_CL] = true; break;
     case OPT_NO_MD: o->skip_md = true; break;
+    case 'h':
     case OPT_HELP: usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -349,7 +350,7 @@ int tally_cli_run(int argc, char **argv)
     optind = 1;
     argv[0] = "tally run"; /* how getopt's messages name us */
     /* "+": options end at the program's name, so its own options are its. */
-    while ((opt = getopt_long(argc, argv, "+o:t:c:s:q", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+o:t:c:s:qh", long_options, NULL)) != -1) {
         int status = parse_option(opt, &o);
         if (status >= 0)
             return status;

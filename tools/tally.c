@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tally/tally.h>
+
 #include "tally_cli.h"
 
 static void usage(FILE *out)
@@ -14,6 +16,8 @@ static void usage(FILE *out)
           "  run [OPTIONS] [--] PROGRAM [ARGS...]\n"
           "        run a program with the Vulkan layer and the GL, EGL and CL shims\n"
           "        active, and say where the reports went (tally run --help)\n"
+          "  --version\n"
+          "        tally's version\n"
           "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
           "        print a per-command counter table (always simgpu: measure a real\n"
           "        program with tally run --backend driver -- ./app)\n"
@@ -35,8 +39,13 @@ int main(int argc, char **argv)
         return tally_cli_run(argc - 1, argv + 1);
     if (strcmp(argv[1], "demo") == 0)
         return tally_cli_demo(argc - 1, argv + 1);
-    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0) {
         usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("tally %d.%d.%d\n", TALLY_VERSION_MAJOR, TALLY_VERSION_MINOR, TALLY_VERSION_PATCH);
         return 0;
     }
     fprintf(stderr, "tally: unknown command \"%s\"\n", argv[1]);
