@@ -62,8 +62,12 @@ static char *quoted_arguments(const char *cmdline, size_t length)
             continue;
         }
         *p++ = '\'';
-        for (const char *c = arg; *c; c++)
-            p = *c == '\'' ? stpcpy(p, "'\\''") : (*p = *c, p + 1);
+        for (const char *c = arg; *c; c++) {
+            if (*c == '\'')
+                p = stpcpy(p, "'\\''"); /* close, an escaped quote, open again */
+            else
+                *p++ = *c;
+        }
         *p++ = '\'';
     }
     *p = '\0';

@@ -97,8 +97,13 @@ static long rows_of(const char *path)
     return json ? lines : lines - 1;
 }
 
-/* The files this run made that the pattern names, newest last (by name,
- * which is enough to list them the same way every time). */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The files this run made that the pattern names, in order of name, so
+ * that they are listed the same way every time. */
 static int collect(const struct run_output *o, char files[][PATH_MAX], int most)
 {
     char folder[PATH_MAX];
@@ -122,7 +127,7 @@ static int collect(const struct run_output *o, char files[][PATH_MAX], int most)
         snprintf(files[count++], PATH_MAX, "%s", slash ? path : e->d_name);
     }
     closedir(dir);
-    qsort(files, (size_t)count, PATH_MAX, (int (*)(const void *, const void *))strcmp);
+    qsort(files, (size_t)count, PATH_MAX, by_name);
     return count;
 }
 
