@@ -42,7 +42,9 @@ static bool pattern_of(const char *path, char *out, size_t size)
 bool run_output_prepare(struct run_output *o, const char *var, const char *what, const char *path)
 {
     *o = (struct run_output){.var = var, .what = what, .asked = path};
-    clock_gettime(CLOCK_REALTIME, &o->start);
+    /* the clock file times are taken from, so that a file made after this
+     * moment never has an earlier time */
+    clock_gettime(CLOCK_REALTIME_COARSE, &o->start);
     if (!path)
         return true;
     if (strstr(path, "%p") || !per_process(path)) {
