@@ -17,17 +17,16 @@ struct tally_report {
     struct atomic_file file;
     char *path; /* as given, for the metadata's sidecar beside it */
     tally_report_format format;
-    const tally_catalogue *catalogue; /* lives as long as the process */
-    uint64_t rows;                    /* written so far */
-    bool failed; /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
+    uint64_t rows; /* written so far */
+    bool failed;   /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
     /* Rows are formatted into text and reach the file's stream when the
      * next one might not fit: one stream call for many rows. */
     char *text;
     size_t used, capacity;
     struct report_description *description; /* report_metadata.c; NULL: none given */
     uint32_t count;                         /* value columns */
-    const tally_counter_info **columns;     /* their counters, count of them */
-    uint32_t counters[];                    /* their catalogue indices */
+    /* each column's counter, in the catalogue that lives as long as the process */
+    const tally_counter_info *columns[];
 };
 
 /* The lengths of a record's four strings, measured once per row. */

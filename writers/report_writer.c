@@ -59,7 +59,6 @@ static void free_report(tally_report *r)
 {
     report_description_free(r->description);
     free(r->path);
-    free(r->columns);
     free(r->text);
     free(r);
 }
@@ -67,23 +66,19 @@ static void free_report(tally_report *r)
 static tally_report *new_report(tally_report_format format, const tally_catalogue *catalogue,
                                 const uint32_t *counters, uint32_t count)
 {
-    tally_report *r = calloc(1, sizeof *r + (size_t)count * sizeof r->counters[0]);
+    tally_report *r = calloc(1, sizeof *r + (size_t)count * sizeof r->columns[0]);
     if (!r)
         return NULL;
     r->format = format;
-    r->catalogue = catalogue;
     r->count = count;
     r->capacity = TEXT_CAPACITY;
     r->text = malloc(r->capacity);
-    r->columns = calloc(count + 1, sizeof *r->columns);
-    if (!r->text || !r->columns) {
+    if (!r->text) {
         free_report(r);
         return NULL;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        r->counters[i] = counters[i];
+    for (uint32_t i = 0; i < count; i++)
         r->columns[i] = tally_catalogue_counter(catalogue, counters[i]);
-    }
     return r;
 }
 
