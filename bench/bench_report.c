@@ -104,7 +104,8 @@ double bench_report_rows_per_second(uint64_t rows, enum bench_rows_path way, dou
         return 0;
     report_ring *ring = NULL;
     if (way == BENCH_ROWS_ENGINE &&
-        report_ring_open(r.count, write_row, r.report, NULL, &ring) != TALLY_OK) {
+        report_ring_open(r.count, &(report_ring_sink){.row = write_row, .user = r.report}, NULL,
+                         &ring) != TALLY_OK) {
         tally_report_close(r.report);
         rows_report_remove(&r);
         return 0;

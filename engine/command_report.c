@@ -19,6 +19,7 @@
 #include "report_ring.h"
 
 enum { MEMO_INPUTS = 4 };
+#define TRACE_LATENCY_NS (250ull * 1000 * 1000)
 
 /* A derived counter's latest inputs and value: its expression depends only
  * on them and on the device's constants, so when the next command gives the
@@ -45,6 +46,10 @@ struct command_report_rows {
      * evaluated: its slot in the executor's delta (allocated once, before
      * the report opens) or its memo's value. */
     const uint64_t **sources;
+    /* The trace got a command's events since its last flush, and when the
+     * queue thread first saw that (0: not yet). */
+    bool trace_written;
+    uint64_t trace_unflushed_since_ns;
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
@@ -114,12 +119,10 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
     return s;
 }
 
-/* Writer thread: a row into the report file. */
-static tally_status write_row(void *user, const tally_command_record *record,
-                              const tally_value *values)
+/* Writer thread: the first failed write is said, once (the ring stops
+ * calling after it). */
+static tally_status said_failed(struct tally_device *d, tally_status s)
 {
-    struct tally_device *d = user;
-    tally_status s = tally_report_write(d->report, record, values);
     if (s != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR,
                   "writing the per-command report to %s failed: %s; no more records are written",
@@ -127,6 +130,21 @@ static tally_status write_row(void *user, const tally_command_record *record,
         d->report_failed = true; /* read at close, after the writer thread ended */
     }
     return s;
+}
+
+/* Writer thread: a row into the report file. */
+static tally_status write_row(void *user, const tally_command_record *record,
+                              const tally_value *values)
+{
+    struct tally_device *d = user;
+    return said_failed(d, tally_report_write(d->report, record, values));
+}
+
+/* Writer thread, caught up: the rows reach the file. */
+static tally_status flush_rows(void *user)
+{
+    struct tally_device *d = user;
+    return said_failed(d, tally_report_flush(d->report));
 }
 
 static tally_status open_rows(struct tally_device *d)
@@ -157,7 +175,8 @@ static tally_status open_rows(struct tally_device *d)
     }
     if (!d->report)
         return TALLY_OK;
-    return report_ring_open(d->report_counter_count, write_row, d, NULL, &rows->ring);
+    report_ring_sink sink = {.row = write_row, .flush = flush_rows, .user = d};
+    return report_ring_open(d->report_counter_count, &sink, NULL, &rows->ring);
 }
 
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
@@ -259,8 +278,10 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
     const struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
     const tally_value *selected = selected_values(d);
-    if (d->trace)
+    if (d->trace) {
         trace_counters(d, begin_ns, end_ns);
+        rows->trace_written = true;
+    }
     if (!rows->ring)
         return;
     tally_command_record record = {
@@ -279,6 +300,39 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
     tally_value *values = report_ring_append(rows->ring, &record);
     if (values)
         memcpy(values, selected, d->report_counter_count * sizeof(tally_value));
+}
+
+/* The trace's events reach its file on the report's latency: traces are
+ * written on the queue thread, under the listeners' lock. */
+static uint64_t trace_flush_due(struct tally_device *d, uint64_t now_ns)
+{
+    struct command_report_rows *rows = d->report_rows;
+    if (!d->trace || !rows->trace_written)
+        return UINT64_MAX;
+    if (!rows->trace_unflushed_since_ns) {
+        rows->trace_unflushed_since_ns = now_ns;
+        return now_ns + TRACE_LATENCY_NS;
+    }
+    uint64_t due = rows->trace_unflushed_since_ns + TRACE_LATENCY_NS;
+    if (now_ns < due)
+        return due;
+    pthread_mutex_lock(&d->listeners_lock);
+    if (d->trace)
+        tally_trace_flush(d->trace); /* a failed write is said at close */
+    pthread_mutex_unlock(&d->listeners_lock);
+    rows->trace_unflushed_since_ns = 0;
+    rows->trace_written = false;
+    return UINT64_MAX;
+}
+
+uint64_t tally_command_report_tick(struct tally_device *d, uint64_t now_ns)
+{
+    struct command_report_rows *rows = d->report_rows;
+    if (!rows)
+        return UINT64_MAX;
+    uint64_t report = rows->ring ? report_ring_hand_over_due(rows->ring, now_ns) : UINT64_MAX;
+    uint64_t trace = trace_flush_due(d, now_ns);
+    return report < trace ? report : trace;
 }
 
 /* Every row handed to the writer thread written, and the thread ended; a

@@ -484,6 +484,10 @@ TALLY_HIDDEN void tally_command_report_write(struct tally_device *device,
                                              const struct tally_context *context,
                                              uint64_t stream_id, uint64_t begin_ns,
                                              uint64_t end_ns);
+/* Queue thread: rows and trace events written so far go to their files
+ * once they have waited long enough (report_ring.h); returns when that is
+ * next due (CLOCK_MONOTONIC ns), UINT64_MAX if nothing waits. */
+TALLY_HIDDEN uint64_t tally_command_report_tick(struct tally_device *device, uint64_t now_ns);
 TALLY_HIDDEN tally_status tally_command_report_close(struct tally_device *device);
 
 /* run_metadata.c: the run's metadata, from the device's open to its close,

@@ -169,16 +169,36 @@ tally_status tally_device_wait_idle(tally_device *device)
     return tally_wait_seqno(device, last, UINT64_MAX);
 }
 
-/* How long the idle queue may sleep: until the next sample is due, in
- * realtime mode; otherwise until work arrives. */
-static const struct timespec *idle_deadline(struct tally_device *d, struct timespec *ts)
+/* When the idle queue must wake (CLOCK_MONOTONIC ns; UINT64_MAX: when
+ * work arrives): for the report's rows and trace, and in realtime mode for
+ * the next sample. */
+static uint64_t wake_due(struct tally_device *d, uint64_t report_due)
 {
-    uint64_t next = tally_samplers_next_ns(d);
-    if (d->info.clock != TALLY_CLOCK_REALTIME || next == UINT64_MAX)
+    if (d->info.clock != TALLY_CLOCK_REALTIME)
+        return report_due;
+    uint64_t sample = tally_samplers_next_ns(d);
+    if (sample == UINT64_MAX)
+        return report_due;
+    return d->epoch_cpu_ns + sample < report_due ? d->epoch_cpu_ns + sample : report_due;
+}
+
+/* The idle queue's work: in realtime mode the device idles up to now
+ * (samples fall due), and rows waiting for the report's writer are handed
+ * over once they have waited long enough. */
+static uint64_t while_idle(struct tally_device *d)
+{
+    uint64_t now = tally_monotonic_ns();
+    if (d->info.clock == TALLY_CLOCK_REALTIME)
+        tally_executor_idle_until(d, now - d->epoch_cpu_ns);
+    return wake_due(d, tally_command_report_tick(d, now));
+}
+
+static const struct timespec *deadline_at(uint64_t monotonic_ns, struct timespec *ts)
+{
+    if (monotonic_ns == UINT64_MAX)
         return NULL;
-    uint64_t cpu = d->epoch_cpu_ns + next;
-    ts->tv_sec = (time_t)(cpu / 1000000000u);
-    ts->tv_nsec = (long)(cpu % 1000000000u);
+    ts->tv_sec = (time_t)(monotonic_ns / 1000000000u);
+    ts->tv_nsec = (long)(monotonic_ns % 1000000000u);
     return ts;
 }
 
@@ -194,13 +214,14 @@ static void *queue_main(void *arg)
     /* Named, so profilers do not charge the engine's work to the program. */
     pthread_setname_np(pthread_self(), "tally-queue");
     pthread_mutex_lock(&d->lock);
+    uint64_t due = wake_due(d, UINT64_MAX);
     for (;;) {
         while (!d->head && !d->stopping) {
             struct timespec ts;
-            (void)tally_cond_wait(&d->work_ready, &d->lock, idle_deadline(d, &ts));
-            if (!d->head && d->info.clock == TALLY_CLOCK_REALTIME) {
+            (void)tally_cond_wait(&d->work_ready, &d->lock, deadline_at(due, &ts));
+            if (!d->head) {
                 pthread_mutex_unlock(&d->lock);
-                tally_executor_idle_until(d, tally_monotonic_ns() - d->epoch_cpu_ns);
+                due = while_idle(d);
                 pthread_mutex_lock(&d->lock);
             }
         }
@@ -218,6 +239,7 @@ static void *queue_main(void *arg)
             d->executed_late++;
         uint64_t seqno = p->seqno;
         free_pending(p);
+        due = wake_due(d, tally_command_report_tick(d, tally_monotonic_ns()));
         pthread_mutex_lock(&d->lock);
         atomic_store(&d->completed_seqno, seqno);
         pthread_cond_broadcast(&d->progress);

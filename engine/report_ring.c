@@ -6,6 +6,7 @@
 #include <string.h>
 
 enum { DEFAULT_BLOCKS = 8, DEFAULT_BLOCK_BYTES = 256 * 1024, MIN_BLOCK_BYTES = 4096 };
+#define DEFAULT_LATENCY_NS (250ull * 1000 * 1000)
 
 /* A row as a block holds it: the record's fields, the values, then the
  * record's context_api and label, each with its NUL. */
@@ -36,11 +37,15 @@ struct report_ring {
     bool stopping;
     /* The producer's: */
     struct block *current;
+    /* When report_ring_hand_over_due first saw it hold rows (0: not yet):
+     * the queue thread asks after each submission, so the row clock is
+     * read once per submission, never per row. */
+    uint64_t current_since_ns;
     /* Fixed: */
     uint32_t value_count, block_bytes, blocks;
+    uint64_t latency_ns;
     size_t string_room; /* most bytes of a row's two strings, NULs included */
     report_ring_sink sink;
-    void *user;
     pthread_t thread;
     tally_status status; /* the writer's; read after the join */
 };
@@ -69,7 +74,7 @@ static void sink_block(report_ring *ring, const struct block *b)
             .begin_ns = row->begin_ns,
             .end_ns = row->end_ns,
         };
-        ring->status = ring->sink(ring->user, &record, row->values);
+        ring->status = ring->sink.row(ring->sink.user, &record, row->values);
         at += row->bytes;
     }
 }
@@ -91,6 +96,12 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&ring->lock);
         sink_block(ring, b);
         pthread_mutex_lock(&ring->lock);
+        bool caught_up = !ring->full_head;
+        if (caught_up && ring->sink.flush && ring->status == TALLY_OK) {
+            pthread_mutex_unlock(&ring->lock);
+            ring->status = ring->sink.flush(ring->sink.user);
+            pthread_mutex_lock(&ring->lock);
+        }
         ring->rows += b->rows;
         b->next = ring->free_list;
         ring->free_list = b;
@@ -100,10 +111,10 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void *user,
+tally_status report_ring_open(uint32_t value_count, const report_ring_sink *sink,
                               const report_ring_limits *limits, report_ring **out)
 {
-    if (!out || !sink)
+    if (!out || !sink || !sink->row)
         return TALLY_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     report_ring_limits l = limits ? *limits : (report_ring_limits){0};
@@ -121,8 +132,8 @@ tally_status report_ring_open(uint32_t value_count, report_ring_sink sink, void 
     ring->block_bytes = block_bytes;
     ring->string_room = block_bytes / 4;
     ring->blocks = l.blocks ? l.blocks : DEFAULT_BLOCKS;
-    ring->sink = sink;
-    ring->user = user;
+    ring->latency_ns = l.latency_ns ? l.latency_ns : DEFAULT_LATENCY_NS;
+    ring->sink = *sink;
     if (pthread_create(&ring->thread, NULL, writer_main, ring) != 0) {
         pthread_cond_destroy(&ring->free_ready);
         pthread_cond_destroy(&ring->full_ready);
@@ -194,8 +205,11 @@ tally_value *report_ring_append(report_ring *ring, const tally_command_record *r
         hand_over(ring, b);
         b = NULL;
     }
-    if (!b && !(b = ring->current = take_block(ring)))
-        return NULL; /* out of memory before any block existed: the row is lost */
+    if (!b) {
+        if (!(b = ring->current = take_block(ring)))
+            return NULL; /* out of memory before any block existed: the row is lost */
+        ring->current_since_ns = 0;
+    }
     struct row *row = (struct row *)(b->bytes + b->used);
     *row = (struct row){
         .sequence = record->sequence,
@@ -218,6 +232,20 @@ tally_value *report_ring_append(report_ring *ring, const tally_command_record *r
     b->used += bytes;
     b->rows++;
     return row->values;
+}
+
+uint64_t report_ring_hand_over_due(report_ring *ring, uint64_t now_ns)
+{
+    if (!ring->current || !ring->current->rows)
+        return UINT64_MAX;
+    if (!ring->current_since_ns)
+        ring->current_since_ns = now_ns;
+    uint64_t due = ring->current_since_ns + ring->latency_ns;
+    if (now_ns < due)
+        return due;
+    hand_over(ring, ring->current);
+    ring->current = NULL;
+    return UINT64_MAX;
 }
 
 void report_ring_get_stats(report_ring *ring, report_ring_stats *stats)

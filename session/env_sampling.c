@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "atomic_file.h"
+#include "output_file.h"
 #include "session.h"
 #include "tally/metrics_discovery.h"
 #include "report_text.h"
@@ -32,7 +32,7 @@ struct env_sampling {
     const tally_md_metric_set_params *params;
     tally_md_concurrent_group *group;
     uint32_t interval_ns;
-    struct atomic_file file;
+    struct output_file file;
     char *path; /* the file's name, for messages */
     /* the reader's buffers: the previous read's last report, then new ones */
     uint8_t *raw;
@@ -98,7 +98,7 @@ static tally_md_metric_set *choose_set(tally_md_device *md, const char *name)
 
 static void put_header(struct env_sampling *s)
 {
-    FILE *out = atomic_file_stream(&s->file);
+    FILE *out = output_file_stream(&s->file);
     const tally_md_metric_set_params *p = s->params;
     for (uint32_t m = 0; m < p->metrics_count; m++)
         fprintf(out, "%s%s", m ? "," : "", tally_md_metric_set_get_metric(s->set, m)->symbol_name);
@@ -124,7 +124,7 @@ static void put_value(FILE *out, const tally_md_typed_value *v)
 
 static void put_rows(struct env_sampling *s, uint32_t rows)
 {
-    FILE *out = atomic_file_stream(&s->file);
+    FILE *out = output_file_stream(&s->file);
     uint32_t width = s->params->metrics_count + s->params->information_count;
     for (uint32_t r = 0; r < rows; r++) {
         for (uint32_t c = 0; c < width; c++) {
@@ -203,6 +203,10 @@ static void *read_loop(void *arg)
         if (tally_md_wait_for_reports(s->group, POLL_MS) != TALLY_OK)
             continue;
         drain(s, 0);
+        /* The file is written live: a reader following it, or the file a
+         * killed program leaves, has every sample read so far. A failed
+         * write is said at stop. */
+        (void)output_file_flush(&s->file);
         nanosleep(&pause, NULL);
     }
     return NULL;
@@ -227,7 +231,7 @@ static bool shares_a_file(const char *path)
     for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
         char other[PATH_MAX];
         if (tally_output_path_for_process(secure_getenv(others[i]), other, sizeof other) &&
-            atomic_file_same_destination(path, other)) {
+            output_file_same_destination(path, other)) {
             tally_log(TALLY_LOG_ERROR,
                       "TALLY_SAMPLE_OUTPUT names the same file as %s (%s); not sampling", others[i],
                       path);
@@ -247,18 +251,19 @@ static tally_status open_output(struct env_sampling *s, const char *pattern)
     }
     if (shares_a_file(path))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    tally_status status = atomic_file_open(&s->file, path);
+    tally_status status = output_file_open(&s->file, path, OUTPUT_FILE_LIVE);
     if (status != TALLY_OK) {
         tally_log(TALLY_LOG_ERROR, "TALLY_SAMPLE_OUTPUT: cannot create %s: %s", path,
-                  status == TALLY_ERROR_IO ? atomic_file_strerror(errno)
+                  status == TALLY_ERROR_IO ? output_file_strerror(errno)
                                            : tally_status_string(status));
         return status;
     }
     if (!(s->path = strdup(path))) {
-        atomic_file_abort(&s->file);
+        output_file_abort(&s->file);
         return TALLY_ERROR_OUT_OF_MEMORY;
     }
     put_header(s);
+    (void)output_file_flush(&s->file); /* a failed write is said at stop */
     return TALLY_OK;
 }
 
@@ -326,11 +331,11 @@ void env_sampling_stop(struct env_sampling *s)
         pthread_join(s->thread, NULL);
     drain(s, until ? until : 1);
     trace_rows(s, 0, true);
-    if (atomic_file_commit(&s->file) == TALLY_OK)
+    if (output_file_commit(&s->file) == TALLY_OK)
         tally_log(TALLY_LOG_INFO, "samples of %s written to %s", s->params->symbol_name, s->path);
     else
         tally_log(TALLY_LOG_ERROR,
                   "TALLY_SAMPLE_OUTPUT: the samples could not be written to %s: %s", s->path,
-                  atomic_file_strerror(errno));
+                  output_file_strerror(errno));
     destroy(s);
 }

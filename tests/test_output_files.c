@@ -202,18 +202,17 @@ static void a_device_node_is_written_into_and_not_replaced(void **state)
     assert_int_equal(entry_count(fx->dir), 1);
 }
 
-static void a_full_device_fails_the_finish_and_says_why(void **state)
+/* The header is written at open, so a destination that takes no bytes is
+ * refused then, with the system's reason, before any work is counted. */
+static void a_full_device_is_refused_at_open_and_says_why(void **state)
 {
     struct fixture *fx = *state;
     const char *full = path_in(fx, "full");
     if (!make_device(full, 1, 7)) /* /dev/full: every write is ENOSPC */
         skip();
     char error[256];
-    tally_device *device =
-        open_device(&(tally_device_options){.report_path = full}, error, sizeof error);
-    assert_non_null(device);
-    draw_once(device);
-    assert_int_equal(tally_device_finish(device), TALLY_ERROR_IO);
+    assert_null(open_device(&(tally_device_options){.report_path = full}, error, sizeof error));
+    assert_non_null(strstr(error, "No space left on device"));
     struct stat st;
     assert_int_equal(stat(full, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
@@ -258,7 +257,10 @@ static void a_permission_problem_is_named_with_the_system_reason(void **state)
 
 /* --- a killed program ------------------------------------------------------------ */
 
-static void a_killed_program_leaves_no_temporary_file(void **state)
+/* A CSV report is written live: killed, the program leaves the file with
+ * its header and every row flushed before the kill, each whole, and no
+ * temporary file beside it. */
+static void a_killed_program_leaves_its_csv_rows_and_no_temporary_file(void **state)
 {
     struct fixture *fx = *state;
     const char *path = path_in(fx, "report.csv");
@@ -274,7 +276,10 @@ static void a_killed_program_leaves_no_temporary_file(void **state)
         tally_command_record record = {
             .api_name = "draw", .kind = "draw", .context_api = "t", .label = ""};
         tally_value value = {.u64 = 1};
-        for (int i = 0; i < 20000; i++) /* well past the buffer: bytes are on disk */
+        for (int i = 0; i < 20000; i++)
+            tally_report_write(report, &record, &value);
+        tally_report_flush(report);
+        for (int i = 0; i < 7; i++) /* buffered, never flushed: lost with the kill */
             tally_report_write(report, &record, &value);
         raise(SIGKILL);
         _exit(2);
@@ -282,7 +287,17 @@ static void a_killed_program_leaves_no_temporary_file(void **state)
     int status = 0;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFSIGNALED(status));
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(entry_count(fx->dir), 1);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    int rows = -1; /* the header */
+    while (fgets(line, sizeof line, f)) {
+        assert_non_null(strchr(line, '\n')); /* every line whole */
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 20000);
 }
 
 /* --- outputs that name the same file ----------------------------------------------- */
@@ -426,7 +441,7 @@ int main(int argc, char **argv)
                                         remove_dir),
         cmocka_unit_test_setup_teardown(a_device_node_is_written_into_and_not_replaced, make_dir,
                                         remove_dir),
-        cmocka_unit_test_setup_teardown(a_full_device_fails_the_finish_and_says_why, make_dir,
+        cmocka_unit_test_setup_teardown(a_full_device_is_refused_at_open_and_says_why, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(a_missing_directory_is_named_with_the_system_reason,
                                         make_dir, remove_dir),
@@ -434,8 +449,8 @@ int main(int argc, char **argv)
                                         remove_dir),
         cmocka_unit_test_setup_teardown(a_permission_problem_is_named_with_the_system_reason,
                                         make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(a_killed_program_leaves_no_temporary_file, make_dir,
-                                        remove_dir),
+        cmocka_unit_test_setup_teardown(a_killed_program_leaves_its_csv_rows_and_no_temporary_file,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(output_and_trace_naming_one_file_keep_the_report, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(a_counter_listed_twice_gets_one_column, make_dir,

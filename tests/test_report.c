@@ -79,6 +79,14 @@ static char *read_text(const char *path)
     return text;
 }
 
+static int line_count(const char *text)
+{
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    return lines;
+}
+
 static int entry_count(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -699,13 +707,14 @@ static void trace_rejects_bad_events_without_writing_them(void **state)
     json_object_put(root);
 }
 
-static void nothing_appears_at_destination_before_close(void **state)
+/* JSON parses only whole: a JSON report and a JSON trace appear at close. */
+static void json_files_appear_at_their_destination_only_at_close(void **state)
 {
     struct fixture *fx = *state;
     char report_path[PATH_MAX], trace_path[PATH_MAX];
-    snprintf(report_path, sizeof report_path, "%s", path_in(fx, "late.csv"));
-    snprintf(trace_path, sizeof trace_path, "%s", path_in(fx, "late.json"));
-    tally_report *report = open_report(report_path, TALLY_REPORT_CSV);
+    snprintf(report_path, sizeof report_path, "%s", path_in(fx, "late.json"));
+    snprintf(trace_path, sizeof trace_path, "%s", path_in(fx, "late.trace.json"));
+    tally_report *report = open_report(report_path, TALLY_REPORT_JSON);
     tally_trace *trace = open_trace(trace_path);
     tally_command_record record = sample_record(1);
     tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
@@ -722,6 +731,36 @@ static void nothing_appears_at_destination_before_close(void **state)
     assert_true(exists(report_path));
     assert_true(exists(trace_path));
     assert_int_equal(entry_count(fx->dir), 2);
+}
+
+/* A CSV report is valid up to its last whole row, so it is written in
+ * place: the header at once, and every row written before a flush, which a
+ * reader following the file sees while the report is open. */
+static void a_csv_report_holds_every_row_flushed_while_open(void **state)
+{
+    struct fixture *fx = *state;
+    const char *path = path_in(fx, "live.csv");
+    tally_report *report = open_report(path, TALLY_REPORT_CSV);
+    char *text = read_text(path);
+    assert_non_null(strstr(text, "sequence,kind,"));
+    assert_int_equal(line_count(text), 1);
+    free(text);
+    tally_command_record record = sample_record(1);
+    tally_value values[3] = {{.u64 = 1}, {.f64 = 2}, {.u64 = 3}};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    text = read_text(path);
+    assert_int_equal(line_count(text), 1); /* buffered: no write per row */
+    free(text);
+    assert_int_equal(tally_report_flush(report), TALLY_OK);
+    text = read_text(path);
+    assert_int_equal(line_count(text), 4);
+    free(text);
+    assert_int_equal(entry_count(fx->dir), 1); /* the report itself, no temporary file */
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    text = read_text(path);
+    assert_int_equal(line_count(text), 4);
+    free(text);
 }
 
 static void close_replaces_an_existing_file(void **state)
@@ -742,7 +781,9 @@ static void close_replaces_an_existing_file(void **state)
     assert_int_equal(entry_count(fx->dir), 1);
 }
 
-static void close_replaces_a_symlink_instead_of_writing_through_it(void **state)
+/* A JSON report, written whole, replaces a symlink at its name rather than
+ * write through it. */
+static void a_json_report_replaces_a_symlink_instead_of_writing_through_it(void **state)
 {
     struct fixture *fx = *state;
     char target[PATH_MAX];
@@ -751,10 +792,10 @@ static void close_replaces_a_symlink_instead_of_writing_through_it(void **state)
     assert_non_null(file);
     fputs("precious\n", file);
     fclose(file);
-    const char *link = path_in(fx, "out.csv");
+    const char *link = path_in(fx, "out.json");
     assert_int_equal(symlink(target, link), 0);
 
-    assert_int_equal(tally_report_close(open_report(link, TALLY_REPORT_CSV)), TALLY_OK);
+    assert_int_equal(tally_report_close(open_report(link, TALLY_REPORT_JSON)), TALLY_OK);
     struct stat st;
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISREG(st.st_mode));
@@ -1564,11 +1605,13 @@ int main(int argc, char **argv)
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(trace_rejects_bad_events_without_writing_them, make_dir,
                                         remove_dir),
-        cmocka_unit_test_setup_teardown(nothing_appears_at_destination_before_close, make_dir,
+        cmocka_unit_test_setup_teardown(json_files_appear_at_their_destination_only_at_close,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_csv_report_holds_every_row_flushed_while_open, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(close_replaces_an_existing_file, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(close_replaces_a_symlink_instead_of_writing_through_it,
-                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(
+            a_json_report_replaces_a_symlink_instead_of_writing_through_it, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(unwritable_directory_fails_cleanly, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_directory_destination_is_refused_at_open, make_dir,
                                         remove_dir),

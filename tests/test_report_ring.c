@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,10 @@ static void every_row_arrives_in_order_and_memory_stays_flat(void **state)
     (void)state;
     struct sink_state sink = {.next = 1};
     report_ring_limits limits = {.blocks = 4, .block_bytes = 64 * 1024};
-    assert_int_equal(report_ring_open(VALUES, checking_sink, &sink, &limits, &sink.ring), TALLY_OK);
+    assert_int_equal(report_ring_open(VALUES,
+                                      &(report_ring_sink){.row = checking_sink, .user = &sink},
+                                      &limits, &sink.ring),
+                     TALLY_OK);
     const uint64_t rows = RING_TEST_ROWS, warm = rows / 10;
     push_rows(sink.ring, 1, warm);
     long rss_warm = max_rss_kib();
@@ -148,7 +152,10 @@ static void a_sink_error_stops_the_sink_and_close_returns_it(void **state)
     (void)state;
     struct sink_state sink = {.next = 1, .fail_at = 5000};
     report_ring_limits limits = {.blocks = 2, .block_bytes = 16 * 1024};
-    assert_int_equal(report_ring_open(VALUES, checking_sink, &sink, &limits, &sink.ring), TALLY_OK);
+    assert_int_equal(report_ring_open(VALUES,
+                                      &(report_ring_sink){.row = checking_sink, .user = &sink},
+                                      &limits, &sink.ring),
+                     TALLY_OK);
     push_rows(sink.ring, 1, 20000); /* never blocks for ever on a failed sink */
     assert_int_equal(report_ring_close(sink.ring), TALLY_ERROR_IO);
     assert_int_equal(sink.next - 1, 5000);
@@ -169,7 +176,10 @@ static void a_label_larger_than_a_block_is_cut_to_fit(void **state)
     size_t length = 0;
     report_ring *ring = NULL;
     report_ring_limits limits = {.blocks = 2, .block_bytes = 8 * 1024};
-    assert_int_equal(report_ring_open(VALUES, label_sink, &length, &limits, &ring), TALLY_OK);
+    assert_int_equal(report_ring_open(VALUES,
+                                      &(report_ring_sink){.row = label_sink, .user = &length},
+                                      &limits, &ring),
+                     TALLY_OK);
     char *label = malloc(100000);
     assert_non_null(label);
     memset(label, 'x', 99999);
@@ -188,10 +198,68 @@ static void limits_that_cannot_hold_rows_are_refused(void **state)
     (void)state;
     report_ring *ring = (report_ring *)&ring;
     report_ring_limits limits = {.blocks = 2, .block_bytes = 1024};
-    assert_int_equal(report_ring_open(VALUES, label_sink, NULL, &limits, &ring),
+    assert_int_equal(report_ring_open(VALUES, &(report_ring_sink){.row = label_sink, .user = NULL},
+                                      &limits, &ring),
                      TALLY_ERROR_INVALID_ARGUMENT);
     assert_null(ring);
     assert_int_equal(report_ring_close(NULL), TALLY_ERROR_INVALID_ARGUMENT);
+}
+
+struct flush_counts {
+    atomic_uint rows, flushes, rows_at_flush;
+};
+
+static tally_status counting_row(void *user, const tally_command_record *row,
+                                 const tally_value *values)
+{
+    (void)row;
+    (void)values;
+    struct flush_counts *c = user;
+    atomic_fetch_add(&c->rows, 1);
+    return TALLY_OK;
+}
+
+static tally_status counting_flush(void *user)
+{
+    struct flush_counts *c = user;
+    atomic_store(&c->rows_at_flush, atomic_load(&c->rows));
+    atomic_fetch_add(&c->flushes, 1);
+    return TALLY_OK;
+}
+
+/* A few rows, far from filling a block, reach the sink and its flush once
+ * they have waited the latency, and not before: a slow program's report
+ * grows as it runs (issue 33, "rows reach the file at least every
+ * second"). */
+static void rows_that_waited_the_latency_are_handed_over_and_flushed(void **state)
+{
+    (void)state;
+    struct flush_counts counts = {0};
+    report_ring *ring = NULL;
+    const uint64_t latency = 250u * 1000 * 1000;
+    report_ring_sink sink = {.row = counting_row, .flush = counting_flush, .user = &counts};
+    assert_int_equal(
+        report_ring_open(VALUES, &sink, &(report_ring_limits){.latency_ns = latency}, &ring),
+        TALLY_OK);
+    assert_int_equal(report_ring_hand_over_due(ring, 1000), UINT64_MAX); /* nothing waits */
+    tally_command_record record = {
+        .api_name = "vkCmdDraw", .kind = "draw", .context_api = "vulkan", .label = ""};
+    for (int i = 0; i < 3; i++)
+        assert_non_null(report_ring_append(ring, &record));
+    const uint64_t seen = 5ull * 1000 * 1000 * 1000;
+    assert_int_equal(report_ring_hand_over_due(ring, seen), seen + latency);
+    assert_int_equal(report_ring_hand_over_due(ring, seen + latency - 1), seen + latency);
+    usleep(50 * 1000);
+    assert_int_equal(atomic_load(&counts.rows), 0); /* still the producer's */
+    assert_int_equal(report_ring_hand_over_due(ring, seen + latency), UINT64_MAX);
+    for (int waited = 0; atomic_load(&counts.flushes) == 0 && waited < 5000; waited++)
+        usleep(1000);
+    assert_int_equal(atomic_load(&counts.rows_at_flush), 3);
+    /* The next block's age counts from the first call that sees its rows. */
+    assert_non_null(report_ring_append(ring, &record));
+    assert_int_equal(report_ring_hand_over_due(ring, 2 * seen), 2 * seen + latency);
+    assert_int_equal(report_ring_close(ring), TALLY_OK);
+    assert_int_equal(atomic_load(&counts.rows), 4);
 }
 
 /* Through the engine: a device's CSV report has one row per draw, numbered
@@ -329,6 +397,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_sink_error_stops_the_sink_and_close_returns_it),
         cmocka_unit_test(a_label_larger_than_a_block_is_cut_to_fit),
         cmocka_unit_test(limits_that_cannot_hold_rows_are_refused),
+        cmocka_unit_test(rows_that_waited_the_latency_are_handed_over_and_flushed),
         cmocka_unit_test(a_device_report_has_a_row_for_every_draw),
         cmocka_unit_test(derived_values_in_a_report_equal_each_commands_own_scope),
     };

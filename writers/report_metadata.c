@@ -169,7 +169,7 @@ bool tally_report_metadata_path(const char *path, char *out, size_t size)
  * device or FIFO, written into directly, has no place beside it. */
 static bool has_sidecar(const tally_report *r)
 {
-    return r->file.mode != ATOMIC_FILE_DIRECT;
+    return r->file.mode != OUTPUT_FILE_DIRECT;
 }
 
 static tally_status write_sidecar(const tally_report *r)
@@ -179,12 +179,12 @@ static tally_status write_sidecar(const tally_report *r)
         return TALLY_OK;
     if (!tally_report_metadata_path(r->path, path, sizeof path))
         return TALLY_ERROR_INVALID_ARGUMENT;
-    struct atomic_file file = {0};
-    tally_status s = atomic_file_open(&file, path);
+    struct output_file file = {0};
+    tally_status s = output_file_open(&file, path, OUTPUT_FILE_WHOLE);
     if (s != TALLY_OK)
         return s;
-    put_csv_metadata(atomic_file_stream(&file), r, &r->description->metadata);
-    return atomic_file_commit(&file);
+    put_csv_metadata(output_file_stream(&file), r, &r->description->metadata);
+    return output_file_commit(&file);
 }
 
 /* --- the JSON member ------------------------------------------------------------- */

@@ -9,12 +9,12 @@
 
 #include <math.h>
 
-#include "atomic_file.h"
+#include "output_file.h"
 #include "report_text.h"
 #include "tally/report.h"
 
 struct tally_report {
-    struct atomic_file file;
+    struct output_file file;
     char *path; /* as given, for the metadata's sidecar beside it */
     tally_report_format format;
     uint64_t rows; /* written so far */

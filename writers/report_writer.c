@@ -30,9 +30,9 @@ tally_report_format tally_report_format_for_path(const char *path)
 static void flush_text(tally_report *r)
 {
     if (r->used)
-        fwrite(r->text, 1, r->used, atomic_file_stream(&r->file));
+        fwrite(r->text, 1, r->used, output_file_stream(&r->file));
     r->used = 0;
-    r->failed = atomic_file_failed(&r->file);
+    r->failed = output_file_failed(&r->file);
 }
 
 char *report_text_room(tally_report *r, size_t bound)
@@ -109,8 +109,11 @@ tally_status tally_report_open(const char *path, tally_report_format format,
     tally_report *r = new_report(format, catalogue, counters, count);
     if (!r)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    status =
-        (r->path = strdup(path)) ? atomic_file_open(&r->file, path) : TALLY_ERROR_OUT_OF_MEMORY;
+    /* A CSV is valid up to its last whole row, so it is written live; JSON
+     * parses only whole. */
+    enum output_file_kind kind = format == TALLY_REPORT_CSV ? OUTPUT_FILE_LIVE : OUTPUT_FILE_WHOLE;
+    status = (r->path = strdup(path)) ? output_file_open(&r->file, path, kind)
+                                      : TALLY_ERROR_OUT_OF_MEMORY;
     if (status != TALLY_OK) {
         free_report(r);
         return status;
@@ -120,8 +123,10 @@ tally_status tally_report_open(const char *path, tally_report_format format,
     else
         report_csv_header(r);
     flush_text(r);
-    if (atomic_file_failed(&r->file)) {
-        atomic_file_abort(&r->file);
+    /* The header is in the file at once: a killed run leaves a CSV that
+     * names its columns, with or without rows. */
+    if (output_file_flush(&r->file) != TALLY_OK) {
+        output_file_abort(&r->file);
         free_report(r);
         return TALLY_ERROR_IO;
     }
@@ -150,6 +155,18 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
     return report->failed ? TALLY_ERROR_IO : TALLY_OK;
 }
 
+tally_status tally_report_flush(tally_report *report)
+{
+    if (!report)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    flush_text(report);
+    if (report->failed || output_file_flush(&report->file) != TALLY_OK) {
+        report->failed = true;
+        return TALLY_ERROR_IO;
+    }
+    return TALLY_OK;
+}
+
 tally_status tally_report_close(tally_report *report)
 {
     if (!report)
@@ -158,11 +175,11 @@ tally_status tally_report_close(tally_report *report)
         report_json_footer(report);
     flush_text(report);
     if (report->format == TALLY_REPORT_JSON) {
-        FILE *out = atomic_file_stream(&report->file);
+        FILE *out = output_file_stream(&report->file);
         report_json_metadata(report, out);
         fputs("}\n", out);
     }
-    tally_status status = atomic_file_commit(&report->file);
+    tally_status status = output_file_commit(&report->file);
     free_report(report);
     return status;
 }
@@ -194,10 +211,10 @@ bool tally_output_path_for_process(const char *pattern, char *out, size_t size)
 
 bool tally_output_same_file(const char *a, const char *b)
 {
-    return a && b && atomic_file_same_destination(a, b);
+    return a && b && output_file_same_destination(a, b);
 }
 
 const char *tally_output_strerror(int error)
 {
-    return atomic_file_strerror(error);
+    return output_file_strerror(error);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "atomic_file.h"
+#include "output_file.h"
 #include "perfetto_writer.h"
 #include "report_text.h"
 #include "tally/report.h"
@@ -25,7 +25,7 @@ struct json_stack {
 };
 
 struct tally_trace {
-    struct atomic_file file;
+    struct output_file file;
     perfetto_writer *perfetto; /* NULL: JSON */
     struct json_stack *stacks;
     uint32_t stack_count;
@@ -42,7 +42,7 @@ tally_trace_format tally_trace_format_for_path(const char *path)
 
 static FILE *stream(tally_trace *trace)
 {
-    return atomic_file_stream(&trace->file);
+    return output_file_stream(&trace->file);
 }
 
 /* Every event after the first (process_name, written at open) follows a comma. */
@@ -118,7 +118,7 @@ static void put_name_args_and_end(tally_trace *trace, const char *name)
 
 static tally_status status_of(tally_trace *trace)
 {
-    return atomic_file_failed(&trace->file) ? TALLY_ERROR_IO : TALLY_OK;
+    return output_file_failed(&trace->file) ? TALLY_ERROR_IO : TALLY_OK;
 }
 
 tally_status tally_trace_open(const char *path, const char *process_name, tally_trace **out)
@@ -130,14 +130,18 @@ tally_status tally_trace_open(const char *path, const char *process_name, tally_
     tally_trace *trace = calloc(1, sizeof *trace);
     if (!trace)
         return TALLY_ERROR_OUT_OF_MEMORY;
-    tally_status status = atomic_file_open(&trace->file, path);
+    /* A Perfetto trace is valid up to its last whole packet, so it is
+     * written live; JSON parses only whole. */
+    bool perfetto = tally_trace_format_for_path(path) == TALLY_TRACE_PERFETTO;
+    tally_status status =
+        output_file_open(&trace->file, path, perfetto ? OUTPUT_FILE_LIVE : OUTPUT_FILE_WHOLE);
     if (status != TALLY_OK) {
         free(trace);
         return status;
     }
-    if (tally_trace_format_for_path(path) == TALLY_TRACE_PERFETTO) {
+    if (perfetto) {
         if (!(trace->perfetto = perfetto_open(stream(trace), process_name))) {
-            atomic_file_abort(&trace->file);
+            output_file_abort(&trace->file);
             free(trace);
             return TALLY_ERROR_OUT_OF_MEMORY;
         }
@@ -148,8 +152,8 @@ tally_status tally_trace_open(const char *path, const char *process_name, tally_
           "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\"",
           stream(trace));
     put_name_args_and_end(trace, process_name);
-    if (atomic_file_failed(&trace->file)) {
-        atomic_file_abort(&trace->file);
+    if (output_file_failed(&trace->file)) {
+        output_file_abort(&trace->file);
         free(trace);
         return TALLY_ERROR_IO;
     }
@@ -274,6 +278,13 @@ tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *nam
                              arg_count);
 }
 
+tally_status tally_trace_flush(tally_trace *trace)
+{
+    if (!trace)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    return output_file_flush(&trace->file);
+}
+
 tally_status tally_trace_close(tally_trace *trace)
 {
     if (!trace)
@@ -283,7 +294,7 @@ tally_status tally_trace_close(tally_trace *trace)
         encoded = perfetto_close(trace->perfetto);
     else
         fputs("\n]}\n", stream(trace));
-    tally_status status = atomic_file_commit(&trace->file);
+    tally_status status = output_file_commit(&trace->file);
     free(trace->stacks);
     free(trace);
     return status == TALLY_OK && !encoded ? TALLY_ERROR_IO : status;

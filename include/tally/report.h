@@ -49,6 +49,12 @@ TALLY_API tally_status tally_report_open(const char *path, tally_report_format f
  * failed (errno said why then): the report can no longer be committed. */
 TALLY_API tally_status tally_report_write(tally_report *report, const tally_command_record *record,
                                           const tally_value *values);
+/* A CSV report is written in place as it goes (a JSON report, which parses
+ * only whole, at close): flushing makes every row written so far reach the
+ * file, so that a reader following it, or the file a killed program leaves,
+ * ends with the last row written. TALLY_ERROR_IO once a write has failed. */
+TALLY_API tally_status tally_report_flush(tally_report *report);
+
 /* What made a report: the run's metadata, for readers that must know which
  * backend, device and driver made the numbers and which of them are exact. */
 typedef struct tally_report_driver {
@@ -86,8 +92,10 @@ TALLY_API tally_status tally_report_describe(tally_report *report,
  * replaced by ".meta.csv". False if it does not fit size bytes. */
 TALLY_API bool tally_report_metadata_path(const char *path, char *out, size_t size);
 
-/* Finishes and renames the file; an error means it was not written (and the
- * temporary file is removed). Frees the writer either way. */
+/* Finishes the file: a CSV report is complete in place, a JSON report gets
+ * its name. An error means it was not written whole (a JSON report's
+ * temporary file is removed; a CSV report keeps the rows that reached it).
+ * Frees the writer either way. */
 TALLY_API tally_status tally_report_close(tally_report *report);
 
 /* An output path of this process: "%p" in pattern replaced by its process
@@ -157,6 +165,10 @@ TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, c
 /* A value of a counter track ("C"), holding until the next value. */
 TALLY_API tally_status tally_trace_counter(tally_trace *trace, const char *name,
                                            uint64_t timestamp_ns, double value);
+/* A Perfetto trace is written in place as it goes (a JSON trace, which
+ * parses only whole, at close): flushing makes every packet so far reach
+ * the file. */
+TALLY_API tally_status tally_trace_flush(tally_trace *trace);
 TALLY_API tally_status tally_trace_close(tally_trace *trace);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
-/* Owns writing a file whole or not at all: where the bytes go, the bounded
- * buffer, and how the file gets its name. */
-#include "atomic_file.h"
+/* Owns writing tally's output files, whole or live: where the bytes go, the
+ * bounded buffer, and how the file gets its name. */
+#include "output_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +23,11 @@ enum {
  * destination's name does, however long that is. */
 static const char temp_template[] = "tally-XXXXXXXXXX.tmp";
 enum { TEMP_RANDOM_AT = 6, TEMP_RANDOM_LENGTH = 10 };
-_Static_assert(sizeof temp_template == ATOMIC_FILE_TEMP_NAME_SIZE, "the field holds the name");
+_Static_assert(sizeof temp_template == OUTPUT_FILE_TEMP_NAME_SIZE, "the field holds the name");
 static const char name_alphabet[] =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-const char *atomic_file_strerror(int error)
+const char *output_file_strerror(int error)
 {
     switch (error) {
     case EINVAL: return "not a regular file, character device or FIFO";
@@ -71,7 +71,7 @@ static bool directory_of(const char *path, char *dir)
     return true;
 }
 
-bool atomic_file_same_destination(const char *a, const char *b)
+bool output_file_same_destination(const char *a, const char *b)
 {
     if (!a || !b)
         return false;
@@ -115,11 +115,11 @@ static ssize_t write_without_sigpipe(int fd, const char *data, size_t size)
 }
 
 /* All of data at the file's offset, or a recorded error. */
-static void write_all(struct atomic_file *f, const char *data, size_t size)
+static void write_all(struct output_file *f, const char *data, size_t size)
 {
     size_t done = 0;
     while (done < size && !f->error) {
-        ssize_t n = f->mode == ATOMIC_FILE_DIRECT
+        ssize_t n = f->mode == OUTPUT_FILE_DIRECT
                         ? write_without_sigpipe(f->fd, data + done, size - done)
                         : write(f->fd, data + done, size - done);
         if (n > 0)
@@ -132,14 +132,14 @@ static void write_all(struct atomic_file *f, const char *data, size_t size)
 /* The stream's write function: everything or a recorded error. */
 static ssize_t cookie_write(void *cookie, const char *data, size_t size)
 {
-    struct atomic_file *f = cookie;
+    struct output_file *f = cookie;
     write_all(f, data, size);
     return f->error ? 0 : (ssize_t)size;
 }
 
 static int cookie_close(void *cookie)
 {
-    struct atomic_file *f = cookie;
+    struct output_file *f = cookie;
     int r = close(f->fd);
     f->fd = -1;
     if (r != 0 && errno != EINTR && !f->error)
@@ -148,7 +148,7 @@ static int cookie_close(void *cookie)
 }
 
 /* The stream over f->fd; on failure f->fd stays open for the caller. */
-static tally_status attach_stream(struct atomic_file *f)
+static tally_status attach_stream(struct output_file *f)
 {
     f->stream =
         fopencookie(f, "w", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
@@ -170,21 +170,19 @@ static tally_status io_error(void)
     return errno == ENOMEM ? TALLY_ERROR_OUT_OF_MEMORY : TALLY_ERROR_IO;
 }
 
-/* The device or FIFO that the lookup found (found: an O_PATH descriptor of
- * it, checked: what fstat said of it), opened for writing: through /proc,
- * which reopens that very object whatever its name points at by now, or,
- * where /proc is not mounted, by its name again, kept only if that is still
- * the object checked. O_NONBLOCK makes opening a FIFO that no process reads
- * fail (ENXIO) instead of waiting for a reader forever; writes then block
- * as usual. */
-static tally_status open_direct(struct atomic_file *f, int found, const struct stat *checked)
+/* The object that the lookup found (found: an O_PATH descriptor of it,
+ * checked: what fstat said of it), opened with `flags` into f->fd: through
+ * /proc, which reopens that very object whatever its name points at by now,
+ * or, where /proc is not mounted, by its name again, kept only if that is
+ * still the object checked. */
+static tally_status reopen_checked(struct output_file *f, int found, const struct stat *checked,
+                                   int flags)
 {
-    enum { WRITING = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC };
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", found);
-    f->fd = open(proc, WRITING);
+    f->fd = open(proc, flags);
     if (f->fd < 0 && errno == ENOENT && access("/proc/self/fd", X_OK) != 0) {
-        f->fd = openat(f->directory, f->name, WRITING);
+        f->fd = openat(f->directory, f->name, flags);
         struct stat opened;
         if (f->fd >= 0 && (fstat(f->fd, &opened) != 0 || opened.st_dev != checked->st_dev ||
                            opened.st_ino != checked->st_ino)) {
@@ -193,26 +191,67 @@ static tally_status open_direct(struct atomic_file *f, int found, const struct s
             errno = ESTALE;
         }
     }
-    if (f->fd < 0)
+    return f->fd < 0 ? io_error() : TALLY_OK;
+}
+
+/* The device or FIFO that the lookup found, opened for writing. O_NONBLOCK
+ * makes opening a FIFO that no process reads fail (ENXIO) instead of
+ * waiting for a reader forever; writes then block as usual. */
+static tally_status open_direct(struct output_file *f, int found, const struct stat *checked)
+{
+    if (reopen_checked(f, found, checked, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) != TALLY_OK)
         return io_error();
     int flags = fcntl(f->fd, F_GETFL);
     if (flags < 0 || fcntl(f->fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
         return TALLY_ERROR_IO;
-    f->mode = ATOMIC_FILE_DIRECT;
+    f->mode = OUTPUT_FILE_DIRECT;
     close(f->directory); /* only a file to be named needs it */
     f->directory = -1;
+    return TALLY_OK;
+}
+
+/* The regular file that the lookup found, emptied and written in place: its
+ * inode, and so its owner and permission bits, stay. */
+static tally_status open_in_place(struct output_file *f, int found, const struct stat *checked)
+{
+    if (reopen_checked(f, found, checked, O_WRONLY | O_NOCTTY | O_CLOEXEC) != TALLY_OK)
+        return io_error();
+    if (ftruncate(f->fd, 0) != 0)
+        return TALLY_ERROR_IO;
+    f->mode = OUTPUT_FILE_IN_PLACE;
+    return TALLY_OK;
+}
+
+/* A new file at the destination's name, with the usual 0666 & ~umask
+ * permissions. Exclusive, so a link put there since the lookup is never
+ * followed: the open fails instead (EEXIST). */
+static tally_status create_in_place(struct output_file *f)
+{
+    enum { CREATING = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC };
+    f->fd = openat(f->directory, f->name, CREATING, 0666);
+    /* A dangling symlink the user named is replaced by the file, as a whole
+     * file would replace it, rather than followed into another directory. */
+    struct stat link;
+    if (f->fd < 0 && errno == EEXIST &&
+        fstatat(f->directory, f->name, &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode) &&
+        unlinkat(f->directory, f->name, 0) == 0)
+        f->fd = openat(f->directory, f->name, CREATING, 0666);
+    if (f->fd < 0)
+        return io_error();
+    f->mode = OUTPUT_FILE_IN_PLACE;
+    f->created = true;
     return TALLY_OK;
 }
 
 /* A new file in the destination's directory, with the usual 0666 & ~umask
  * permissions: unnamed (O_TMPFILE) if the file system has them and /proc
  * can name it for linkat later, else under a temporary name. */
-static tally_status open_temporary(struct atomic_file *f)
+static tally_status open_temporary(struct output_file *f)
 {
     if (access("/proc/self/fd", X_OK) == 0) {
         f->fd = openat(f->directory, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
         if (f->fd >= 0) {
-            f->mode = ATOMIC_FILE_UNNAMED;
+            f->mode = OUTPUT_FILE_UNNAMED;
             return TALLY_OK;
         }
         if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
@@ -223,7 +262,7 @@ static tally_status open_temporary(struct atomic_file *f)
         f->fd = openat(f->directory, f->temp_name,
                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (f->fd >= 0) {
-            f->mode = ATOMIC_FILE_NAMED;
+            f->mode = OUTPUT_FILE_NAMED;
             return TALLY_OK;
         }
         if (errno != EEXIST)
@@ -237,7 +276,7 @@ static tally_status open_temporary(struct atomic_file *f)
  * user may give a group of its own), as a shell redirection into it would
  * keep them: a private report stays private. Done before anything is
  * written. */
-static tally_status keep_owner_and_mode(struct atomic_file *f, const struct stat *old)
+static tally_status keep_owner_and_mode(struct output_file *f, const struct stat *old)
 {
     struct stat now;
     if (fstat(f->fd, &now) != 0)
@@ -255,7 +294,8 @@ static tally_status keep_owner_and_mode(struct atomic_file *f, const struct stat
 
 /* Looks the destination up once, and decides by what that found: the
  * object checked is the object written, or a new file replaces it. */
-static tally_status open_destination(struct atomic_file *f, const char *path)
+static tally_status open_destination(struct output_file *f, const char *path,
+                                     enum output_file_kind kind)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
@@ -276,16 +316,21 @@ static tally_status open_destination(struct atomic_file *f, const char *path)
     if (f->directory < 0)
         return TALLY_ERROR_IO;
     /* Follows a symlink at the name, which the user named. Nothing after
-     * this looks the name up again, but open_direct without /proc, which
+     * this looks the name up again, but reopen_checked without /proc, which
      * then checks that it opened the same object. */
     int found = openat(f->directory, f->name, O_PATH | O_CLOEXEC);
-    if (found < 0) /* ENOENT: no file, or a symlink to none */
-        return errno == ENOENT ? open_temporary(f) : io_error();
+    bool live = kind == OUTPUT_FILE_LIVE;
+    if (found < 0 && errno == ENOENT) /* no file, or a symlink to none */
+        return live ? create_in_place(f) : open_temporary(f);
+    if (found < 0)
+        return io_error();
     struct stat st;
     tally_status status = TALLY_ERROR_IO;
     if (fstat(found, &st) == 0) {
         if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
             status = open_direct(f, found, &st);
+        else if (S_ISREG(st.st_mode) && live)
+            status = open_in_place(f, found, &st);
         else if (S_ISREG(st.st_mode) && (status = open_temporary(f)) == TALLY_OK)
             status = keep_owner_and_mode(f, &st);
         else if (!S_ISREG(st.st_mode))
@@ -299,7 +344,7 @@ static tally_status open_destination(struct atomic_file *f, const char *path)
 
 /* Closes and discards what open made: the stream or its descriptor, and a
  * temporary name. The destination is untouched; errno is kept. */
-static void discard(struct atomic_file *f)
+static void discard(struct output_file *f)
 {
     int error = errno;
     if (f->stream)
@@ -308,50 +353,53 @@ static void discard(struct atomic_file *f)
         close(f->fd);
     f->stream = NULL;
     f->fd = -1;
-    if (f->mode == ATOMIC_FILE_NAMED)
+    if (f->mode == OUTPUT_FILE_NAMED)
         unlinkat(f->directory, f->temp_name, 0);
+    else if (f->created)
+        unlinkat(f->directory, f->name, 0);
     errno = error;
 }
 
 /* Frees what open allocated and closes the directory; errno is kept. */
-static void release(struct atomic_file *f)
+static void release(struct output_file *f)
 {
     int error = errno;
     if (f->directory >= 0)
         close(f->directory);
     free(f->name);
     free(f->buffer);
-    *f = (struct atomic_file){.fd = -1, .directory = -1};
+    *f = (struct output_file){.fd = -1, .directory = -1};
     errno = error;
 }
 
-tally_status atomic_file_open(struct atomic_file *f, const char *path)
+tally_status output_file_open(struct output_file *f, const char *path, enum output_file_kind kind)
 {
     if (!f)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    *f = (struct atomic_file){.fd = -1, .directory = -1};
+    *f = (struct output_file){.fd = -1, .directory = -1};
     if (!path || !*path)
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (!(f->buffer = malloc(BUFFER_SIZE))) {
         errno = ENOMEM;
         return TALLY_ERROR_OUT_OF_MEMORY;
     }
-    tally_status status = open_destination(f, path);
+    tally_status status = open_destination(f, path, kind);
     if (status == TALLY_OK)
         status = attach_stream(f);
     if (status != TALLY_OK) {
         discard(f);
         release(f);
     }
+    f->created = false; /* from here on, a live file keeps what reached it */
     return status;
 }
 
-FILE *atomic_file_stream(struct atomic_file *f)
+FILE *output_file_stream(struct output_file *f)
 {
     return f->stream;
 }
 
-bool atomic_file_failed(struct atomic_file *f)
+bool output_file_failed(struct output_file *f)
 {
     if (!ferror(f->stream) && !f->error)
         return false;
@@ -359,12 +407,21 @@ bool atomic_file_failed(struct atomic_file *f)
     return true;
 }
 
+tally_status output_file_flush(struct output_file *f)
+{
+    if (!f->stream)
+        return TALLY_ERROR_INVALID_STATE;
+    if (fflush(f->stream) != 0 || output_file_failed(f))
+        return TALLY_ERROR_IO;
+    return TALLY_OK;
+}
+
 /* --- committing ---------------------------------------------------------------- */
 
 /* Gives the unnamed file the destination's name. link cannot replace a
  * name, so over an existing file it links a temporary name and renames that
  * over the destination (a kill between the two leaves that name behind). */
-static bool link_unnamed(struct atomic_file *f)
+static bool link_unnamed(struct output_file *f)
 {
     char proc[64];
     snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
@@ -388,23 +445,24 @@ static bool link_unnamed(struct atomic_file *f)
     return false;
 }
 
-/* Flushed, and on a regular file synced, so the name never points at a
+/* Flushed, and a file to be named synced, so the name never points at a
  * file whose data is not on disk yet. */
-static bool flush_and_sync(struct atomic_file *f)
+static bool flush_and_sync(struct output_file *f)
 {
     if (fflush(f->stream) != 0 || f->error || ferror(f->stream)) {
         errno = f->error ? f->error : EIO;
         return false;
     }
-    return f->mode == ATOMIC_FILE_DIRECT || fsync(f->fd) == 0;
+    bool named_at_commit = f->mode == OUTPUT_FILE_UNNAMED || f->mode == OUTPUT_FILE_NAMED;
+    return !named_at_commit || fsync(f->fd) == 0;
 }
 
-tally_status atomic_file_commit(struct atomic_file *f)
+tally_status output_file_commit(struct output_file *f)
 {
     if (!f->stream)
         return TALLY_ERROR_INVALID_STATE;
     bool ok = flush_and_sync(f);
-    if (ok && f->mode == ATOMIC_FILE_UNNAMED)
+    if (ok && f->mode == OUTPUT_FILE_UNNAMED)
         ok = link_unnamed(f);
     int error = ok ? 0 : errno;
     bool closed = fclose(f->stream) == 0; /* closes even when already failed */
@@ -412,7 +470,7 @@ tally_status atomic_file_commit(struct atomic_file *f)
         error = f->error ? f->error : EIO;
     f->stream = NULL;
     ok = ok && closed;
-    if (ok && f->mode == ATOMIC_FILE_NAMED &&
+    if (ok && f->mode == OUTPUT_FILE_NAMED &&
         renameat(f->directory, f->temp_name, f->directory, f->name) != 0) {
         ok = false;
         error = errno;
@@ -424,7 +482,7 @@ tally_status atomic_file_commit(struct atomic_file *f)
     return ok ? TALLY_OK : TALLY_ERROR_IO;
 }
 
-void atomic_file_abort(struct atomic_file *f)
+void output_file_abort(struct output_file *f)
 {
     if (!f->stream)
         return; /* not open: it failed to open, or was committed or aborted */

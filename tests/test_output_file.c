@@ -1,5 +1,5 @@
 /*
- * Atomic files (writers/atomic_file.c), white-box, from their own source:
+ * Atomic files (writers/output_file.c), white-box, from their own source:
  * what is checked is what is written, a replaced file keeps its mode and,
  * where permitted, its owner, a name of any valid length can be replaced,
  * and nothing bypasses the stream.
@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "output_file.h"
 #include "fixture.h"
 
 /* --- the wrapped system calls ---------------------------------------------------- */
@@ -173,12 +173,12 @@ static char *read_text(const char *path)
 /* Writes text to path as an atomic file and commits it. */
 static tally_status write_atomically(const char *path, const char *text)
 {
-    struct atomic_file f;
-    tally_status status = atomic_file_open(&f, path);
+    struct output_file f;
+    tally_status status = output_file_open(&f, path, OUTPUT_FILE_WHOLE);
     if (status != TALLY_OK)
         return status;
-    fputs(text, atomic_file_stream(&f));
-    return atomic_file_commit(&f);
+    fputs(text, output_file_stream(&f));
+    return output_file_commit(&f);
 }
 
 static int entry_count(const char *dir)
@@ -230,9 +230,9 @@ static void without_proc_a_link_changed_after_the_check_is_refused(void **state)
     no_proc = true;
     swap_link = link;
     swap_target = precious;
-    struct atomic_file f;
+    struct output_file f;
     errno = 0;
-    assert_int_equal(atomic_file_open(&f, link), TALLY_ERROR_IO);
+    assert_int_equal(output_file_open(&f, link, OUTPUT_FILE_WHOLE), TALLY_ERROR_IO);
     assert_int_equal(errno, ESTALE);
     assert_null(swap_link);
     assert_string_equal(read_text(precious), "precious\n");
@@ -384,9 +384,9 @@ static void a_name_too_long_is_refused_at_open(void **state)
     char name[NAME_MAX + 2];
     memset(name, 'r', NAME_MAX + 1);
     name[NAME_MAX + 1] = '\0';
-    struct atomic_file f;
+    struct output_file f;
     errno = 0;
-    assert_int_equal(atomic_file_open(&f, path_in(fx, name)), TALLY_ERROR_IO);
+    assert_int_equal(output_file_open(&f, path_in(fx, name), OUTPUT_FILE_WHOLE), TALLY_ERROR_IO);
     assert_int_equal(errno, ENAMETOOLONG);
     assert_int_equal(entry_count(fx->dir), 0);
 }
@@ -397,12 +397,12 @@ static void a_large_file_arrives_whole(void **state)
 {
     struct fixture *fx = *state;
     const char *path = path_in(fx, "large.csv");
-    struct atomic_file f;
-    assert_int_equal(atomic_file_open(&f, path), TALLY_OK);
+    struct output_file f;
+    assert_int_equal(output_file_open(&f, path, OUTPUT_FILE_WHOLE), TALLY_OK);
     for (unsigned i = 0; i < 300000; i++) /* about 5 MB, many buffers' worth */
-        fprintf(atomic_file_stream(&f), "%u,row\n", i);
-    assert_false(atomic_file_failed(&f));
-    assert_int_equal(atomic_file_commit(&f), TALLY_OK);
+        fprintf(output_file_stream(&f), "%u,row\n", i);
+    assert_false(output_file_failed(&f));
+    assert_int_equal(output_file_commit(&f), TALLY_OK);
     FILE *in = fopen(path, "r");
     assert_non_null(in);
     unsigned expected = 0, got = 0;
