@@ -17,14 +17,12 @@
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool asked;
 static tally_device *device;
-static bool exit_handler_registered;
 
 static void end_session(void)
 {
     queues_settle_all();
     profiling_finish_all();
-    /* The shared device stops itself at exit (its handler ran first
-     * registered, so it runs after this one). */
+    /* The shared device stops right after this, its doors' hook. */
 }
 
 static void start_session(void)
@@ -42,9 +40,8 @@ static void start_session(void)
         return;
     }
     device = d;
-    /* Once per process: a forked child inherits the handler. */
-    if (!exit_handler_registered)
-        exit_handler_registered = atexit(end_session) == 0;
+    /* Once per process: a forked child asks for its device again. */
+    tally_device_on_shared_stop(end_session);
 }
 
 tally_device *session_device(void)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "thread_start.h"
 
 static void free_pending(struct tally_pending *p)
 {
@@ -211,8 +212,6 @@ static bool past_deadline(struct tally_device *d)
 static void *queue_main(void *arg)
 {
     struct tally_device *d = arg;
-    /* Named, so profilers do not charge the engine's work to the program. */
-    pthread_setname_np(pthread_self(), "tally-queue");
     pthread_mutex_lock(&d->lock);
     uint64_t due = wake_due(d, UINT64_MAX);
     for (;;) {
@@ -250,7 +249,8 @@ static void *queue_main(void *arg)
 
 tally_status tally_queue_start(struct tally_device *d)
 {
-    if (pthread_create(&d->thread, NULL, queue_main, d) != 0)
+    /* Named, so profilers do not charge the engine's work to the program. */
+    if (tally_thread_start(&d->thread, "tally-queue", queue_main, d) != 0)
         return TALLY_ERROR_OUT_OF_MEMORY;
     d->thread_started = true;
     return TALLY_OK;

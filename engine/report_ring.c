@@ -1,5 +1,6 @@
 /* Owns the hand-off of report rows to the writer thread (see report_ring.h). */
 #include "report_ring.h"
+#include "thread_start.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -82,7 +83,6 @@ static void sink_block(report_ring *ring, const struct block *b)
 static void *writer_main(void *arg)
 {
     report_ring *ring = arg;
-    pthread_setname_np(pthread_self(), "tally-report");
     pthread_mutex_lock(&ring->lock);
     for (;;) {
         while (!ring->full_head && !ring->stopping)
@@ -134,7 +134,7 @@ tally_status report_ring_open(uint32_t value_count, const report_ring_sink *sink
     ring->blocks = l.blocks ? l.blocks : DEFAULT_BLOCKS;
     ring->latency_ns = l.latency_ns ? l.latency_ns : DEFAULT_LATENCY_NS;
     ring->sink = *sink;
-    if (pthread_create(&ring->thread, NULL, writer_main, ring) != 0) {
+    if (tally_thread_start(&ring->thread, "tally-report", writer_main, ring) != 0) {
         pthread_cond_destroy(&ring->free_ready);
         pthread_cond_destroy(&ring->full_ready);
         pthread_mutex_destroy(&ring->lock);

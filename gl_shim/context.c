@@ -18,7 +18,6 @@ _Thread_local tally_gl_context *tally_gl_current_context;
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool device_asked;
 static tally_device *shared_device;
-static bool exit_handler_registered;
 _Atomic _Bool tally_gl_device_measures;
 
 /* Set when the process exits: the engine stops the shared device in its
@@ -30,8 +29,9 @@ _Atomic _Bool tally_gl_device_measures;
 static _Atomic(bool) exiting;
 
 /* Work the exiting thread recorded after its last submission point still
- * executes. Registered after the engine's own exit handler, so it runs
- * before the device finishes its reports. */
+ * executes: run as the shared device stops at the program's end, before it
+ * finishes its reports (on tally's own thread for a signal, where no
+ * context is current: what was not flushed is not counted). */
 static void submit(tally_gl_context *ctx, const char *api_name, uint32_t flags, bool wait,
                    bool force);
 
@@ -59,9 +59,8 @@ static void open_device(void)
     tally_device_get_info(shared_device, &info);
     atomic_store_explicit(&tally_gl_device_measures, (info.measures & TALLY_GL_QUERY_MEASURES) != 0,
                           memory_order_relaxed);
-    /* Once per process: a forked child inherits the handler. */
-    if (!exit_handler_registered)
-        exit_handler_registered = atexit(submit_at_exit) == 0;
+    /* Once per process: a forked child asks for its device again. */
+    tally_device_on_shared_stop(submit_at_exit);
 }
 
 tally_device *tally_gl_device(void)

@@ -18,6 +18,7 @@
 
 #include "output_file.h"
 #include "session.h"
+#include "thread_start.h"
 #include "tally/metrics_discovery.h"
 #include "report_text.h"
 
@@ -310,7 +311,7 @@ struct env_sampling *env_sampling_start(tally_device *device)
         destroy(s);
         return NULL;
     }
-    s->thread_started = pthread_create(&s->thread, NULL, read_loop, s) == 0;
+    s->thread_started = tally_thread_start(&s->thread, "tally-samples", read_loop, s) == 0;
     if (!s->thread_started)
         tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: no reader thread; samples are read at exit");
     return s;

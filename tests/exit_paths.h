@@ -21,6 +21,15 @@
 
 enum { EXIT_PATHS_CHILD_SECONDS = 20 };
 
+/* For the ending-signal tests (check_ending_signals.py): the program says
+ * on standard output each round of work it finished (one draw each), then
+ * goes on until a signal ends it; no round takes over a minute. */
+static inline void exit_paths_say_round(unsigned round)
+{
+    printf("round %u\n", round);
+    fflush(stdout);
+}
+
 static inline void exit_paths_sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};

@@ -217,7 +217,9 @@ static int prepare_environment(const struct run_options *o, const char *prefix)
     return preload_shims(o, prefix);
 }
 
-static int run_program(char **argv)
+/* The program's exit status, or 128 + the signal that ended it (in
+ * *killed_by; 0 when it exited), as a shell says it. */
+static int run_program(char **argv, int *killed_by)
 {
     /* As system(3) does: an interrupt at the terminal is the program's to
      * handle; tally waits for it either way. */
@@ -242,10 +244,13 @@ static int run_program(char **argv)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    *killed_by = 0;
     if (status < 0)
         return 127;
-    if (WIFSIGNALED(status))
+    if (WIFSIGNALED(status)) {
+        *killed_by = WTERMSIG(status);
         return 128 + WTERMSIG(status);
+    }
     return WEXITSTATUS(status);
 }
 
@@ -389,8 +394,18 @@ int tally_cli_run(int argc, char **argv)
             return 2;
         }
     }
-    int status = run_program(argv + optind);
+    int killed_by = 0;
+    int status = run_program(argv + optind, &killed_by);
+    if (killed_by && !o.quiet)
+        fprintf(stderr, "tally run: %s was ended by SIG%s\n", argv[optind],
+                sigabbrev_np(killed_by) ? sigabbrev_np(killed_by) : "?");
     for (int i = 0; i < 3; i++)
-        run_output_finish(&outputs[i], i == 0, o.quiet);
+        run_output_finish(&outputs[i], i == 0, o.quiet, killed_by);
+    /* Ended by an interrupt, tally run ends by it too, so that a script
+     * running it stops as it would for the program itself. */
+    if (killed_by == SIGINT) {
+        signal(killed_by, SIG_DFL);
+        raise(killed_by);
+    }
     return status;
 }

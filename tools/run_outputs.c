@@ -155,7 +155,27 @@ static void say_file(const struct run_output *o, const char *path, bool report)
         fprintf(stderr, "tally run: %s: %s\n", o->what, path);
 }
 
-void run_output_finish(const struct run_output *o, bool report, bool quiet)
+/* Why no file is there: a kill that no handler sees (SIGKILL) or a whole
+ * file (JSON) that was never finished, else the program never asked. */
+static void say_missing(const struct run_output *o, int killed_by)
+{
+    if (killed_by)
+        fprintf(stderr,
+                "tally run: no %s was written to %s: the program was killed by SIG%s before it "
+                "had one%s\n",
+                o->what, o->asked, sigabbrev_np(killed_by) ? sigabbrev_np(killed_by) : "?",
+                tally_report_format_for_path(o->asked) == TALLY_REPORT_JSON
+                    ? " (a JSON file is written only whole: a CSV report or a Perfetto trace "
+                      "keeps what was written before a kill)"
+                    : "");
+    else
+        fprintf(stderr,
+                "tally run: no %s was written to %s (the program used no front door, or a "
+                "message above says why)\n",
+                o->what, o->asked);
+}
+
+void run_output_finish(const struct run_output *o, bool report, bool quiet, int killed_by)
 {
     enum { MOST = 256 };
     if (!o->asked || !strstr(o->pattern, "%p")) {
@@ -170,10 +190,7 @@ void run_output_finish(const struct run_output *o, bool report, bool quiet)
     if (quiet)
         return;
     if (count == 0)
-        fprintf(stderr,
-                "tally run: no %s was written to %s (the program used no front door, or a "
-                "message above says why)\n",
-                o->what, o->asked);
+        say_missing(o, killed_by);
     if (count > 1)
         fprintf(stderr, "tally run: %d processes wrote a %s each:\n", count, o->what);
     for (int i = 0; i < count; i++)

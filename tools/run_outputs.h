@@ -17,7 +17,9 @@ struct run_output {
 /* Before the run: sets var for the processes to a path of their own. */
 bool run_output_prepare(struct run_output *o, const char *var, const char *what, const char *path);
 /* After the run: a run of one process gets the asked name; each file is
- * said with its rows (report: a report's), unless quiet. */
-void run_output_finish(const struct run_output *o, bool report, bool quiet);
+ * said with its rows (report: a report's), unless quiet. killed_by: the
+ * signal that ended the program (0: it exited), which explains a missing
+ * file. */
+void run_output_finish(const struct run_output *o, bool report, bool quiet, int killed_by);
 
 #endif

@@ -385,6 +385,15 @@ void perfetto_counter(perfetto_writer *w, const char *name, uint64_t ns, double 
     track_event(w, TYPE_COUNTER, COUNTER_UUID_OF(index), NULL, ns, NULL, 0, value);
 }
 
+bool perfetto_flush(perfetto_writer *w)
+{
+    struct bytes *out = &w->buffer;
+    if (out->length && fwrite(out->data, 1, out->length, w->out) != out->length)
+        w->failed = true;
+    out->length = 0;
+    return !w->failed;
+}
+
 bool perfetto_close(perfetto_writer *w)
 {
     struct bytes *out = &w->buffer;

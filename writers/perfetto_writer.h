@@ -25,6 +25,8 @@ void perfetto_end(perfetto_writer *w, uint32_t track, uint64_t ns);
 void perfetto_instant(perfetto_writer *w, uint32_t track, const char *name, uint64_t ns,
                       const tally_trace_arg *args, uint32_t arg_count);
 void perfetto_counter(perfetto_writer *w, const char *name, uint64_t ns, double value);
+/* The packets encoded so far, to the stream (whole packets only). */
+bool perfetto_flush(perfetto_writer *w);
 /* Writes what is buffered and frees the writer; false if out of memory lost events. */
 bool perfetto_close(perfetto_writer *w);
 

@@ -282,6 +282,8 @@ tally_status tally_trace_flush(tally_trace *trace)
 {
     if (!trace)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->perfetto && !perfetto_flush(trace->perfetto))
+        return TALLY_ERROR_IO;
     return output_file_flush(&trace->file);
 }
 

@@ -103,11 +103,15 @@ TALLY_API uint64_t tally_device_wait_deadline_ns(const tally_device *device);
 
 /*
  * The process-wide device of the front doors, opened from the environment on
- * first use and counted by reference. Its reports are finished when the last
- * reference is released or, failing that, when the process exits: then it
- * stops (tally_device_stop, waits on the GPU limited to a second) and is
- * freed only if no reference is left. A forked child does not share its
- * parent's: the first front door that asks there opens its own.
+ * first use, and counted by reference. Its reports are finished when the last
+ * reference is released or, failing that, when the process ends: at exit,
+ * or when SIGINT, SIGTERM or SIGHUP ends it (a signal the program leaves at
+ * its default action is taken, the files are finished on a thread of
+ * tally's, and the signal then ends the program), or at _exit where a
+ * preload shim sees it. Then it stops (tally_device_stop, waits on the GPU
+ * limited to a second) and is freed only if no reference is left. A forked
+ * child does not share its parent's: the first front door that asks there
+ * opens its own.
  */
 TALLY_API tally_status tally_device_acquire_shared(tally_device **out);
 TALLY_API void tally_device_release_shared(tally_device *device);
@@ -115,6 +119,16 @@ TALLY_API void tally_device_release_shared(tally_device *device);
  * as tally_device_options.measurable; later callers share it as it is. */
 TALLY_API tally_status tally_device_acquire_shared_measuring(uint32_t measurable,
                                                              tally_device **out);
+/* For a front door that holds work of its own (recorded, not yet
+ * submitted): hook runs once when the process ends, before the shared device
+ * stops, on the thread that ends it (the exiting one, or tally's own for a
+ * signal). At most 8; false when full. A forked child forgets its parent's
+ * hooks. */
+TALLY_API bool tally_device_on_shared_stop(void (*hook)(void));
+/* Finishes the shared device now, as exit would: for a program about to
+ * end without exit handlers (_exit). Does nothing in a process that did not
+ * open it (a vfork child). */
+TALLY_API void tally_device_exit_shared(void);
 
 typedef struct tally_device_info {
     const char *backend;

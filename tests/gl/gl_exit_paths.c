@@ -7,6 +7,10 @@
  *            exits normally.
  *   threads  a second thread draws and flushes on its own context in a
  *            loop while the main thread calls exit(0).
+ *   until-killed  draws and finishes, round after round, saying each round
+ *            (exit_paths_say_round), until a signal ends it.
+ *   _exit    draws and finishes 25 rounds, then calls _exit(0): no exit
+ *            handler runs, but the preloaded shim sees the call.
  *
  * Exits 0 when the program's own part went as planned.
  */
@@ -75,10 +79,23 @@ static int threads_mode(void)
     exit(0);
 }
 
+static int rounds_mode(unsigned rounds)
+{
+    if (make_current_context() == EGL_NO_CONTEXT)
+        return 1;
+    for (unsigned round = 1; round <= rounds; round++) {
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glFinish();
+        exit_paths_say_round(round);
+        exit_paths_sleep_ms(2);
+    }
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: gl_exit_paths fork|threads\n");
+        fprintf(stderr, "usage: gl_exit_paths fork|threads|until-killed|_exit\n");
         return 2;
     }
     /* Before tally's exit handlers, so it runs after them. */
@@ -94,5 +111,9 @@ int main(int argc, char **argv)
         return fork_mode();
     if (strcmp(argv[1], "threads") == 0)
         return threads_mode();
+    if (strcmp(argv[1], "until-killed") == 0)
+        return rounds_mode(UINT32_MAX);
+    if (strcmp(argv[1], "_exit") == 0)
+        return rounds_mode(25);
     return 2;
 }

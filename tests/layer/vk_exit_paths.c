@@ -9,6 +9,8 @@
  *             thread calls exit(0).
  *   in-flight submits a draw behind an event the host never sets, so the
  *             GPU never finishes it, and returns from main without waiting.
+ *   until-killed  draws and waits, round after round, saying each round
+ *             (exit_paths_say_round), until a signal ends it.
  *
  * Exits 0 when the program's own part went as planned.
  */
@@ -83,10 +85,21 @@ static int in_flight_mode(void)
     return draw_and_wait() && submit(recorded_draw(never_set)) ? 0 : 1;
 }
 
+static int until_killed_mode(void)
+{
+    VkCommandBuffer cb = recorded_draw(VK_NULL_HANDLE);
+    for (unsigned round = 1;; round++) {
+        if (!submit(cb) || vkQueueWaitIdle(vk.queue) != VK_SUCCESS)
+            return 1;
+        exit_paths_say_round(round);
+        exit_paths_sleep_ms(2);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: vk_exit_paths fork|threads|in-flight\n");
+        fprintf(stderr, "usage: vk_exit_paths fork|threads|in-flight|until-killed\n");
         return 2;
     }
     /* Before tally's exit handlers, so it runs after them. */
@@ -103,5 +116,7 @@ int main(int argc, char **argv)
         return threads_mode();
     if (strcmp(argv[1], "in-flight") == 0)
         return in_flight_mode();
+    if (strcmp(argv[1], "until-killed") == 0)
+        return until_killed_mode();
     return 2;
 }
