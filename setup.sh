@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 # clients their tests run: Vulkan on lavapipe, GL/GLES/EGL on llvmpipe (Xvfb or
 # surfaceless EGL), OpenCL on PoCL.
 packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
-          libjson-c-dev locales
+          libjson-c-dev libxxhash-dev locales
           libvulkan-dev vulkan-tools mesa-vulkan-drivers vulkan-validationlayers
           glslang-tools glslang-dev spirv-tools spirv-headers gfxreconstruct
           libegl-dev libgles-dev libgl-dev libx11-dev libegl-mesa0 libgl1-mesa-dri mesa-utils

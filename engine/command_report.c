@@ -294,6 +294,12 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .submission = e->submission,
         .stream = stream_id,
         .label = label_path(rows, ctx),
+        .tid = e->submitting_thread,
+        .pipeline = e->program_id,
+        .pipeline_name = e->bound ? tally_program_report_name(e->bound) : "",
+        .shader_hash = e->program ? e->program->shader_hash : 0,
+        .target_width = command->type == TALLY_CMD_DRAW ? e->render.width : 0,
+        .target_height = command->type == TALLY_CMD_DRAW ? e->render.height : 0,
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };

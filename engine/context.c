@@ -1,6 +1,7 @@
 /* Contexts (API clients of a device) and programs (static shader profiles). */
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "engine.h"
 
@@ -84,8 +85,42 @@ tally_status tally_program_create(tally_device *device, const tally_program_desc
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
     memcpy(p->desc.stages, desc->stages, sizeof(p->desc.stages));
+    p->desc.shader_hash = desc->shader_hash;
     *out = p;
     return TALLY_OK;
+}
+
+/* Labels are set rarely (once per object, by a debug tool or at load):
+ * one lock for all programs' retired ones. */
+static pthread_mutex_t labels_lock = PTHREAD_MUTEX_INITIALIZER;
+
+tally_status tally_program_set_label(tally_program *program, const char *label)
+{
+    if (!program)
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    struct tally_program_label *named = NULL;
+    if (label && *label) {
+        size_t size = strlen(label) + 1;
+        if (!(named = malloc(sizeof *named + size)))
+            return TALLY_ERROR_OUT_OF_MEMORY;
+        named->retired = NULL;
+        memcpy(named->text, label, size);
+    }
+    /* The label it replaces stays readable (the queue thread may be
+     * copying it) until the program is freed. */
+    pthread_mutex_lock(&labels_lock);
+    struct tally_program_label *replaced = atomic_exchange(&program->label, named);
+    if (replaced) {
+        replaced->retired = program->retired_labels;
+        program->retired_labels = replaced;
+    }
+    pthread_mutex_unlock(&labels_lock);
+    return TALLY_OK;
+}
+
+uint64_t tally_hash_bytes(const void *bytes, size_t size, uint64_t seed)
+{
+    return bytes || !size ? XXH3_64bits_withSeed(bytes, size, seed) : seed;
 }
 
 tally_status tally_program_create_pending(tally_device *device, const char *name,
@@ -112,6 +147,7 @@ tally_status tally_program_complete(tally_program *program, const tally_program_
     bool pending = !atomic_load_explicit(&program->ready, memory_order_relaxed);
     if (pending) {
         memcpy(program->desc.stages, desc->stages, sizeof(program->desc.stages));
+        program->desc.shader_hash = desc->shader_hash;
         atomic_store_explicit(&program->ready, true, memory_order_release);
         pthread_cond_broadcast(&completed);
     }
@@ -139,6 +175,11 @@ void tally_program_release(tally_program *program)
 {
     if (!program || atomic_fetch_sub_explicit(&program->refs, 1, memory_order_acq_rel) != 1)
         return;
+    free(atomic_load(&program->label));
+    for (struct tally_program_label *l = program->retired_labels, *next; l; l = next) {
+        next = l->retired;
+        free(l);
+    }
     free(program->name);
     free(program);
 }

@@ -162,7 +162,24 @@ struct tally_program {
     uint64_t id;       /* the process's count of programs made: never reused */
     tally_program_desc desc;
     char *name;
+    /* tally_program_set_label's latest (NULL: none): read by the queue
+     * thread per row, so labels it replaced are kept, on retired_labels
+     * (under context.c's lock), until the program is freed. */
+    _Atomic(struct tally_program_label *) label;
+    struct tally_program_label *retired_labels;
 };
+
+struct tally_program_label {
+    struct tally_program_label *retired; /* the one retired before it */
+    char text[];
+};
+
+/* The name a report gives it now; valid while the program is. */
+static inline const char *tally_program_report_name(struct tally_program *program)
+{
+    struct tally_program_label *label = atomic_load_explicit(&program->label, memory_order_acquire);
+    return label ? label->text : program->name ? program->name : "";
+}
 
 /* --- submissions and the queue ----------------------------------------------- */
 
@@ -181,6 +198,7 @@ struct tally_pending {
     uint64_t start_gpu_ns;  /* realtime mode: no earlier than this (issued_ns, or the call) */
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
+    uint32_t tid;   /* the thread that submitted it */
     const char *api_name;
     tally_indirect_reader indirect_reader;       /* all NULL: none */
     tally_measurement_reader measurement_reader; /* all NULL: none */
@@ -219,8 +237,10 @@ struct tally_executor {
     uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
     const tally_program_desc *program;
-    uint64_t program_id;     /* tally_exec_state.program_id */
-    uint64_t next_sample_ns; /* earliest interval boundary of any sampler */
+    uint64_t program_id;         /* tally_exec_state.program_id */
+    struct tally_program *bound; /* whose program and program_id they are; NULL: none */
+    uint32_t submitting_thread;  /* the submission's tid */
+    uint64_t next_sample_ns;     /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way
      * counts at once, through open_scopes), and accumulated only while a
@@ -352,6 +372,8 @@ struct tally_sampler {
 /* --- functions shared between engine files ------------------------------------------ */
 
 TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
+/* The calling thread's Linux thread id (gettid). */
+TALLY_HIDDEN uint32_t tally_thread_id(void);
 /* Condition variables on CLOCK_MONOTONIC. A deadline is timeout_ns from now,
  * kept in *storage, or NULL (no deadline) for UINT64_MAX. tally_cond_wait
  * returns false once the deadline has passed. */

@@ -372,6 +372,7 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_BIND_PROGRAM:
         d->exec.program = c->u.program ? tally_program_desc_when_ready(c->u.program) : NULL;
         d->exec.program_id = c->u.program ? c->u.program->id : 0;
+        d->exec.bound = c->u.program;
         break;
     case TALLY_CMD_RENDER_STATE: d->exec.render = c->u.render; break;
     case TALLY_CMD_MARKER_BEGIN:
@@ -407,15 +408,18 @@ static void run_recording(struct tally_device *d, struct tally_recording *rec, u
     tally_render_state render = e->render;
     const tally_program_desc *program = e->program;
     uint64_t program_id = e->program_id;
+    struct tally_program *bound = e->bound;
     e->render = default_render;
     e->program = NULL;
     e->program_id = 0;
+    e->bound = NULL;
     const struct tally_chunk *chunk = rec->first;
     for (uint32_t i = 0; i < count; i++)
         run_command(d, tally_recording_at(&chunk, i), rec, ctx, stream_id, depth);
     e->render = render;
     e->program = program;
     e->program_id = program_id;
+    e->bound = bound;
 }
 
 /* The driver's side of a submission, at the CPU time of the API call that
@@ -443,6 +447,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
         tally_executor_idle_until(d, p->start_gpu_ns);
     tally_listening_begin_submission(d);
     e->submission = p->seqno;
+    e->submitting_thread = p->tid;
     e->pass_index = p->pass_index;
     e->submission_commands = 0;
     for (uint32_t i = 0; i < p->stream_count; i++)

@@ -40,6 +40,7 @@ static struct tally_pending *build_pending(const tally_submission *sub)
     if (!p)
         return NULL;
     p->pass_index = sub->pass_index;
+    p->tid = tally_thread_id();
     p->api_name = sub->api_name ? sub->api_name : "submit";
     p->flags = sub->flags;
     if (sub->indirect_reader)

@@ -10,13 +10,14 @@ enum { DEFAULT_BLOCKS = 8, DEFAULT_BLOCK_BYTES = 256 * 1024, MIN_BLOCK_BYTES = 4
 #define DEFAULT_LATENCY_NS (250ull * 1000 * 1000)
 
 /* A row as a block holds it: the record's fields, the values, then the
- * record's context_api and label, each with its NUL. */
+ * record's context_api, label and pipeline_name, each with its NUL. */
 struct row {
     uint64_t sequence, frame, submission, stream, begin_ns, end_ns;
+    uint64_t pipeline, shader_hash;
     const char *kind, *api_name;
-    uint32_t context;
+    uint32_t context, tid, target_width, target_height;
     uint32_t bytes;          /* the whole row, a multiple of 8 */
-    uint32_t context_api_at; /* from the row's start; the label follows its NUL */
+    uint32_t context_api_at; /* from the row's start; the others follow its NUL */
     tally_value values[];
 };
 
@@ -62,6 +63,7 @@ static void sink_block(report_ring *ring, const struct block *b)
     for (uint32_t at = 0; at < b->used && ring->status == TALLY_OK;) {
         const struct row *row = (const struct row *)(b->bytes + at);
         const char *context_api = (const char *)row + row->context_api_at;
+        const char *label = context_api + strlen(context_api) + 1;
         tally_command_record record = {
             .sequence = row->sequence,
             .api_name = row->api_name,
@@ -71,7 +73,13 @@ static void sink_block(report_ring *ring, const struct block *b)
             .frame = row->frame,
             .submission = row->submission,
             .stream = row->stream,
-            .label = context_api + strlen(context_api) + 1,
+            .label = label,
+            .tid = row->tid,
+            .pipeline = row->pipeline,
+            .pipeline_name = label + strlen(label) + 1,
+            .shader_hash = row->shader_hash,
+            .target_width = row->target_width,
+            .target_height = row->target_height,
             .begin_ns = row->begin_ns,
             .end_ns = row->end_ns,
         };
@@ -184,22 +192,36 @@ static void hand_over(report_ring *ring, struct block *b)
     pthread_mutex_unlock(&ring->lock);
 }
 
-/* The two strings' lengths, cut short to fit string_room together. */
-static void fit_strings(const report_ring *ring, size_t *context_api, size_t *label)
+/* The three strings' lengths, cut short to fit string_room together: the
+ * two names to a quarter of it each, the label to what is left. */
+static void fit_strings(const report_ring *ring, size_t *context_api, size_t *label,
+                        size_t *pipeline_name)
 {
-    size_t room = ring->string_room - 2;
-    if (*context_api > room / 2)
-        *context_api = room / 2;
-    if (*context_api + *label > room)
-        *label = room - *context_api;
+    size_t room = ring->string_room - 3;
+    if (*context_api > room / 4)
+        *context_api = room / 4;
+    if (*pipeline_name > room / 4)
+        *pipeline_name = room / 4;
+    if (*context_api + *pipeline_name + *label > room)
+        *label = room - *context_api - *pipeline_name;
+}
+
+/* s, cut to n bytes, and a NUL at to; returns the byte after it. */
+static char *put_string(char *to, const char *s, size_t n)
+{
+    memcpy(to, s, n);
+    to[n] = '\0';
+    return to + n + 1;
 }
 
 tally_value *report_ring_append(report_ring *ring, const tally_command_record *record)
 {
+    const char *pipeline_name = record->pipeline_name ? record->pipeline_name : "";
     size_t api = strlen(record->context_api), label = strlen(record->label);
-    fit_strings(ring, &api, &label);
+    size_t pipeline = strlen(pipeline_name);
+    fit_strings(ring, &api, &label, &pipeline);
     size_t head = row_head_bytes(ring);
-    uint32_t bytes = (uint32_t)((head + api + 1 + label + 1 + 7) & ~(size_t)7);
+    uint32_t bytes = (uint32_t)((head + api + 1 + label + 1 + pipeline + 1 + 7) & ~(size_t)7);
     struct block *b = ring->current;
     if (b && b->used + bytes > ring->block_bytes) {
         hand_over(ring, b);
@@ -218,17 +240,20 @@ tally_value *report_ring_append(report_ring *ring, const tally_command_record *r
         .stream = record->stream,
         .begin_ns = record->begin_ns,
         .end_ns = record->end_ns,
+        .pipeline = record->pipeline,
+        .shader_hash = record->shader_hash,
         .kind = record->kind,
         .api_name = record->api_name,
         .context = record->context,
+        .tid = record->tid,
+        .target_width = record->target_width,
+        .target_height = record->target_height,
         .bytes = bytes,
         .context_api_at = (uint32_t)head,
     };
-    char *strings = (char *)row + head;
-    memcpy(strings, record->context_api, api);
-    strings[api] = '\0';
-    memcpy(strings + api + 1, record->label, label);
-    strings[api + 1 + label] = '\0';
+    char *strings = put_string((char *)row + head, record->context_api, api);
+    strings = put_string(strings, record->label, label);
+    put_string(strings, pipeline_name, pipeline);
     b->used += bytes;
     b->rows++;
     return row->values;

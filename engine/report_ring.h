@@ -50,9 +50,9 @@ tally_status report_ring_open(uint32_t value_count, const report_ring_sink *sink
 /* Queue thread: appends a row and returns where its value_count values go,
  * for the producer to fill before its next call (NULL if the row was lost
  * for want of memory). The record's kind and api_name must be static
- * storage (they are kept as pointers); its context_api and label are
- * copied, cut short where together they would take more than a quarter
- * of a block. */
+ * storage (they are kept as pointers); its context_api, label and
+ * pipeline_name are copied, cut short where together they would take more
+ * than a quarter of a block. */
 tally_value *report_ring_append(report_ring *ring, const tally_command_record *record);
 
 /* Queue thread: hands the rows appended so far to the writer if the

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine.h"
 
@@ -25,6 +26,13 @@ const char *tally_status_string(tally_status status)
     case TALLY_ERROR_NOT_SUPPORTED: return "not supported";
     }
     return "unknown status";
+}
+
+/* Not cached: a forked child's thread would keep its parent's id. Asked
+ * once per submission, never per command. */
+uint32_t tally_thread_id(void)
+{
+    return (uint32_t)gettid();
 }
 
 uint64_t tally_monotonic_ns(void)

@@ -618,7 +618,7 @@ static const char mixed_work[] = "AAADAATAIAABAABB2AAAD";
 static const char report_selection[] =
     "IaVertices,VsInvocations,ClipperPrimitives,RasterizedPixels,FsInvocations,CsInvocations,"
     "ShaderAluInstructions,L2CacheMisses,DramWriteBytes,L2CacheHitRate,GpuTime";
-enum { REPORT_VALUES = 11, REPORT_FLOAT = 9, REPORT_GPU_TIME = 10, RECORD_COLUMNS = 12 };
+enum { REPORT_VALUES = 11, REPORT_FLOAT = 9, REPORT_GPU_TIME = 10, RECORD_COLUMNS = 19 };
 
 static void record_work(tally_stream *stream, char what)
 {

@@ -168,6 +168,25 @@ static tally_command_record sample_record(uint64_t sequence)
     };
 }
 
+/* The identity columns of a record that has none (pid, tid, pipeline,
+ * pipeline_name, shader_hash, target_width, target_height), with the comma
+ * before them: the pid is this process's. */
+static const char *no_identity(void)
+{
+    static char text[64];
+    snprintf(text, sizeof text, ",%ld,0,0,,0000000000000000,0,0", (long)getpid());
+    return text;
+}
+
+/* ",label,<no identity>,1000,": a sample record's label field as the CSV
+ * holds it, and what follows it. */
+static const char *with_identity(const char *label_field)
+{
+    static char text[256];
+    snprintf(text, sizeof text, ",%s%s,1000,", label_field, no_identity());
+    return text;
+}
+
 /* A CSV report at path of one column, symbol. */
 static tally_report *open_one_column(const char *path, const char *symbol)
 {
@@ -236,7 +255,8 @@ static void csv_header_lists_record_fields_then_counter_symbols(void **state)
     assert_int_equal(tally_report_close(open_report(path, TALLY_REPORT_CSV)), TALLY_OK);
     char *text = read_text(path);
     assert_string_equal(text, "sequence,kind,api_name,context,context_api,frame,submission,"
-                              "stream,label,begin_ns,end_ns,duration_ns,"
+                              "stream,label,pid,tid,pipeline,pipeline_name,shader_hash,"
+                              "target_width,target_height,begin_ns,end_ns,duration_ns,"
                               "GpuTime,GpuBusy,DrawCalls\n");
     free(text);
 }
@@ -247,12 +267,22 @@ static void csv_rows_hold_record_fields_duration_and_values(void **state)
     const char *path = path_in(fx, "rows.csv");
     tally_report *report = open_report(path, TALLY_REPORT_CSV);
     tally_command_record record = sample_record(1);
+    record.tid = 4321;
+    record.pipeline = 5;
+    record.pipeline_name = "terrain, \"lit\"";
+    record.shader_hash = 0x0123456789abcdefu;
+    record.target_width = 1920;
+    record.target_height = 1080;
     tally_value values[3] = {{.u64 = 2500}, {.f64 = 62.5}, {.u64 = UINT64_MAX}};
     assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
     assert_int_equal(tally_report_close(report), TALLY_OK);
     char *text = read_text(path);
-    assert_string_equal(second_line(text), "1,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass,"
-                                           "1000,3500,2500,2500,62.500,18446744073709551615\n");
+    char expected[256];
+    snprintf(expected, sizeof expected,
+             "1,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass,%ld,4321,5,\"terrain, \"\"lit\"\"\","
+             "0123456789abcdef,1920,1080,1000,3500,2500,2500,62.500,18446744073709551615\n",
+             (long)getpid());
+    assert_string_equal(second_line(text), expected);
     free(text);
 }
 
@@ -356,8 +386,10 @@ static void csv_duration_is_zero_when_a_record_ends_before_it_begins(void **stat
     assert_int_equal(tally_report_write(report, &record, NULL), TALLY_OK);
     assert_int_equal(tally_report_close(report), TALLY_OK);
     char *text = read_text(path);
-    assert_string_equal(second_line(text),
-                        "9,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass,5000,4000,0\n");
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "9,draw,vkCmdDraw,3,vulkan,7,11,42,frame/pass%s,5000,4000,0\n", no_identity());
+    assert_string_equal(second_line(text), expected);
     free(text);
 }
 
@@ -365,7 +397,7 @@ static void csv_quotes_labels_with_commas_and_quotes(void **state)
 {
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "a,\"b\"");
-    assert_non_null(strstr(text, ",\"a,\"\"b\"\"\",1000,"));
+    assert_non_null(strstr(text, with_identity("\"a,\"\"b\"\"\"")));
     free(text);
 }
 
@@ -373,7 +405,7 @@ static void csv_quotes_labels_with_line_breaks(void **state)
 {
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "one\r\ntwo");
-    assert_non_null(strstr(text, ",\"one\r\ntwo\",1000,"));
+    assert_non_null(strstr(text, with_identity("\"one\r\ntwo\"")));
     free(text);
 }
 
@@ -381,7 +413,7 @@ static void csv_leaves_plain_labels_unquoted(void **state)
 {
     struct fixture *fx = *state;
     char *text = csv_with_label(fx, "shadow pass/cascade 0");
-    assert_non_null(strstr(text, ",shadow pass/cascade 0,1000,"));
+    assert_non_null(strstr(text, with_identity("shadow pass/cascade 0")));
     free(text);
 }
 
@@ -1174,7 +1206,17 @@ static void integers_are_written_in_full(void **state)
     enum { N = sizeof values / sizeof values[0] };
     for (size_t i = 0; i < N; i++) {
         uint64_t v = values[i];
-        tally_command_record record = {v, "a", "b", (uint32_t)v, "c", v, v, v, "", v, v};
+        tally_command_record record = {.sequence = v,
+                                       .api_name = "a",
+                                       .kind = "b",
+                                       .context = (uint32_t)v,
+                                       .context_api = "c",
+                                       .frame = v,
+                                       .submission = v,
+                                       .stream = v,
+                                       .label = "",
+                                       .begin_ns = v,
+                                       .end_ns = v};
         tally_value value = {.u64 = v};
         assert_int_equal(tally_report_write(report, &record, &value), TALLY_OK);
     }
@@ -1184,9 +1226,9 @@ static void integers_are_written_in_full(void **state)
     for (size_t i = 0; i < N; i++) {
         uint64_t v = values[i];
         char expected[512];
-        snprintf(expected, sizeof expected, "%llu,b,a,%u,c,%llu,%llu,%llu,,%llu,%llu,0,%llu\n",
+        snprintf(expected, sizeof expected, "%llu,b,a,%u,c,%llu,%llu,%llu,%s,%llu,%llu,0,%llu\n",
                  (unsigned long long)v, (unsigned)(uint32_t)v, (unsigned long long)v,
-                 (unsigned long long)v, (unsigned long long)v, (unsigned long long)v,
+                 (unsigned long long)v, (unsigned long long)v, no_identity(), (unsigned long long)v,
                  (unsigned long long)v, (unsigned long long)v);
         take_line(&line, expected);
     }
@@ -1218,8 +1260,8 @@ static void check_timed_rows(const char *path, const uint64_t *begins, const uin
     const char *line = second_line(text);
     for (uint64_t i = 0; i < n; i++) {
         char expected[256];
-        snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,,%llu,%llu,%llu,%llu\n",
-                 (unsigned long long)(i + 1), (unsigned long long)begins[i],
+        snprintf(expected, sizeof expected, "%llu,a,b,1,c,0,0,0,%s,%llu,%llu,%llu,%llu\n",
+                 (unsigned long long)(i + 1), no_identity(), (unsigned long long)begins[i],
                  (unsigned long long)ends[i],
                  (unsigned long long)(ends[i] >= begins[i] ? ends[i] - begins[i] : 0),
                  (unsigned long long)i);
@@ -1310,11 +1352,12 @@ static void rows_whose_numbers_alone_change_are_written_with_their_own(void **st
     for (uint64_t i = 0; i < N; i++) {
         const tally_command_record *r = &records[i];
         char expected[256];
-        snprintf(expected, sizeof expected, "%llu,%s,%s,%u,%s,%llu,%llu,%llu,%s,%llu,%llu,5,%llu\n",
-                 (unsigned long long)r->sequence, r->kind, r->api_name, r->context, r->context_api,
-                 (unsigned long long)r->frame, (unsigned long long)r->submission,
-                 (unsigned long long)r->stream, r->label, (unsigned long long)r->begin_ns,
-                 (unsigned long long)r->end_ns, (unsigned long long)i);
+        snprintf(
+            expected, sizeof expected, "%llu,%s,%s,%u,%s,%llu,%llu,%llu,%s%s,%llu,%llu,5,%llu\n",
+            (unsigned long long)r->sequence, r->kind, r->api_name, r->context, r->context_api,
+            (unsigned long long)r->frame, (unsigned long long)r->submission,
+            (unsigned long long)r->stream, r->label, no_identity(), (unsigned long long)r->begin_ns,
+            (unsigned long long)r->end_ns, (unsigned long long)i);
         take_line(&line, expected);
     }
     assert_string_equal(line, "");

@@ -7,8 +7,9 @@
 #include "report_rows.h"
 #include "report_text.h"
 
-static const char record_header[] = "sequence,kind,api_name,context,context_api,frame,"
-                                    "submission,stream,label,begin_ns,end_ns,duration_ns";
+static const char record_header[] =
+    "sequence,kind,api_name,context,context_api,frame,submission,stream,label,pid,tid,pipeline,"
+    "pipeline_name,shader_hash,target_width,target_height,begin_ns,end_ns,duration_ns";
 
 void report_csv_header(tally_report *r)
 {
@@ -31,9 +32,10 @@ void report_csv_header(tally_report *r)
 
 size_t report_csv_row_bound(const tally_report *r, const struct report_strings *n)
 {
-    size_t numbers = 8 * (TEXT_INTEGER_MAX + 1);
+    size_t numbers = 14 * (TEXT_INTEGER_MAX + 1);
     size_t strings = TEXT_CSV_MAX(n->kind) + TEXT_CSV_MAX(n->api_name) +
-                     TEXT_CSV_MAX(n->context_api) + TEXT_CSV_MAX(n->label) + 4;
+                     TEXT_CSV_MAX(n->context_api) + TEXT_CSV_MAX(n->label) +
+                     TEXT_CSV_MAX(n->pipeline_name) + 5;
     return numbers + strings + (size_t)r->count * (TEXT_FIXED3_MAX + 1) + 1;
 }
 
@@ -63,6 +65,14 @@ char *report_csv_row(const tally_report *r, char *p, const tally_command_record 
     p = put_number(p, record->submission);
     p = put_number(p, record->stream);
     p = put_field(p, record->label, n->label);
+    p = put_number(p, r->pid);
+    p = put_number(p, record->tid);
+    p = put_number(p, record->pipeline);
+    p = put_field(p, record->pipeline_name, n->pipeline_name);
+    p = text_hex16(p, record->shader_hash);
+    *p++ = ',';
+    p = put_number(p, record->target_width);
+    p = put_number(p, record->target_height);
     p = put_number(p, record->begin_ns);
     p = put_number(p, record->end_ns);
     p = text_u64(p, record->end_ns >= record->begin_ns ? record->end_ns - record->begin_ns : 0);

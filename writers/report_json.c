@@ -48,9 +48,10 @@ void report_json_header(tally_report *r)
 
 size_t report_json_row_bound(const tally_report *r, const struct report_strings *n)
 {
-    size_t fixed = 256 + 8 * TEXT_INTEGER_MAX;
+    size_t fixed = 512 + 14 * TEXT_INTEGER_MAX;
     size_t strings = TEXT_JSON_MAX(n->kind) + TEXT_JSON_MAX(n->api_name) +
-                     TEXT_JSON_MAX(n->context_api) + TEXT_JSON_MAX(n->label);
+                     TEXT_JSON_MAX(n->context_api) + TEXT_JSON_MAX(n->label) +
+                     TEXT_JSON_MAX(n->pipeline_name);
     size_t values = 0;
     for (uint32_t i = 0; i < r->count; i++)
         values += TEXT_JSON_MAX(strlen(r->columns[i]->symbol)) + 2 + TEXT_FIXED3_MAX;
@@ -78,6 +79,20 @@ char *report_json_row(const tally_report *r, char *p, const tally_command_record
     p = text_u64(p, record->stream);
     p = put_literal(p, ",\"label\":");
     p = text_json_string(p, record->label, n->label);
+    p = put_literal(p, ",\"pid\":");
+    p = text_u64(p, r->pid);
+    p = put_literal(p, ",\"tid\":");
+    p = text_u64(p, record->tid);
+    p = put_literal(p, ",\"pipeline\":");
+    p = text_u64(p, record->pipeline);
+    p = put_literal(p, ",\"pipeline_name\":");
+    p = text_json_string(p, record->pipeline_name, n->pipeline_name);
+    p = put_literal(p, ",\"shader_hash\":\"");
+    p = text_hex16(p, record->shader_hash);
+    p = put_literal(p, "\",\"target_width\":");
+    p = text_u64(p, record->target_width);
+    p = put_literal(p, ",\"target_height\":");
+    p = text_u64(p, record->target_height);
     p = put_literal(p, ",\"begin_ns\":");
     p = text_u64(p, record->begin_ns);
     p = put_literal(p, ",\"end_ns\":");

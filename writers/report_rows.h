@@ -18,6 +18,7 @@ struct tally_report {
     char *path; /* as given, for the metadata's sidecar beside it */
     tally_report_format format;
     uint64_t rows; /* written so far */
+    uint32_t pid;  /* of the process writing it, in every row */
     bool failed;   /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
     /* Rows are formatted into text and reach the file's stream when the
      * next one might not fit: one stream call for many rows. */
@@ -29,9 +30,9 @@ struct tally_report {
     const tally_counter_info *columns[];
 };
 
-/* The lengths of a record's four strings, measured once per row. */
+/* The lengths of a record's strings, measured once per row. */
 struct report_strings {
-    size_t kind, api_name, context_api, label;
+    size_t kind, api_name, context_api, label, pipeline_name;
 };
 
 /* Room for `bound` more bytes at the end of the text (which is written out

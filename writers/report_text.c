@@ -39,6 +39,14 @@ static void put_digits(char *end, uint32_t v, unsigned n)
         end[-1] = (char)('0' + v % 10);
 }
 
+char *text_hex16(char *p, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 15; i >= 0; i--, v >>= 4)
+        p[i] = digits[v & 15];
+    return p + 16;
+}
+
 char *text_u64(char *p, uint64_t v)
 {
     if (v >= 100000000u) { /* the leading digits, then eight more */

@@ -23,6 +23,9 @@
 /* Decimal, as "%" PRIu64 and "%" PRId64 write it. */
 char *text_u64(char *p, uint64_t v);
 char *text_i64(char *p, int64_t v);
+/* Sixteen lower-case hex digits, as "%016" PRIx64 writes them: a hash, the
+ * same width in every row. */
+char *text_hex16(char *p, uint64_t v);
 
 /* v with three decimals, as "%.3f" writes it in the C locale: the
  * precision of every float a report or sample holds (ratios, rates,

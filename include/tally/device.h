@@ -243,6 +243,9 @@ typedef struct tally_stage_profile {
 typedef struct tally_program_desc {
     const char *name; /* for reports; copied; may be NULL */
     tally_stage_profile stages[TALLY_STAGE_COUNT];
+    /* The stages' code hashed (tally_hash_bytes), so that a report names
+     * the same shaders with the same hash in every run; 0: not known. */
+    uint64_t shader_hash;
 } tally_program_desc;
 
 /* Programs are counted by reference: streams that bind one keep it alive. */
@@ -257,6 +260,13 @@ TALLY_API void tally_program_release(tally_program *program);
  * it, so a pending program that is never completed stalls the device. */
 TALLY_API tally_status tally_program_create_pending(tally_device *device, const char *name,
                                                     tally_program **out);
+/* The name a report gives the program from now on (the API object's debug
+ * name or label, set by the program after creating it); copied. Any
+ * thread; NULL or "" goes back to the name it was created with. */
+TALLY_API tally_status tally_program_set_label(tally_program *program, const char *label);
+/* A 64-bit hash of bytes (XXH3), for tally_program_desc.shader_hash: seed
+ * chains several pieces of code (the previous piece's hash). */
+TALLY_API uint64_t tally_hash_bytes(const void *bytes, size_t size, uint64_t seed);
 /* Gives a pending program its description (its name stays the pending one's).
  * TALLY_ERROR_INVALID_ARGUMENT if the program is not pending. */
 TALLY_API tally_status tally_program_complete(tally_program *program,

@@ -36,6 +36,18 @@ typedef struct tally_command_record {
     uint64_t submission;     /* sequence number of its submission */
     uint64_t stream;         /* stream id (command buffer, GL context stream) */
     const char *label;       /* innermost labels joined by '/', or "" */
+    /* Where it came from: the thread that submitted it (its Linux thread
+     * id; 0: not known), and the pipeline or program it ran with: the
+     * process's id for it (0: none bound), its name (the API object's debug
+     * name or label, else the front door's: "GL program 3", an OpenCL
+     * kernel's name; ""), a hash of its shaders' code that is the same in
+     * every run (0: not known), and the size of the render target it drew
+     * to (0 x 0: none, as for a dispatch). */
+    uint32_t tid;
+    uint64_t pipeline;
+    const char *pipeline_name;
+    uint64_t shader_hash;
+    uint32_t target_width, target_height;
     uint64_t begin_ns, end_ns;
 } tally_command_record;
 
