@@ -112,15 +112,70 @@ static tally_program *find(uint64_t key, uint32_t count)
     return NULL;
 }
 
-static tally_program *create(tally_device *device, const tally_instruction_mix *mix)
+tally_program *kernel_program(tally_device *device, const tally_instruction_mix *mix,
+                              const char *function_name, uint64_t code_hash)
 {
-    tally_program_desc desc = {.name = "OpenCL kernel"};
+    tally_program_desc desc = {.name = function_name, .shader_hash = code_hash};
     tally_stage_profile *cs = &desc.stages[TALLY_STAGE_COMPUTE];
     cs->present = true;
     cs->mix = *mix;
     cs->local_size[0] = cs->local_size[1] = cs->local_size[2] = 1;
     tally_program *program = NULL;
     return tally_program_create(device, &desc, &program) == TALLY_OK ? program : NULL;
+}
+
+/* size bytes of text from the driver into a malloc'd string, NUL-ended;
+ * NULL if it had none. fill: the second call of the driver's size/fill
+ * pair. */
+static char *driver_string(size_t size, cl_int filled, char *text)
+{
+    if (filled != CL_SUCCESS || size <= 1) {
+        free(text);
+        return NULL;
+    }
+    text[size - 1] = '\0';
+    return text;
+}
+
+char *kernel_function_name(cl_kernel kernel)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    size_t size = 0;
+    if (cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &size) != CL_SUCCESS ||
+        size <= 1)
+        return NULL;
+    char *text = malloc(size);
+    return text ? driver_string(
+                      size, cl->clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, size, text, NULL),
+                      text)
+                : NULL;
+}
+
+static char *program_source(cl_program program)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    size_t size = 0;
+    if (cl->clGetProgramInfo(program, CL_PROGRAM_SOURCE, 0, NULL, &size) != CL_SUCCESS || size <= 1)
+        return NULL;
+    char *text = malloc(size);
+    return text ? driver_string(size,
+                                cl->clGetProgramInfo(program, CL_PROGRAM_SOURCE, size, text, NULL),
+                                text)
+                : NULL;
+}
+
+/* The source, where the program was built from source (a program from IL
+ * or a binary hashes by the function name alone), then the name. */
+uint64_t kernel_code_hash(cl_kernel kernel, const char *function_name)
+{
+    cl_program program = NULL;
+    if (!function_name || next_cl()->clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program,
+                                                     &program, NULL) != CL_SUCCESS)
+        return 0;
+    char *source = program_source(program);
+    uint64_t hash = tally_hash_bytes(source, source ? strlen(source) : 0, 0);
+    free(source);
+    return tally_hash_bytes(function_name, strlen(function_name), hash);
 }
 
 tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix)
@@ -133,7 +188,7 @@ tally_program *mix_program(tally_device *device, const tally_instruction_mix *mi
     uint32_t count = atomic_load_explicit(&mix_count, memory_order_relaxed);
     program = find(key, count);
     if (!program && count < MAX_MIXES) {
-        program = create(device, mix);
+        program = kernel_program(device, mix, "OpenCL kernel", 0);
         if (program) {
             mixes[count] = (mix_entry){key, program};
             atomic_store_explicit(&mix_count, count + 1, memory_order_release);

@@ -26,8 +26,11 @@ typedef struct kernel_shape {
 typedef struct kernel_record {
     handle_entry entry;        /* key: the cl_kernel */
     tally_instruction_mix mix; /* immutable */
-    /* The engine program of mix, found at the first enqueue (every enqueue
-     * records into the one shared device, so one program serves them all). */
+    char *function_name;       /* immutable; NULL: the driver did not say */
+    uint64_t code_hash;        /* immutable */
+    /* The kernel's engine program (mix, named for the function), made at
+     * the first enqueue (every enqueue records into the one shared device,
+     * so one program serves them all). */
     _Atomic(tally_program *) program;
     /* The shape on the first device the kernel was launched on without a
      * local size, set once; other devices' are read at each launch. */
@@ -65,6 +68,10 @@ static void destroy_record(handle_entry *entry)
 {
     kernel_record *k = (kernel_record *)entry;
     free(atomic_load_explicit(&k->shape, memory_order_relaxed));
+    tally_program *program = atomic_load_explicit(&k->program, memory_order_relaxed);
+    if (program)
+        tally_program_release(program);
+    free(k->function_name);
     free(k);
 }
 
@@ -89,6 +96,8 @@ static void track(cl_kernel kernel, const tally_instruction_mix *known, arg_info
         return;
     k->entry.key = kernel;
     k->mix = known ? *known : kernel_classify(kernel, source);
+    k->function_name = kernel_function_name(kernel);
+    k->code_hash = kernel_code_hash(kernel, k->function_name);
     atomic_init(&k->program, NULL);
     atomic_init(&k->shape, NULL);
     handle_entry *stale = handle_map_insert(kernel_map(), &k->entry);
@@ -103,11 +112,16 @@ static tally_program *program_of(tally_device *device, kernel_record *k, cl_kern
         return mix_program(device, &mix);
     }
     tally_program *program = atomic_load_explicit(&k->program, memory_order_acquire);
-    if (!program) {
-        /* Threads racing here store the same program. */
-        program = mix_program(device, &k->mix);
-        atomic_store_explicit(&k->program, program, memory_order_release);
-    }
+    if (program)
+        return program;
+    tally_program *made = kernel_program(device, &k->mix, k->function_name, k->code_hash);
+    if (!made)
+        return mix_program(device, &k->mix);
+    /* Threads racing here: the first one's stays. */
+    if (atomic_compare_exchange_strong_explicit(&k->program, &program, made, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return made;
+    tally_program_release(made);
     return program;
 }
 

@@ -68,6 +68,15 @@ SHIM_HIDDEN tally_instruction_mix kernel_classify(cl_kernel kernel, arg_info_sou
 /* The engine program of a profile, shared by kernels of the same profile;
  * NULL if none can be created. Lock-free once the profile has been seen. */
 SHIM_HIDDEN tally_program *mix_program(tally_device *device, const tally_instruction_mix *mix);
+/* A kernel's own engine program: its mix, named for the kernel function in
+ * reports, with the hash of its code (kernel_code_hash). NULL: no memory. */
+SHIM_HIDDEN tally_program *kernel_program(tally_device *device, const tally_instruction_mix *mix,
+                                          const char *function_name, uint64_t code_hash);
+/* The kernel function's name (malloc'd; NULL if the driver cannot say) and
+ * a hash of its program's source with that name, the same in every run (0:
+ * neither known). */
+SHIM_HIDDEN char *kernel_function_name(cl_kernel kernel);
+SHIM_HIDDEN uint64_t kernel_code_hash(cl_kernel kernel, const char *function_name);
 SHIM_HIDDEN uint32_t kernels_live(void);
 
 /* --- queues.c ---------------------------------------------------------------- */

@@ -1,15 +1,19 @@
 /* Program objects: each linked program's static profile (its stages, their
  * instruction mix from the GLSL compiled with glslang, the compute local size
  * GL reports) as an engine program, bound for the draws and dispatches made
- * while it is in use. */
+ * while it is in use, and named in reports by its KHR_debug or
+ * EXT_debug_label label, else "GL program N". */
 #include "gl_shim.h"
 #include "glsl_worker.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct gl_program {
     GLuint name;
-    tally_program *program;
+    tally_program *program; /* NULL: not linked (yet), only labelled */
+    char *label;            /* the program's label for it; NULL: none */
     gl_program *next;
 };
 
@@ -28,7 +32,9 @@ static void forget(tally_gl_context *ctx, GLuint name)
         if ((*link)->name == name) {
             gl_program *gone = *link;
             *link = gone->next;
-            tally_program_release(gone->program);
+            if (gone->program)
+                tally_program_release(gone->program);
+            free(gone->label);
             free(gone);
             return;
         }
@@ -91,6 +97,8 @@ static bool describe(GLuint name, tally_gl_glsl_job *job)
             continue;
         desc->stages[stage].present = true;
         char *source = source_of(shaders[i]);
+        if (source) /* the same sources hash the same in every run */
+            desc->shader_hash = tally_hash_bytes(source, strlen(source), desc->shader_hash + stage);
         if (source) {
             job->stages[job->shader_count] = (tally_stage)stage;
             job->sources[job->shader_count++] = source;
@@ -119,8 +127,10 @@ static tally_program *profile_program(tally_gl_context *ctx, GLuint name)
     if (!job)
         return NULL;
     tally_program *program = NULL;
+    char created_name[32];
+    snprintf(created_name, sizeof created_name, "GL program %u", name);
     if (!describe(name, job) || tally_program_create_pending(tally_context_device(ctx->engine),
-                                                             NULL, &program) != TALLY_OK) {
+                                                             created_name, &program) != TALLY_OK) {
         job_free(job);
         return NULL;
     }
@@ -130,22 +140,68 @@ static tally_program *profile_program(tally_gl_context *ctx, GLuint name)
     return program;
 }
 
+/* The context's record of a program name, made if there is none. */
+static gl_program *record_of(tally_gl_context *ctx, GLuint name)
+{
+    gl_program *p = find(ctx, name);
+    if (p || !(p = calloc(1, sizeof(*p))))
+        return p;
+    p->name = name;
+    p->next = ctx->programs;
+    ctx->programs = p;
+    return p;
+}
+
+/* The label names the program's rows from its link on, or at once if it
+ * is linked (a label given before linking is kept for the link). */
+static void relabel(GLuint name, GLsizei length, const GLchar *label)
+{
+    enum { LABEL_MAX = 255 };
+    tally_gl_context *ctx = tally_gl_current();
+    gl_program *p = ctx && ctx->engine && name ? record_of(ctx, name) : NULL;
+    if (!p)
+        return;
+    free(p->label);
+    p->label = NULL;
+    if (label) {
+        size_t n = length < 0 ? strnlen(label, LABEL_MAX) : (size_t)length;
+        n = n < LABEL_MAX ? n : LABEL_MAX;
+        if ((p->label = malloc(n + 1))) {
+            memcpy(p->label, label, n);
+            p->label[n] = '\0';
+        }
+    }
+    if (p->program)
+        tally_program_set_label(p->program, p->label);
+}
+
+void tally_gl_after_glObjectLabel(GLenum identifier, GLuint name, GLsizei length,
+                                  const GLchar *label)
+{
+    if (identifier == GL_PROGRAM)
+        relabel(name, length, label);
+}
+
+/* EXT_debug_label: a length of 0 means a NUL-terminated label. */
+void tally_gl_after_glLabelObjectEXT(GLenum type, GLuint object, GLsizei length,
+                                     const GLchar *label)
+{
+    if (type == GL_PROGRAM_OBJECT_EXT)
+        relabel(object, length ? length : -1, label);
+}
+
 void tally_gl_after_glLinkProgram(GLuint name)
 {
     tally_gl_context *ctx = tally_gl_current();
     if (!ctx || !ctx->engine)
         return;
-    forget(ctx, name);
-    gl_program *p = calloc(1, sizeof(*p));
+    gl_program *p = record_of(ctx, name);
     if (!p)
         return;
-    if (!(p->program = profile_program(ctx, name))) {
-        free(p);
-        return;
-    }
-    p->name = name;
-    p->next = ctx->programs;
-    ctx->programs = p;
+    if (p->program) /* relinked: a new profile */
+        tally_program_release(p->program);
+    if ((p->program = profile_program(ctx, name)) && p->label)
+        tally_program_set_label(p->program, p->label);
     if (ctx->used_program == name)
         ctx->state_bound = false; /* relinking the program in use changes it */
 }

@@ -278,6 +278,10 @@ const VkDeviceCreateInfo *layer_strip_performance_query(const VkDeviceCreateInfo
                                                         bool *requested);
 void layer_device_create_copy_free(layer_device_create_copy *copy);
 layer_query_pool *layer_query_pool_find(layer_device *device, VkQueryPool pool);
+
+/* pipelines.c: the program's debug name for a pipeline (VK_EXT_debug_utils,
+ * VK_EXT_debug_marker) names its rows; NULL or "" gives back its handle. */
+void layer_pipeline_name(layer_device *device, uint64_t handle, const char *name);
 void layer_query_pools_destroy_all(layer_device *device);
 
 /* Attached to a VkBuffer: what copying its indirect parameters needs. */

@@ -6,6 +6,7 @@
 #include "layer_state.h"
 #include <tally/spirv.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,14 +100,24 @@ static void stage_profile(layer_device *device, const VkPipelineShaderStageCreat
     tally_stage_profile *profile = &desc->stages[index];
     if (!words || !profile_from_spirv(words, count, stage, profile))
         profile->present = true; /* the stage runs; its mix is unknown */
+    /* The code and its entry point, stage after stage: the same shaders
+     * give the same hash in every run. */
+    desc->shader_hash = tally_hash_bytes(words, count * sizeof *words, desc->shader_hash + index);
+    if (stage->pName)
+        desc->shader_hash = tally_hash_bytes(stage->pName, strlen(stage->pName), desc->shader_hash);
 }
 
+/* A pipeline's name until the program names it (VK_EXT_debug_utils): its
+ * handle, as the validation layers print it. */
 static layer_pipeline *pipeline_record(layer_device *device, VkPipelineBindPoint bind_point,
-                                       const tally_program_desc *desc)
+                                       tally_program_desc *desc, VkPipeline handle)
 {
     layer_pipeline *pipeline = calloc(1, sizeof(*pipeline));
     if (!pipeline)
         return NULL;
+    char name[48];
+    snprintf(name, sizeof name, "VkPipeline 0x%llx", (unsigned long long)(uint64_t)handle);
+    desc->name = name;
     pipeline->bind_point = bind_point;
     pipeline->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
     if (device->engine &&
@@ -179,7 +190,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateGraphicsPipelines(
         for (uint32_t s = 0; s < info->stageCount; s++)
             stage_profile(device, &info->pStages[s], &desc);
         desc.stages[TALLY_STAGE_VERTEX].input_bytes = vertex_input_bytes(info->pVertexInputState);
-        layer_pipeline *pipeline = pipeline_record(device, VK_PIPELINE_BIND_POINT_GRAPHICS, &desc);
+        layer_pipeline *pipeline =
+            pipeline_record(device, VK_PIPELINE_BIND_POINT_GRAPHICS, &desc, pPipelines[i]);
         if (pipeline) {
             if (info->pInputAssemblyState)
                 pipeline->topology = (uint8_t)info->pInputAssemblyState->topology;
@@ -210,8 +222,9 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateComputePipelines(
             continue;
         tally_program_desc desc = {0};
         stage_profile(device, &pCreateInfos[i].stage, &desc);
-        pipeline_store(device, pPipelines[i],
-                       pipeline_record(device, VK_PIPELINE_BIND_POINT_COMPUTE, &desc));
+        pipeline_store(
+            device, pPipelines[i],
+            pipeline_record(device, VK_PIPELINE_BIND_POINT_COMPUTE, &desc, pPipelines[i]));
     }
     return result;
 }
@@ -232,6 +245,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyPipeline(VkDevice handle, VkPipeline pi
     if (record)
         pipeline_free(record);
     device->dispatch.DestroyPipeline(handle, pipeline, pAllocator);
+}
+
+void layer_pipeline_name(layer_device *device, uint64_t handle, const char *name)
+{
+    layer_pipeline *record = object_map_get(&device->pipelines, handle);
+    if (record && record->program)
+        tally_program_set_label(record->program, name);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,

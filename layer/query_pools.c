@@ -209,6 +209,8 @@ hook_vkSetDebugUtilsObjectNameEXT(VkDevice handle, const VkDebugUtilsObjectNameI
     if (info &&
         is_layer_pool(device, info->objectType == VK_OBJECT_TYPE_QUERY_POOL, info->objectHandle))
         return VK_SUCCESS;
+    if (info && info->objectType == VK_OBJECT_TYPE_PIPELINE)
+        layer_pipeline_name(device, info->objectHandle, info->pObjectName);
     return device->dispatch.SetDebugUtilsObjectNameEXT(handle, info);
 }
 
@@ -230,6 +232,8 @@ hook_vkDebugMarkerSetObjectNameEXT(VkDevice handle, const VkDebugMarkerObjectNam
         is_layer_pool(device, info->objectType == VK_DEBUG_REPORT_OBJECT_TYPE_QUERY_POOL_EXT,
                       info->object))
         return VK_SUCCESS;
+    if (info && info->objectType == VK_DEBUG_REPORT_OBJECT_TYPE_PIPELINE_EXT)
+        layer_pipeline_name(device, info->object, info->pObjectName);
     return device->dispatch.DebugMarkerSetObjectNameEXT(handle, info);
 }
 

@@ -126,6 +126,57 @@ static void labels_are_the_debug_utils_labels_around_each_command(void **state)
     assert_string_equal(command_text(command, "label"), line_text(line, "label"));
 }
 
+/* The program names its pipelines with VK_EXT_debug_utils after making
+ * them; every row names the pipeline bound for it, the thread that
+ * submitted it, and a draw's render target. */
+static void rows_name_their_pipeline_thread_and_target(void **state)
+{
+    workload_run *w = *state;
+    FOR_EACH_COMMAND(w, i, line, command)
+    {
+        if (!*line_text(line, "pipeline"))
+            continue; /* a line of a whole submission */
+        assert_string_equal(command_text(command, "pipeline_name"), line_text(line, "pipeline"));
+        assert_true(command_number(command, "pipeline") > 0);
+        assert_int_equal(command_number(command, "tid"), line_number(line, "tid"));
+        bool draw = strcmp(command_text(command, "kind"), "draw") == 0;
+        assert_int_equal(command_number(command, "target_width"),
+                         draw ? line_number(line, "target") : 0);
+        assert_int_equal(command_number(command, "target_height"),
+                         draw ? line_number(line, "target") : 0);
+    }
+}
+
+/* A pipeline's shader hash is its shaders' code: pipelines that differ only
+ * in topology share it, a tessellated one and the compute one do not. */
+static void pipelines_of_the_same_shaders_share_their_hash(void **state)
+{
+    workload_run *w = *state;
+    const char *list = NULL, *strip = NULL, *patches = NULL, *compute = NULL;
+    FOR_EACH_COMMAND(w, i, line, command)
+    {
+        const char *name = command_text(command, "pipeline_name");
+        const char *hash = command_text(command, "shader_hash");
+        assert_int_equal(strlen(hash), 16);
+        if (strcmp(name, "pipeline triangle_list") == 0)
+            list = hash;
+        else if (strcmp(name, "pipeline triangle_strip") == 0)
+            strip = hash;
+        else if (strcmp(name, "pipeline patch_list") == 0)
+            patches = hash;
+        else if (strcmp(name, "fill compute") == 0)
+            compute = hash;
+    }
+    assert_non_null(list);
+    assert_non_null(strip);
+    assert_non_null(patches);
+    assert_non_null(compute);
+    assert_string_not_equal(list, "0000000000000000");
+    assert_string_equal(list, strip);
+    assert_string_not_equal(list, patches);
+    assert_string_not_equal(list, compute);
+}
+
 /* The program submits three command buffers, one per submission, with no present. */
 static void submissions_and_command_buffers_follow_the_program(void **state)
 {
@@ -245,6 +296,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_command_is_reported_under_the_name_the_program_called),
         cmocka_unit_test(labels_are_the_debug_utils_labels_around_each_command),
+        cmocka_unit_test(rows_name_their_pipeline_thread_and_target),
+        cmocka_unit_test(pipelines_of_the_same_shaders_share_their_hash),
         cmocka_unit_test(submissions_and_command_buffers_follow_the_program),
         cmocka_unit_test(ia_vertices_and_primitives_equal_the_drivers_for_every_topology),
         cmocka_unit_test(vs_invocations_equal_the_drivers_for_non_indexed_draws),

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <vulkan/vulkan.h>
 
 #define CHECK(call)                                                                                \
@@ -106,11 +107,17 @@ typedef struct app {
     PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
     PFN_vkCmdEndDebugUtilsLabelEXT end_label;
     PFN_vkCmdDrawMultiEXT draw_multi;
+    PFN_vkSetDebugUtilsObjectNameEXT name_object;
+    /* The debug names the program gives its pipelines, and the ones bound
+     * when the next command is measured. */
+    char topology_pipeline_names[TOPOLOGY_COUNT][48];
+    const char *bound_graphics, *bound_compute;
     /* What each query measured, to print. */
     uint32_t query_count;
     const char *query_api[MAX_QUERIES];
     char query_label[MAX_QUERIES][96];
     bool query_indexed[MAX_QUERIES];
+    const char *query_pipeline[MAX_QUERIES];
     uint32_t query_index_size[MAX_QUERIES]; /* bytes per index, 0 if not indexed */
     uint32_t query_records[MAX_QUERIES];
 } app;
@@ -214,7 +221,9 @@ static void create_device(app *a)
     a->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(
         a->device, "vkCmdEndDebugUtilsLabelEXT");
     a->draw_multi = (PFN_vkCmdDrawMultiEXT)vkGetDeviceProcAddr(a->device, "vkCmdDrawMultiEXT");
-    if (!a->begin_label || !a->end_label || !a->draw_multi) {
+    a->name_object = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(
+        a->device, "vkSetDebugUtilsObjectNameEXT");
+    if (!a->begin_label || !a->end_label || !a->draw_multi || !a->name_object) {
         fprintf(stderr, "missing entry points\n");
         exit(1);
     }
@@ -366,6 +375,41 @@ static void write_indirect_parameters(app *a)
     vkUnmapMemory(a->device, a->indirect_memory);
 }
 
+/* Named after they are made, as engines name theirs for debuggers. */
+static void name_pipelines(app *a)
+{
+    for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
+        snprintf(a->topology_pipeline_names[t], sizeof a->topology_pipeline_names[t], "pipeline %s",
+                 TOPOLOGY_NAMES[t]);
+        VkDebugUtilsObjectNameInfoEXT name = {
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+            .objectType = VK_OBJECT_TYPE_PIPELINE,
+            .objectHandle = (uint64_t)a->topology_pipelines[t],
+            .pObjectName = a->topology_pipeline_names[t],
+        };
+        CHECK(a->name_object(a->device, &name));
+    }
+    VkDebugUtilsObjectNameInfoEXT name = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+        .objectType = VK_OBJECT_TYPE_PIPELINE,
+        .objectHandle = (uint64_t)a->compute_pipeline,
+        .pObjectName = "fill compute",
+    };
+    CHECK(a->name_object(a->device, &name));
+}
+
+static void bind_topology(app *a, VkCommandBuffer cb, uint32_t topology)
+{
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[topology]);
+    a->bound_graphics = a->topology_pipeline_names[topology];
+}
+
+static void bind_compute(app *a, VkCommandBuffer cb)
+{
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_pipeline);
+    a->bound_compute = "fill compute";
+}
+
 static void create_pipelines(app *a, const char *shader_dir)
 {
     a->vert = load_shader(a, shader_dir, "draw.vert");
@@ -466,6 +510,7 @@ static void create_pipelines(app *a, const char *shader_dir)
     };
     CHECK(vkCreateComputePipelines(a->device, VK_NULL_HANDLE, 1, &compute_info, NULL,
                                    &a->compute_pipeline));
+    name_pipelines(a);
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
     VkDescriptorPoolCreateInfo pool_info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -566,6 +611,7 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_api[q] = api;
     snprintf(a->query_label[q], sizeof(a->query_label[q]), "%s", label);
     a->query_indexed[q] = indexed;
+    a->query_pipeline[q] = strstr(api, "Dispatch") ? a->bound_compute : a->bound_graphics;
     a->query_index_size[q] = indexed ? 4 : 0;
     a->query_records[q] = 1;
     a->query_submission[q] = a->submission;
@@ -654,7 +700,7 @@ static VkCommandBuffer record_topologies(app *a)
         char label[96];
         snprintf(label, sizeof(label), "topologies/%s", TOPOLOGY_NAMES[t]);
         label_begin(a, cb, TOPOLOGY_NAMES[t]);
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[t]);
+        bind_topology(a, cb, t);
         uint32_t q = measure_begin(a, cb, "vkCmdDraw", label, false);
         /* 12 vertices make whole primitives in every topology: the spec lets
          * vertices of an incomplete primitive count or not, and lavapipe and
@@ -670,13 +716,12 @@ static VkCommandBuffer record_topologies(app *a)
     }
     vkCmdBindIndexBuffer(cb, a->buffer, 0, VK_INDEX_TYPE_UINT32);
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++) {
-        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, a->topology_pipelines[t]);
+        bind_topology(a, cb, t);
         uint32_t q = measure_begin(a, cb, "vkCmdDrawIndexed", "", true);
         vkCmdDrawIndexed(cb, 12, 3, 0, 0, 0);
         measure_end(a, cb, q);
     }
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST]);
+    bind_topology(a, cb, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST);
     /* A multi-draw is one query but one record per draw: measured alone, each. */
     VkMultiDrawInfoEXT draws[2] = {{0, 6}, {3, 9}};
     for (uint32_t i = 0; i < 2; i++) {
@@ -724,8 +769,7 @@ static VkCommandBuffer record_with_secondary(app *a, VkCommandBuffer *secondary_
     VkCommandBuffer secondary = begin_secondary(a, 0);
     a->submission = 1;
     submission_begin(a, secondary);
-    vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    bind_topology(a, secondary, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP);
     uint32_t q = measure_begin(a, secondary, "vkCmdDraw", "secondary", false);
     label_begin(a, secondary, "secondary");
     vkCmdDraw(secondary, 8, 1, 0, 0);
@@ -760,7 +804,7 @@ static VkCommandBuffer record_compute(app *a)
     CHECK(vkBeginCommandBuffer(cb, &begin));
     span_begin(a, cb, 2);
     submission_begin(a, cb);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_pipeline);
+    bind_compute(a, cb);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a->compute_layout, 0, 1, &a->set, 0,
                             NULL);
     label_begin(a, cb, "compute");
@@ -830,13 +874,15 @@ static void print_results(app *a)
                "\"index_size\":%u,\"records\":%u,\"gs_invocations\":%llu,"
                "\"gs_primitives\":%llu,\"clipper_invocations\":%llu,"
                "\"clipper_primitives\":%llu,\"fs_invocations\":%llu,\"tcs_patches\":%llu,"
-               "\"tes_invocations\":%llu,\"submission\":%u,\"span_ns\":%.0f}\n",
+               "\"tes_invocations\":%llu,\"submission\":%u,\"span_ns\":%.0f,"
+               "\"pipeline\":\"%s\",\"tid\":%d,\"target\":%d}\n",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
                (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
                (unsigned long long)v[10], a->query_index_size[q], a->query_records[q],
                (unsigned long long)v[3], (unsigned long long)v[4], (unsigned long long)v[5],
                (unsigned long long)v[6], (unsigned long long)v[7], (unsigned long long)v[8],
-               (unsigned long long)v[9], s, span_ns);
+               (unsigned long long)v[9], s, span_ns,
+               a->query_pipeline[q] ? a->query_pipeline[q] : "", (int)gettid(), SIZE);
     }
 }
 
@@ -879,8 +925,7 @@ static void destroy(app *a)
 static void run_simultaneous(app *a)
 {
     VkCommandBuffer secondary = begin_secondary(a, VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT);
-    vkCmdBindPipeline(secondary, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    bind_topology(a, secondary, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP);
     vkCmdDraw(secondary, 8, 1, 0, 0);
     CHECK(vkEndCommandBuffer(secondary));
     VkCommandBuffer cb = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
@@ -902,8 +947,7 @@ static void run_simultaneous(app *a)
     VkCommandBuffer direct = allocate(a, VK_COMMAND_BUFFER_LEVEL_PRIMARY);
     CHECK(vkBeginCommandBuffer(direct, &begin));
     begin_pass(a, direct, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdBindPipeline(direct, VK_PIPELINE_BIND_POINT_GRAPHICS,
-                      a->topology_pipelines[VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP]);
+    bind_topology(a, direct, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP);
     vkCmdDraw(direct, 8, 1, 0, 0);
     vkCmdEndRenderPass(direct);
     CHECK(vkEndCommandBuffer(direct));
