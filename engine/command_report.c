@@ -284,6 +284,8 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
     }
     if (!rows->ring)
         return;
+    /* A transfer runs with no pipeline, whatever is bound. */
+    struct tally_program *bound = command->type == TALLY_CMD_TRANSFER ? NULL : e->bound;
     tally_command_record record = {
         .sequence = e->command_sequence,
         .api_name = command->u.draw.api_name ? command->u.draw.api_name : kind_name(command->type),
@@ -295,9 +297,9 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .stream = stream_id,
         .label = label_path(rows, ctx),
         .tid = e->submitting_thread,
-        .pipeline = e->program_id,
-        .pipeline_name = e->bound ? tally_program_report_name(e->bound) : "",
-        .shader_hash = e->program ? e->program->shader_hash : 0,
+        .pipeline = bound ? e->program_id : 0,
+        .pipeline_name = bound ? tally_program_report_name(bound) : "",
+        .shader_hash = bound ? e->program->shader_hash : 0,
         .target_width = command->type == TALLY_CMD_DRAW ? e->render.width : 0,
         .target_height = command->type == TALLY_CMD_DRAW ? e->render.height : 0,
         .begin_ns = begin_ns,

@@ -50,4 +50,15 @@ if got[:4] != expected or len(got) != 5:
 last = got[4]
 if last[:5] != ("dispatch", "clEnqueueNDRangeKernel", "opencl", 1, 0) or last[5] != 64:
     sys.exit(f"unflushed kernel row {last}")
+# A dispatch row names its kernel (its function), with a hash of its code
+# that both dispatches of the kernel share; transfers run with no kernel.
+kernels = [(r["pipeline_name"], r["shader_hash"], r["pipeline"]) for r in rows]
+dispatch = kernels[1]
+if dispatch[0] != "k" or dispatch[1] == "0" * 16 or dispatch[2] == "0":
+    sys.exit(f"the kernel's row names {dispatch}, not kernel k with a hash and an id")
+if kernels[4] != dispatch:
+    sys.exit(f"two dispatches of one kernel name {dispatch} and {kernels[4]}")
+for transfer in (kernels[0], kernels[2], kernels[3]):
+    if transfer != ("", "0" * 16, "0"):
+        sys.exit(f"a transfer names {transfer}, though it runs no kernel")
 print(f"report ({mode}): {len(rows)} commands as expected")

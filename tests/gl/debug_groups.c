@@ -2,7 +2,8 @@
  * Draws one point in each of a nest of GL debug groups (KHR_debug) and
  * group markers (EXT_debug_marker), on a surfaceless EGL context, then
  * exits; the test checks each draw's label in the report against the
- * groups the program opened around it.
+ * groups the program opened around it, and the pipeline name of the draws
+ * made with a program labelled (glObjectLabel) before it was linked.
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -11,6 +12,27 @@
 #include <GL/glext.h>
 
 #include <stdio.h>
+
+static GLuint compiled(GLenum type, const char *source)
+{
+    GLuint shader = glCreateShader(type);
+    glShaderSource(shader, 1, &source, NULL);
+    glCompileShader(shader);
+    return shader;
+}
+
+/* A program labelled "sky program" before it is linked, in use. */
+static void use_labelled_program(void)
+{
+    GLuint program = glCreateProgram();
+    glAttachShader(program,
+                   compiled(GL_VERTEX_SHADER, "void main() { gl_Position = vec4(0.0); }"));
+    glAttachShader(program,
+                   compiled(GL_FRAGMENT_SHADER, "void main() { gl_FragColor = vec4(1.0); }"));
+    glObjectLabel(GL_PROGRAM, program, -1, "sky program");
+    glLinkProgram(program);
+    glUseProgram(program);
+}
 
 int main(void)
 {
@@ -35,12 +57,14 @@ int main(void)
     glPushDebugGroup(GL_DEBUG_SOURCE_APPLICATION, 1, -1, "frame");
     glDrawArrays(GL_POINTS, 0, 1); /* "frame" */
     glPushDebugGroup(GL_DEBUG_SOURCE_APPLICATION, 2, 6, "shadow pass, cut here");
-    glDrawArrays(GL_POINTS, 0, 1); /* "frame/shadow" */
+    use_labelled_program();
+    glDrawArrays(GL_POINTS, 0, 1); /* "frame/shadow", "sky program" */
     glPopDebugGroup();
     push_marker(0, "marker");
     glDrawArrays(GL_POINTS, 0, 1); /* "frame/marker" */
     pop_marker();
     glPopDebugGroup();
+    glUseProgram(0);
     glDrawArrays(GL_POINTS, 0, 1); /* "" */
     glFinish();
     eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
