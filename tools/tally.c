@@ -37,6 +37,10 @@ int main(int argc, char **argv)
         return tally_cli_list(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return tally_cli_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "summary") == 0)
+        return tally_cli_summary(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return tally_cli_diff(argc - 1, argv + 1);
     if (strcmp(argv[1], "demo") == 0)
         return tally_cli_demo(argc - 1, argv + 1);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
