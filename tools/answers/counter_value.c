@@ -20,7 +20,8 @@ static bool parse_special(const char *text, bool negative, struct counter_value 
     return true;
 }
 
-bool counter_value_parse(const char *text, struct counter_value *out)
+/* Anything but a plain unsigned integer of up to 18 digits. */
+static bool parse_general(const char *text, struct counter_value *out)
 {
     *out = (struct counter_value){0};
     const char *p = text;
@@ -62,5 +63,21 @@ bool counter_value_parse(const char *text, struct counter_value *out)
     } else {
         out->integer = negative ? -(int64_t)mantissa : (int64_t)mantissa;
     }
+    return true;
+}
+
+bool counter_value_parse(const char *text, struct counter_value *out)
+{
+    /* Most values of a report are counts: read those in one loop. */
+    uint64_t value = 0;
+    int digits = 0;
+    unsigned digit;
+    for (; (digit = (unsigned)((unsigned char)text[digits] - '0')) < 10 && digits < 18; digits++)
+        value = value * 10 + digit;
+    if (digits == 0 || text[digits] != '\0')
+        return parse_general(text, out);
+    out->integer = (int64_t)value;
+    out->real = 0;
+    out->decimal = false;
     return true;
 }
