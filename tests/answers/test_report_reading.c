@@ -183,9 +183,12 @@ static void a_file_that_is_no_report_says_so(void **state)
 {
     (void)state;
     char path[512], error[256];
-    write_file(path, sizeof path, "reading_not.csv", "key,value\nschema,x\n");
+    write_file(path, sizeof path, "not.csv", "a,b\n1,2\n");
     assert_null(report_reader_open(path, error, sizeof error));
     assert_non_null(strstr(error, "no sequence column"));
+    write_file(path, sizeof path, "not.meta.csv", "key,value\nschema,x\n");
+    assert_null(report_reader_open(path, error, sizeof error));
+    assert_non_null(strstr(error, "a report's metadata (.meta.csv)"));
     remove(path);
 }
 

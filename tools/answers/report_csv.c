@@ -73,7 +73,12 @@ bool report_csv_open(report_reader *r, char *error, size_t size)
         }
     }
     if (!r->has[REPORT_SEQUENCE]) {
-        snprintf(error, size, "%s: not a tally report: its header has no sequence column", r->path);
+        /* A shell glob of *.csv takes the sidecars too: say what this is. */
+        bool sidecar = count == 2 && strcmp(names[0], "key") == 0 && strcmp(names[1], "value") == 0;
+        snprintf(error, size, "%s: %s", r->path,
+                 sidecar ? "a report's metadata (.meta.csv), read beside its report: give the "
+                           "report itself"
+                         : "not a tally report: its header has no sequence column");
         return false;
     }
     r->column_count = count;
