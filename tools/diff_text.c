@@ -46,6 +46,7 @@ static void print_heading(const struct diff *d, FILE *out, enum table_style styl
         text_table_note(t, "note: the runs differ in backend or clock; their counters may "
                            "differ for that alone");
     text_table_print(t, out, style);
+    text_table_free(t);
 }
 
 static void print_matching(const struct diff *d, FILE *out, bool markdown)
@@ -101,6 +102,7 @@ static void print_totals(const struct diff *d, FILE *out, enum table_style style
         text_table_cell(t, "%s", verdict(item));
     }
     text_table_print(t, out, style);
+    text_table_free(t);
 }
 
 static void print_group_movers(const struct diff *d, FILE *out, enum table_style style)
@@ -133,6 +135,7 @@ static void print_group_movers(const struct diff *d, FILE *out, enum table_style
         }
     }
     text_table_print(t, out, style);
+    text_table_free(t);
     free(indices);
 }
 
@@ -174,6 +177,7 @@ static void print_command_movers(const struct diff *d, FILE *out, enum table_sty
         }
     }
     text_table_print(t, out, style);
+    text_table_free(t);
 }
 
 static void print_gate(const struct diff *d, FILE *out, bool markdown)

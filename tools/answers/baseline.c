@@ -3,6 +3,7 @@
 #include "baseline.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,19 @@ bool baseline_is(const char *path)
     return strcmp(start, header_start) == 0;
 }
 
+/* Says why in why; false, for the caller to return. */
+static bool refuse(char *why, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool refuse(char *why, size_t size, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(why, size, format, args);
+    va_end(args);
+    return false;
+}
+
 /* What one row of information (unit, exactness, aggregate) says. */
 static bool read_info(struct run_digest *d, const char *scope, char **fields, char *why,
                       size_t size)
@@ -143,19 +157,17 @@ static bool read_info(struct run_digest *d, const char *scope, char **fields, ch
         if (strcmp(scope, "unit") == 0) {
             char *copy = strdup(text);
             if (!copy)
-                return snprintf(why, size, "out of memory"), false;
+                return refuse(why, size, "out of memory");
             free(c->unit);
             c->unit = copy;
         } else if (strcmp(scope, "exactness") == 0) {
             if (!counter_exactness_parse(text, &c->exactness))
-                return snprintf(why, size, "%s: unknown exactness \"%.40s\"", c->symbol, text),
-                       false;
+                return refuse(why, size, "%s: unknown exactness \"%.40s\"", c->symbol, text);
         } else if (strcmp(text, "sum") == 0 || strcmp(text, "mean") == 0) {
             c->averaged = strcmp(text, "mean") == 0;
         } else {
-            return snprintf(why, size, "%s: aggregate \"%.40s\" is neither sum nor mean", c->symbol,
-                            text),
-                   false;
+            return refuse(why, size, "%s: aggregate \"%.40s\" is neither sum nor mean", c->symbol,
+                          text);
         }
     }
     return true;
@@ -174,18 +186,20 @@ static bool set_text(char **field, const char *value)
 static bool read_data(struct run_digest *d, enum digest_scope scope, char **fields, char *why,
                       size_t size)
 {
+    if (scope == SCOPE_FRAME && (fields[1][0] < '0' || fields[1][0] > '9' ||
+                                 strspn(fields[1], "0123456789") != strlen(fields[1])))
+        return refuse(why, size, "frame \"%.40s\" is not a number", fields[1]);
     struct digest_row *row = run_digest_add_row(d, scope, fields[1]);
     if (!row)
-        return snprintf(why, size, "out of memory"), false;
+        return refuse(why, size, "out of memory");
     struct counter_value commands;
     if (!counter_value_parse(fields[2], &commands) || commands.decimal || commands.integer < 0)
-        return snprintf(why, size, "commands \"%.40s\" is not a count", fields[2]), false;
+        return refuse(why, size, "commands \"%.40s\" is not a count", fields[2]);
     row->commands = (uint64_t)commands.integer;
     for (size_t k = 0; k < d->counter_count; k++)
         if (!counter_value_parse(fields[3 + k], &row->values[k]))
-            return snprintf(why, size, "%s \"%.40s\" is not a number", d->counters[k].symbol,
-                            fields[3 + k]),
-                   false;
+            return refuse(why, size, "%s \"%.40s\" is not a number", d->counters[k].symbol,
+                          fields[3 + k]);
     return true;
 }
 
@@ -194,17 +208,16 @@ static bool read_row(struct run_digest *d, char **fields, size_t line, char *why
 {
     const char *scope = fields[0];
     if (line == 2 && (strcmp(scope, "schema") != 0 || strcmp(fields[1], baseline_schema) != 0))
-        return snprintf(why, size,
-                        "not a baseline this tally reads (its second line is not "
-                        "schema,%s)",
-                        baseline_schema),
-               false;
+        return refuse(why, size,
+                      "not a baseline this tally reads (its second line is not "
+                      "schema,%s)",
+                      baseline_schema);
     if (strcmp(scope, "schema") == 0)
         return true;
     if (strcmp(scope, "backend") == 0 || strcmp(scope, "device") == 0 ||
         strcmp(scope, "clock") == 0) {
         char **field = scope[0] == 'b' ? &d->backend : scope[0] == 'd' ? &d->device : &d->clock;
-        return set_text(field, fields[1]) || (snprintf(why, size, "out of memory"), false);
+        return set_text(field, fields[1]) || refuse(why, size, "out of memory");
     }
     if (strcmp(scope, "unit") == 0 || strcmp(scope, "exactness") == 0 ||
         strcmp(scope, "aggregate") == 0)
@@ -212,7 +225,7 @@ static bool read_row(struct run_digest *d, char **fields, size_t line, char *why
     for (int s = 0; s < SCOPE_COUNT; s++)
         if (strcmp(scope, digest_scope_names[s]) == 0)
             return read_data(d, (enum digest_scope)s, fields, why, size);
-    return snprintf(why, size, "unknown scope \"%.40s\"", scope), false;
+    return refuse(why, size, "unknown scope \"%.40s\"", scope);
 }
 
 static bool read_rows(struct run_digest *d, csv_reader *csv, const char *path, char *error,
