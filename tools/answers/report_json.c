@@ -19,7 +19,8 @@ static bool fail(report_reader *r, const char *what, char *error, size_t size)
     return false;
 }
 
-/* The next captured value, parsed; NULL with why in error. */
+/* The next captured value, parsed; NULL with why in error. One tokener
+ * serves every value, reset between them. */
 static json_object *parse_next(report_reader *r, char *error, size_t size)
 {
     size_t length;
@@ -28,16 +29,18 @@ static json_object *parse_next(report_reader *r, char *error, size_t size)
         fail(r, "", error, size);
         return NULL;
     }
-    json_tokener *tokener = json_tokener_new();
-    json_object *value = tokener ? json_tokener_parse_ex(tokener, text, (int)length) : NULL;
-    if (!value || json_tokener_get_error(tokener) != json_tokener_success) {
-        fail(r,
-             tokener ? json_tokener_error_desc(json_tokener_get_error(tokener)) : "out of memory",
-             error, size);
-        json_object_put(value);
-        value = NULL;
+    if (!r->tokener && !(r->tokener = json_tokener_new())) {
+        snprintf(error, size, "%s: out of memory", r->path);
+        return NULL;
     }
-    json_tokener_free(tokener);
+    json_tokener_reset(r->tokener);
+    json_object *value = json_tokener_parse_ex(r->tokener, text, (int)length);
+    enum json_tokener_error why = json_tokener_get_error(r->tokener);
+    if (!value || why != json_tokener_success) {
+        fail(r, json_tokener_error_desc(why), error, size);
+        json_object_put(value);
+        return NULL;
+    }
     return value;
 }
 
@@ -286,4 +289,7 @@ void report_json_close(report_reader *r)
     if (r->command)
         json_object_put(r->command);
     r->command = NULL;
+    if (r->tokener)
+        json_tokener_free(r->tokener);
+    r->tokener = NULL;
 }

@@ -31,6 +31,7 @@ struct report_reader {
     /* JSON: the stream, positioned in "commands", and the current row's
      * parsed object with the text of its numbers. */
     json_stream *stream;
+    json_tokener *tokener;
     struct json_object *command;
     bool commands_ended;
     bool counters_listed; /* the report had a "counters" member before its commands */
