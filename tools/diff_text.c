@@ -33,7 +33,7 @@ static void print_heading(const struct diff *d, FILE *out, enum table_style styl
     for (int s = 0; s < 2; s++) {
         const struct run_digest *g = sides[s]->digest;
         text_table_row(t);
-        text_table_cell(t, s ? "new" : "base");
+        text_table_cell(t, "%s", s ? "new" : "base");
         text_table_cell(t, "%s%s", sides[s]->name, sides[s]->baseline ? " (baseline)" : "");
         text_table_cell(t, "%s", g->backend);
         text_table_cell(t, "%s", g->device);
