@@ -16,6 +16,12 @@ static void usage(FILE *out)
           "  run [OPTIONS] [--] PROGRAM [ARGS...]\n"
           "        run a program with the Vulkan layer and the GL, EGL and CL shims\n"
           "        active, and say where the reports went (tally run --help)\n"
+          "  summary [OPTIONS] REPORT...\n"
+          "        what reports add up to: totals, frame percentiles, the most expensive\n"
+          "        commands, totals by label, API command and pipeline (tally summary -h)\n"
+          "  diff [OPTIONS] BASE NEW | --baseline FILE REPORT... | --write-baseline FILE REPORT...\n"
+          "        two runs compared counter by counter; exit status 1 when a rule breaks\n"
+          "        (tally diff -h)\n"
           "  --version\n"
           "        tally's version\n"
           "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
@@ -37,6 +43,10 @@ int main(int argc, char **argv)
         return tally_cli_list(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return tally_cli_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "summary") == 0)
+        return tally_cli_summary(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return tally_cli_diff(argc - 1, argv + 1);
     if (strcmp(argv[1], "demo") == 0)
         return tally_cli_demo(argc - 1, argv + 1);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

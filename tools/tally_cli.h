@@ -6,5 +6,9 @@
 int tally_cli_list(int argc, char **argv);
 int tally_cli_demo(int argc, char **argv);
 int tally_cli_run(int argc, char **argv);
+/* tally summary [OPTIONS] REPORT... (summary.c) */
+int tally_cli_summary(int argc, char **argv);
+/* tally diff [OPTIONS] BASE NEW, or --baseline FILE / --write-baseline FILE (diff.c) */
+int tally_cli_diff(int argc, char **argv);
 
 #endif
