@@ -389,6 +389,8 @@ int tally_cli_run(int argc, char **argv)
     static const char *const whats[3] = {"per-command report", "trace", "samples"};
     for (int i = 0; i < 3; i++) {
         const char *path = i < 2 || o.sample ? getenv(vars[i]) : NULL;
+        if (path && !*path)
+            path = NULL; /* set but empty, as the library reads it: none */
         if (!run_output_prepare(&outputs[i], vars[i], whats[i], path)) {
             fprintf(stderr, "tally run: cannot set up %s: %s\n", vars[i], strerror(errno));
             return 2;

@@ -162,11 +162,14 @@ bool report_row_finish(report_reader *r, struct report_row *row, unsigned long l
             return false;
         }
     }
+    /* Its name, else its number; pipeline 0 is none (a transfer). */
     row->pipeline = "";
     static const enum report_identity pipelines[] = {REPORT_PIPELINE_NAME, REPORT_PIPELINE,
                                                      REPORT_KERNEL};
     for (size_t i = 0; i < 3 && !row->pipeline[0]; i++)
         row->pipeline = row->identity[pipelines[i]];
+    if (strcmp(row->pipeline, "0") == 0 && !row->identity[REPORT_PIPELINE_NAME][0])
+        row->pipeline = "";
     row->values = r->values;
     return true;
 }
