@@ -277,6 +277,8 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
 {
     const struct tally_executor *e = &d->exec;
     struct command_report_rows *rows = d->report_rows;
+    if (!e->captured || !tally_capture_takes(d, ctx->frame))
+        return; /* outside the capture window */
     const tally_value *selected = selected_values(d);
     if (d->trace) {
         trace_counters(d, begin_ns, end_ns);

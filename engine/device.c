@@ -19,7 +19,17 @@ void tally_device_options_from_env(tally_device_options *o)
         .report_counters = secure_getenv("TALLY_COUNTERS"),
         .granularity = tally_granularity_parse(secure_getenv("TALLY_GRANULARITY")),
         .uncalibrated = !tally_calibrate_parse(secure_getenv("TALLY_CALIBRATE")),
+        .capture_frames = secure_getenv("TALLY_CAPTURE_FRAMES"),
+        .capture_delay = secure_getenv("TALLY_CAPTURE_DELAY"),
+        .capture_duration = secure_getenv("TALLY_CAPTURE_DURATION"),
+        .capture_trigger = secure_getenv("TALLY_CAPTURE_TRIGGER"),
     };
+    /* Set but empty, as a shell unsets them for a command: not set. */
+    const char **capture[] = {&o->capture_frames, &o->capture_delay, &o->capture_duration,
+                              &o->capture_trigger};
+    for (size_t i = 0; i < sizeof capture / sizeof capture[0]; i++)
+        if (*capture[i] && !**capture[i])
+            *capture[i] = NULL;
     if (o->report_path && !*o->report_path)
         o->report_path = NULL;
     if (o->trace_path && !*o->trace_path)
@@ -119,7 +129,9 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     d->generation = atomic_load_explicit(&fork_generation, memory_order_relaxed);
     atomic_init(&d->wait_deadline_ns, UINT64_MAX);
     d->epoch_cpu_ns = tally_monotonic_ns();
-    tally_status s = open_backend(d, o, error, error_size);
+    tally_status s = tally_capture_parse(o, &d->capture, error, error_size);
+    if (s == TALLY_OK)
+        s = open_backend(d, o, error, error_size);
     if (s == TALLY_OK)
         s = tally_run_metadata_open(d);
     if (s == TALLY_OK)
@@ -128,6 +140,8 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
         s = tally_command_report_open(d, o, error, error_size);
     if (s == TALLY_OK)
         s = tally_queue_start(d);
+    if (s == TALLY_OK)
+        tally_capture_start(d);
     if (s != TALLY_OK) {
         tally_device_close(d);
         return s;
@@ -188,6 +202,7 @@ tally_status tally_device_finish(tally_device *d)
     if (tally_device_inherited(d))
         return TALLY_OK; /* the parent's to finish: left as it is (leaked) */
     tally_status outputs = tally_device_stop(d, UINT64_MAX);
+    tally_capture_end(d);
     tally_run_metadata_close(d);
     free_listeners(d);
     tally_executor_finish(d);

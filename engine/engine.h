@@ -199,6 +199,7 @@ struct tally_pending {
     uint32_t pass_index;
     uint32_t flags; /* tally_submit_flags */
     uint32_t tid;   /* the thread that submitted it */
+    bool captured;  /* the capture window may be open: its rows are kept if theirs is */
     const char *api_name;
     tally_indirect_reader indirect_reader;       /* all NULL: none */
     tally_measurement_reader measurement_reader; /* all NULL: none */
@@ -240,6 +241,7 @@ struct tally_executor {
     uint64_t program_id;         /* tally_exec_state.program_id */
     struct tally_program *bound; /* whose program and program_id they are; NULL: none */
     uint32_t submitting_thread;  /* the submission's tid */
+    bool captured;               /* the submission's tally_pending.captured */
     uint64_t next_sample_ns;     /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way
@@ -253,6 +255,18 @@ struct tally_executor {
     uint32_t event_count, event_capacity;
 };
 
+/* The part of the run the report and trace hold (capture.c). */
+struct tally_capture {
+    bool windowed;                     /* any window set; false: everything is captured */
+    uint64_t first_frame, last_frame;  /* inclusive; 0, UINT64_MAX: every frame */
+    uint64_t begin_ns, end_ns;         /* device time of the submission; 0, UINT64_MAX */
+    int trigger_signal;                /* 0: none */
+    char *trigger_file;                /* NULL: none */
+    atomic_bool triggered;             /* true without a trigger */
+    atomic_uint_fast64_t frames_begun; /* frame boundaries the program's threads recorded */
+    bool was_open;                     /* the queue thread's: as its last tick saw it */
+};
+
 struct tally_device {
     const struct tally_backend_ops *backend;
     void *backend_state;
@@ -263,6 +277,7 @@ struct tally_device {
     uint32_t elapsed_ns_slot, elapsed_cycles_slot;
     uint64_t epoch_cpu_ns;
     unsigned generation; /* the process's tally_fork_generation when it opened */
+    struct tally_capture capture;
 
     /* Stopping (tally_device_stop): readers' waits on the GPU end by
      * wait_deadline_ns (CLOCK_MONOTONIC; UINT64_MAX: no limit), and the
@@ -511,6 +526,25 @@ TALLY_HIDDEN void tally_command_report_write(struct tally_device *device,
  * next due (CLOCK_MONOTONIC ns), UINT64_MAX if nothing waits. */
 TALLY_HIDDEN uint64_t tally_command_report_tick(struct tally_device *device, uint64_t now_ns);
 TALLY_HIDDEN tally_status tally_command_report_close(struct tally_device *device);
+
+/* capture.c: the capture window. parse fills it from the options (error
+ * says why not); start and end watch the trigger's signal. open_now: the
+ * window may be open at that device time (listeners, and submissions'
+ * stamps); takes: a row of that frame, of a submission stamped open, is
+ * in it. frame_begun: a frame boundary was recorded on the program's
+ * thread. tick: the queue thread follows the trigger and the time window's
+ * edges; returns when it is next due (device time; UINT64_MAX: never). */
+TALLY_HIDDEN tally_status tally_capture_parse(const tally_device_options *options,
+                                              struct tally_capture *capture, char *error,
+                                              size_t error_size);
+TALLY_HIDDEN void tally_capture_start(struct tally_device *device);
+TALLY_HIDDEN void tally_capture_end(struct tally_device *device);
+TALLY_HIDDEN bool tally_capture_open_now(struct tally_device *device, uint64_t device_ns);
+TALLY_HIDDEN bool tally_capture_takes(const struct tally_device *device, uint64_t frame);
+TALLY_HIDDEN void tally_capture_frame_begun(struct tally_device *device);
+TALLY_HIDDEN uint64_t tally_capture_tick(struct tally_device *device, uint64_t device_ns);
+/* A whole number and a unit (ns, us, ms, s, min), in ns. */
+TALLY_HIDDEN bool tally_parse_duration_ns(const char *text, uint64_t *ns);
 
 /* run_metadata.c: the run's metadata, from the device's open to its close,
  * and the report's description of it (at the report's open and close). */

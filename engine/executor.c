@@ -445,6 +445,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
     tally_samplers_advance(d, e->gpu_ns, true); /* baselines of new samplers */
     if (d->info.clock == TALLY_CLOCK_REALTIME)
         tally_executor_idle_until(d, p->start_gpu_ns);
+    e->captured = p->captured; /* whether the report and trace listen to it */
     tally_listening_begin_submission(d);
     e->submission = p->seqno;
     e->submitting_thread = p->tid;

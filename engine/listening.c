@@ -19,7 +19,8 @@
 
 void tally_listening_update(struct tally_device *d)
 {
-    uint32_t listeners = (d->report != NULL) +
+    bool capturing = tally_capture_open_now(d, tally_monotonic_ns() - d->epoch_cpu_ns);
+    uint32_t listeners = (d->report != NULL && capturing) +
                          atomic_load_explicit(&d->timeline_active, memory_order_relaxed) +
                          atomic_load_explicit(&d->sampler_count, memory_order_relaxed);
     __atomic_store_n(&d->listening, listeners, __ATOMIC_RELAXED);
@@ -51,7 +52,7 @@ void tally_listening_begin_submission(struct tally_device *d)
     /* begin_submission has just brought next_sample_ns up to date with the
      * sampler list: UINT64_MAX means there is none. */
     e->sampling = e->next_sample_ns != UINT64_MAX;
-    e->observed = e->sampling || d->report || d->trace ||
+    e->observed = e->sampling || ((d->report || d->trace) && e->captured) ||
                   atomic_load_explicit(&d->timeline_active, memory_order_relaxed);
     e->reader_waited = false;
 }

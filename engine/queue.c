@@ -91,6 +91,7 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
     if (!p)
         return TALLY_ERROR_OUT_OF_MEMORY;
     p->submit_gpu_ns = tally_monotonic_ns() - device->epoch_cpu_ns;
+    p->captured = tally_capture_open_now(device, p->submit_gpu_ns);
     p->start_gpu_ns = p->submit_gpu_ns;
     if (sub->issued_ns) {
         uint64_t issued =
@@ -192,7 +193,11 @@ static uint64_t while_idle(struct tally_device *d)
     uint64_t now = tally_monotonic_ns();
     if (d->info.clock == TALLY_CLOCK_REALTIME)
         tally_executor_idle_until(d, now - d->epoch_cpu_ns);
-    return wake_due(d, tally_command_report_tick(d, now));
+    uint64_t capture = tally_capture_tick(d, now - d->epoch_cpu_ns);
+    uint64_t report = tally_command_report_tick(d, now);
+    if (capture != UINT64_MAX && d->epoch_cpu_ns + capture < report)
+        report = d->epoch_cpu_ns + capture;
+    return wake_due(d, report);
 }
 
 static const struct timespec *deadline_at(uint64_t monotonic_ns, struct timespec *ts)

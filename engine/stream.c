@@ -399,7 +399,10 @@ tally_status tally_stream_frame_boundary(tally_stream *stream)
 {
     if (!stream)
         return TALLY_ERROR_INVALID_ARGUMENT;
-    return append(stream, TALLY_CMD_FRAME) ? TALLY_OK : TALLY_ERROR_OUT_OF_MEMORY;
+    if (!append(stream, TALLY_CMD_FRAME))
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    tally_capture_frame_begun(stream->context->device);
+    return TALLY_OK;
 }
 
 tally_status tally_stream_execute(tally_stream *stream, tally_stream *secondary)

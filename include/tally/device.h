@@ -57,16 +57,29 @@ typedef struct tally_device_options {
      * correlation (docs/driver.md, "GPU time") instead of calibrating them
      * to CLOCK_MONOTONIC. */
     bool uncalibrated;
+    /* What part of the run the report and trace hold (docs/reports.md,
+     * "Capturing part of a run"); NULL: all of it. frames: "A-B", "A-" or
+     * "A", counted from 0, inclusive. delay, duration: "2s", "500ms" from
+     * the device's open. trigger: "SIGUSR1" or "SIGUSR2" (each one toggles
+     * capture, which starts off), or an absolute path (capture while the
+     * file exists). */
+    const char *capture_frames, *capture_delay, *capture_duration, *capture_trigger;
 } tally_device_options;
 
 /*
  * Options from the environment (read with secure_getenv): TALLY_BACKEND,
  * TALLY_PROFILE, TALLY_CLOCK ("realtime" or "virtual"), TALLY_OUTPUT,
  * TALLY_TRACE, TALLY_COUNTERS, TALLY_GRANULARITY ("command", "render-pass"
- * or "command-buffer"), TALLY_CALIBRATE ("1", the default, or "0"). The
- * strings point into the environment.
+ * or "command-buffer"), TALLY_CALIBRATE ("1", the default, or "0"),
+ * TALLY_CAPTURE_FRAMES, TALLY_CAPTURE_DELAY, TALLY_CAPTURE_DURATION and
+ * TALLY_CAPTURE_TRIGGER. The strings point into the environment.
  */
 TALLY_API void tally_device_options_from_env(tally_device_options *options);
+/* Whether the options' capture window is one tally_device_open takes;
+ * if not, error says why (for a tool that checks before it starts a
+ * program). */
+TALLY_API bool tally_capture_options_valid(const tally_device_options *options, char *error,
+                                           size_t error_size);
 
 /* Opens a device. On failure *out is NULL and, when error is not NULL, a
  * sentence saying why is written into it (at most error_size bytes). */
