@@ -186,6 +186,20 @@ TALLY_API const tally_metric_set_info *tally_catalogue_metric_set(const tally_ca
 TALLY_API tally_status tally_catalogue_find(const tally_catalogue *cat, const char *symbol,
                                             uint32_t *index);
 
+/*
+ * Whether one name of a counter list (TALLY_COUNTERS, the options'
+ * report_counters) names a counter of a backend's catalogue (backend as
+ * tally_backend_catalogue takes it); "all" does. TALLY_OK, or a sentence
+ * saying why not in error:
+ *   TALLY_ERROR_UNKNOWN_COUNTER  no counter named "X" (did you mean Y?)
+ *   TALLY_ERROR_NOT_SUPPORTED    a counter another built-in backend has: what
+ *                                this backend measures instead
+ *   TALLY_ERROR_UNKNOWN_BACKEND
+ * For tools that check a list before a program starts (tally run -c).
+ */
+TALLY_API tally_status tally_counter_name_check(const char *backend, const char *name,
+                                                char *error, size_t error_size);
+
 /* A counter's symbol and name in an API's vocabulary. */
 TALLY_API const char *tally_counter_symbol_for(const tally_counter_info *counter, tally_api api);
 TALLY_API const char *tally_counter_name_for(const tally_counter_info *counter, tally_api api);
