@@ -21,9 +21,8 @@ static const tally_draw triangles = {.api_name = "vkCmdDraw",
                                      .count = 3,
                                      .instance_count = 1,
                                      .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
-static const tally_dispatch one_group = {.api_name = "clEnqueueNDRangeKernel",
-                                         .groups = {1, 1, 1},
-                                         .local_size = {64, 1, 1}};
+static const tally_dispatch one_group = {
+    .api_name = "clEnqueueNDRangeKernel", .groups = {1, 1, 1}, .local_size = {64, 1, 1}};
 
 /* Records `draws` draws and `dispatches` dispatches in a context of the
  * API and submits them. */

@@ -33,8 +33,7 @@ static const char *parse_backend(const char *name)
         if (strcmp(name, names[i]) == 0)
             return name;
         const char *separator = i == 0 ? "" : names[i + 1] ? ", " : " or ";
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", separator,
-                 names[i]);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", separator, names[i]);
     }
     fprintf(stderr, "tally list: --backend: no backend named \"%s\" (%s)\n", name, known);
     return NULL;
