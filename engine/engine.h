@@ -474,16 +474,23 @@ TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t b
                                          bool inclusive);
 TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
 
-/* util.c: text from the environment or the command line made safe to show:
+/* escape.c: text from the environment or the command line made safe to show:
  * control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN.
  * Escapes at most `most` bytes of text into out (always terminated) and
  * returns how many it read; tally_log does this to every line. */
 TALLY_HIDDEN size_t tally_escape_controls(char *out, size_t size, const char *text, size_t most);
 /* text in double quotes, escaped, cut with "..." to fit out; returns out. */
 TALLY_HIDDEN const char *tally_quote(char *out, size_t size, const char *text);
-/* Reads TALLY_LOG now, so that an unknown level is said even in a process
+/* util.c: reads TALLY_LOG now, so that an unknown level is said even in a process
  * that logs nothing else (once per process). */
 TALLY_HIDDEN void tally_log_level_check(void);
+
+/* counter_names.c: why `name` is none of cat's counters, as a sentence in
+ * text: TALLY_ERROR_NOT_SUPPORTED for a counter the backend's whole
+ * catalogue (then "here") or another backend's has, with what cat measures;
+ * TALLY_ERROR_UNKNOWN_COUNTER for any other name, with the nearest ones. */
+TALLY_HIDDEN tally_status tally_counter_name_explain(const tally_catalogue *cat, const char *name,
+                                                     char *text, size_t size);
 
 /* nearest_names.c: for "did you mean": the indices of the candidates
  * nearest to name (case ignored, a swap of neighbours one edit), nearest

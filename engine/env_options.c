@@ -8,12 +8,10 @@
  * however often it is named. Unknown names (with the nearest ones), repeats
  * and a list that names nothing are said in the log, a bounded number of
  * lines whatever the list's length; what is echoed is quoted and escaped.
- * The same sentences check a name before a program starts (`tally run -c`,
- * tally_counter_name_check).
+ * Why a name is none of the device's counters is counter_names.c's
+ * sentence, the one `tally run -c` says before a program starts.
  */
-#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -77,128 +75,7 @@ static const char separators[] = ", \t";
 
 /* A list's problems are said one by one up to this many, then counted: a
  * list of ten thousand unknown names must not flood the program's stderr. */
-enum { PROBLEMS_NAMED = 3, SUGGESTIONS = 3 };
-
-/* The symbols of a catalogue's counters and their API aliases, each once,
- * for suggestions; NULL when out of memory. *count receives how many. */
-static const char **symbols_of(const tally_catalogue *cat, uint32_t *count)
-{
-    uint32_t total = 0;
-    for (uint32_t i = 0; i < cat->counter_count; i++)
-        total += 1 + cat->counters[i].alias_count;
-    const char **symbols = malloc((total + 1) * sizeof(*symbols));
-    *count = 0;
-    for (uint32_t i = 0; symbols && i < cat->counter_count; i++) {
-        const tally_counter_info *c = &cat->counters[i];
-        symbols[(*count)++] = c->symbol;
-        for (uint32_t a = 0; a < c->alias_count; a++) {
-            const char *alias = c->aliases[a].symbol;
-            bool repeated = !alias;
-            for (uint32_t k = 0; !repeated && k < *count; k++)
-                repeated = strcmp(symbols[k], alias) == 0;
-            if (!repeated)
-                symbols[(*count)++] = alias;
-        }
-    }
-    return symbols;
-}
-
-/* Appends to text at *used (snprintf's way: a sentence cut short stays
- * terminated). */
-__attribute__((format(printf, 4, 5))) static void append(char *text, size_t size, size_t *used,
-                                                         const char *format, ...)
-{
-    if (*used >= size)
-        return;
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(text + *used, size - *used, format, args);
-    va_end(args);
-    *used = n < 0 ? size : *used + (size_t)n;
-}
-
-static void say_unknown(const tally_catalogue *cat, const char *name, char *text, size_t size)
-{
-    char quoted[96];
-    size_t used = 0;
-    append(text, size, &used, "no counter named %s", tally_quote(quoted, sizeof quoted, name));
-    uint32_t count = 0, nearest[SUGGESTIONS];
-    const char **symbols = symbols_of(cat, &count);
-    uint32_t found = symbols ? tally_nearest_names(name, symbols, count, nearest, SUGGESTIONS) : 0;
-    for (uint32_t i = 0; i < found; i++)
-        append(text, size, &used, "%s%s",
-               i == 0          ? " (did you mean "
-               : i + 1 < found ? ", "
-                               : " or ",
-               symbols[nearest[i]]);
-    append(text, size, &used, found ? "?)" : " (`tally list` shows them)");
-    free(symbols);
-}
-
-static void say_unmeasurable(const tally_catalogue *cat, const char *symbol, bool here, char *text,
-                             size_t size)
-{
-    size_t used = 0;
-    append(text, size, &used, "%s cannot be measured by the %s backend%s; it measures: ", symbol,
-           cat->backend, here ? " here" : "");
-    for (uint32_t i = 0; i < cat->counter_count; i++)
-        append(text, size, &used, "%s%s", i ? ", " : "", cat->counters[i].symbol);
-}
-
-/* The symbol of the counter some built-in backend's catalogue (NULL:
- * any) has by this name, or NULL. */
-static const char *known_to(const char *backend, const char *name)
-{
-    for (const char *const *b = tally_backend_names(); *b; b++) {
-        const tally_catalogue *cat = NULL;
-        uint32_t index;
-        if ((!backend || strcmp(*b, backend) == 0) &&
-            tally_backend_catalogue_measuring(*b, 0, &cat) == TALLY_OK &&
-            tally_catalogue_find(cat, name, &index) == TALLY_OK)
-            return cat->counters[index].symbol;
-    }
-    return NULL;
-}
-
-/* Why a name of a counter list is none of cat's counters, as a sentence:
- * a counter another catalogue of the backend has (one opened with more to
- * measure: "here") or another backend has cannot be measured; anything else
- * is no counter, with the nearest names. */
-static tally_status explain_missing(const tally_catalogue *cat, const char *name, char *text,
-                                    size_t size)
-{
-    const char *symbol = known_to(cat->backend, name);
-    if (symbol) {
-        say_unmeasurable(cat, symbol, true, text, size);
-        return TALLY_ERROR_NOT_SUPPORTED;
-    }
-    if ((symbol = known_to(NULL, name))) {
-        say_unmeasurable(cat, symbol, false, text, size);
-        return TALLY_ERROR_NOT_SUPPORTED;
-    }
-    say_unknown(cat, name, text, size);
-    return TALLY_ERROR_UNKNOWN_COUNTER;
-}
-
-tally_status tally_counter_name_check(const char *backend, const char *name, char *error,
-                                      size_t error_size)
-{
-    if (!name)
-        return TALLY_ERROR_INVALID_ARGUMENT;
-    const tally_catalogue *cat = NULL;
-    tally_status s = tally_backend_catalogue(backend, &cat);
-    uint32_t index;
-    if (s != TALLY_OK) {
-        tally_copy_error(error, error_size, "%s", tally_status_string(s));
-        return s;
-    }
-    if (strcmp(name, "all") == 0 || tally_catalogue_find(cat, name, &index) == TALLY_OK)
-        return TALLY_OK;
-    char text[1024];
-    s = explain_missing(cat, name, text, sizeof text);
-    tally_copy_error(error, error_size, "%s", text);
-    return s;
-}
+enum { PROBLEMS_NAMED = 3 };
 
 struct columns {
     uint32_t *index; /* catalogue index per column */
@@ -228,7 +105,7 @@ static void skip(struct columns *c, const tally_catalogue *cat, const char *toke
     if (c->skipped++ >= PROBLEMS_NAMED)
         return;
     char text[1024];
-    if (explain_missing(cat, token, text, sizeof text) == TALLY_ERROR_UNKNOWN_COUNTER)
+    if (tally_counter_name_explain(cat, token, text, sizeof text) == TALLY_ERROR_UNKNOWN_COUNTER)
         tally_log(TALLY_LOG_WARN, "TALLY_COUNTERS: %s; skipped", text);
     else
         tally_log(TALLY_LOG_WARN, "%s; the report leaves it out", text);

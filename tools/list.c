@@ -59,9 +59,9 @@ static void list_counters(const tally_catalogue *cat, int api)
         const tally_counter_info *c = tally_catalogue_counter(cat, i);
         const char *symbol = api < 0 ? c->symbol : tally_counter_symbol_for(c, (tally_api)api);
         const char *name = api < 0 ? c->name : tally_counter_name_for(c, (tally_api)api);
+        const char *unit = api < 0 ? c->unit_name : tally_counter_unit_name_for(c, (tally_api)api);
         printf("%-24s %-36s %-18s %-12s %-8s %s\n", symbol, name,
-               tally_catalogue_group(cat, c->group)->symbol, c->unit_name,
-               tally_storage_string(c->storage),
+               tally_catalogue_group(cat, c->group)->symbol, unit, tally_storage_string(c->storage),
                c->raw_index == TALLY_NOT_RAW ? "derived"
                : c->exact                    ? "exact"
                : c->exact_when               ? "conditional"

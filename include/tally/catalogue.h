@@ -68,11 +68,14 @@ typedef enum tally_counter_source {
     TALLY_SOURCE_DERIVED = 3,        /* an expression over raw counters */
 } tally_counter_source;
 
-/* An API's name for a counter where its vocabulary differs; NULL: no change. */
+/* An API's name for a counter where its vocabulary differs; NULL: no change.
+ * unit_name: what one unit counts in that vocabulary (Intel's VsThreads
+ * counts threads where simgpu's VsWaves counts waves). */
 typedef struct tally_alias {
     tally_api api;
     const char *symbol;
     const char *name;
+    const char *unit_name;
 } tally_alias;
 
 #define TALLY_NOT_RAW UINT32_MAX
@@ -200,9 +203,11 @@ TALLY_API tally_status tally_catalogue_find(const tally_catalogue *cat, const ch
 TALLY_API tally_status tally_counter_name_check(const char *backend, const char *name,
                                                 char *error, size_t error_size);
 
-/* A counter's symbol and name in an API's vocabulary. */
+/* A counter's symbol, name and unit name in an API's vocabulary. */
 TALLY_API const char *tally_counter_symbol_for(const tally_counter_info *counter, tally_api api);
 TALLY_API const char *tally_counter_name_for(const tally_counter_info *counter, tally_api api);
+TALLY_API const char *tally_counter_unit_name_for(const tally_counter_info *counter,
+                                                  tally_api api);
 
 /* Short lowercase words for enums, as the catalogue data spells them. */
 TALLY_API const char *tally_unit_string(tally_unit unit);
