@@ -110,3 +110,10 @@ foreach(asked "-o;r.csv" "-t;t.json" "-s;1ms" "-q")
   expect_output("tally run ${asked} asks for no count" "^unset\n$"
                 ${TALLY} run ${asked} -- sh -c "echo \"\${TALLY_RUN_NOTE-unset}\"")
 endforeach()
+
+# Samples that were not written are said in grammatical English.
+execute_process(COMMAND ${TALLY} run -s 1ms --sample-output none.csv -- true
+                WORKING_DIRECTORY ${WORKDIR} ERROR_VARIABLE err)
+if(NOT err MATCHES "tally run: no sample file was written to ${WORKDIR}/none\\.csv")
+  message(FATAL_ERROR "tally run did not say that no sample file was written:\n${err}")
+endif()
