@@ -72,3 +72,10 @@ execute_process(COMMAND ${TALLY} run -q -c "GpuTime, GpuTime,all" --backend driv
 if(NOT rc EQUAL 0 OR NOT out STREQUAL "GpuTime,all driver\n")
   message(FATAL_ERROR "good options: exit ${rc}, the program saw ${out}")
 endif()
+# An empty variable is unset, as the library reads it.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env TALLY_COUNTERS= TALLY_BACKEND= ${TALLY} run -q
+                        -- sh -c "echo \"[$TALLY_COUNTERS]\""
+                WORKING_DIRECTORY ${WORKDIR} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "[]\n")
+  message(FATAL_ERROR "empty variables: exit ${rc}, the program saw ${out}")
+endif()

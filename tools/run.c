@@ -338,8 +338,8 @@ static bool options_usable(struct run_options *o)
         !run_check_choice(granularity.name, granularity.value, "granularity", granularities, 3) ||
         !sampling_options_usable(o, backend.value))
         return false;
-    if (!counters.value)
-        return true;
+    if (!counters.value || (!o->counters && !*counters.value))
+        return true; /* an empty variable is unset, as the library reads it */
     o->checked_counters = run_check_counters(counters.name, backend.value, counters.value);
     return o->checked_counters != NULL;
 }

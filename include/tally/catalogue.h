@@ -200,14 +200,13 @@ TALLY_API tally_status tally_catalogue_find(const tally_catalogue *cat, const ch
  *   TALLY_ERROR_UNKNOWN_BACKEND
  * For tools that check a list before a program starts (tally run -c).
  */
-TALLY_API tally_status tally_counter_name_check(const char *backend, const char *name,
-                                                char *error, size_t error_size);
+TALLY_API tally_status tally_counter_name_check(const char *backend, const char *name, char *error,
+                                                size_t error_size);
 
 /* A counter's symbol, name and unit name in an API's vocabulary. */
 TALLY_API const char *tally_counter_symbol_for(const tally_counter_info *counter, tally_api api);
 TALLY_API const char *tally_counter_name_for(const tally_counter_info *counter, tally_api api);
-TALLY_API const char *tally_counter_unit_name_for(const tally_counter_info *counter,
-                                                  tally_api api);
+TALLY_API const char *tally_counter_unit_name_for(const tally_counter_info *counter, tally_api api);
 
 /* Short lowercase words for enums, as the catalogue data spells them. */
 TALLY_API const char *tally_unit_string(tally_unit unit);
