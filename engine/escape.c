@@ -87,3 +87,9 @@ const char *tally_quote(char *out, size_t size, const char *text)
     snprintf(out + used, size - used, "%s\"", text[read] ? "..." : "");
     return out;
 }
+
+void tally_escape_text(char *out, size_t size, const char *text)
+{
+    if (out && size)
+        tally_escape_controls(out, size, text ? text : "", SIZE_MAX);
+}

@@ -6,6 +6,7 @@ file(REMOVE_RECURSE ${WORKDIR})
 file(MAKE_DIRECTORY ${WORKDIR})
 file(WRITE ${WORKDIR}/invalid.ini "nosuchkey = 1\n")
 string(ASCII 27 escape)
+string(ASCII 7 bell)
 
 # refused(description expected-line-regex ARGS...): ARGS go before
 # `-- PROGRAM`, which would leave a file behind if it ran.
@@ -59,6 +60,9 @@ refused("a counter list that names nothing"
   "tally run: -c: names no counter [^\n]*" ${TALLY} run -c ,)
 refused("a control character is escaped, never written"
   "tally run: -c: no counter named \"\\\\x1b\\[2J\" [^\n]*" ${TALLY} run -c "${escape}[2J")
+refused("a control character from the environment is escaped, never written"
+  "tally run: TALLY_BACKEND: no backend named \"\\\\x1bcx\\\\x07\" [^\n]*"
+  ${CMAKE_COMMAND} -E env "TALLY_BACKEND=${escape}cx${bell}" ${TALLY} run)
 refused("an unknown clock"
   "tally run: --clock: no clock mode \"foo\" \\(realtime or virtual\\)" ${TALLY} run --clock foo)
 refused("an unknown granularity"

@@ -19,15 +19,18 @@
 /* What a list of counters is split at: TALLY_COUNTERS's separators. */
 static const char counter_separators[] = ", \t";
 
+/* One line; what it echoes of a value (from the command line or the
+ * environment) is escaped, so that it cannot act on the terminal. */
 __attribute__((format(printf, 2, 3))) static bool refuse(const char *option, const char *format,
                                                          ...)
 {
+    char line[2048], shown[2048];
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "tally run: %s: ", option);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, format, args);
     va_end(args);
+    tally_escape_text(shown, sizeof shown, line);
+    fprintf(stderr, "tally run: %s: %s\n", option, shown);
     return false;
 }
 
