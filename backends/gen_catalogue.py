@@ -153,6 +153,9 @@ class Catalogue:
         for c in self.counters:
             for api, alias in c.get("aliases", {}).items():
                 require(api in APIS, f"counter {c['symbol']}: unknown alias API {api}")
+                for field in alias:
+                    require(field in ("symbol", "name", "unit_name"),
+                            f"counter {c['symbol']}: unknown {api} alias field {field}")
                 sym = alias.get("symbol")
                 if sym:
                     require(sym not in self.counter_index and sym not in aliases,
@@ -292,7 +295,8 @@ def emit_c(cat, prefix, header_name):
     for c in cat.counters:
         aliases = c.get("aliases", {})
         if aliases:
-            rows = [f"    {{{APIS[api]}, {c_string(a.get('symbol'))}, {c_string(a.get('name'))}}},"
+            rows = [f"    {{{APIS[api]}, {c_string(a.get('symbol'))}, {c_string(a.get('name'))}, "
+                    f"{c_string(a.get('unit_name'))}}},"
                     for api, a in aliases.items()]
             out += [f"static const tally_alias {prefix}_aliases_{c['symbol']}[] = {{", *rows,
                     "};"]
@@ -485,7 +489,8 @@ def emit_counters_md(cat, prefix):
                 out.append(f"- Exact when: {c['exact_when']}")
             for api, a in c.get("aliases", {}).items():
                 parts = [f"symbol `{a['symbol']}`" if a.get("symbol") else None,
-                         f"name \"{a['name']}\"" if a.get("name") else None]
+                         f"name \"{a['name']}\"" if a.get("name") else None,
+                         f"unit \"{a['unit_name']}\"" if a.get("unit_name") else None]
                 out.append(f"- {api} alias: " + ", ".join(p for p in parts if p))
             out.append("")
     out += ["## Metric sets", "",

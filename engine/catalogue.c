@@ -103,6 +103,12 @@ const char *tally_counter_name_for(const tally_counter_info *counter, tally_api 
     return alias && alias->name ? alias->name : counter->name;
 }
 
+const char *tally_counter_unit_name_for(const tally_counter_info *counter, tally_api api)
+{
+    const tally_alias *alias = alias_for(counter, api);
+    return alias && alias->unit_name ? alias->unit_name : counter->unit_name;
+}
+
 static bool names_counter(const tally_counter_info *counter, const char *symbol)
 {
     if (strcmp(counter->symbol, symbol) == 0)

@@ -182,8 +182,10 @@ static tally_status open_rows(struct tally_device *d)
 tally_status tally_command_report_open(struct tally_device *d, const tally_device_options *o,
                                        char *error, size_t error_size)
 {
-    if (!o->report_path && !o->trace_path)
+    if (!o->report_path && !o->trace_path) {
+        tally_listening_update(d); /* listeners without files, known at open */
         return TALLY_OK;
+    }
     char report_buffer[PATH_MAX], trace_buffer[PATH_MAX];
     const char *report_path = path_for_process(o->report_path, report_buffer, sizeof report_buffer);
     const char *trace_path = trace_path_apart(

@@ -10,6 +10,7 @@ void tally_device_options_from_env(tally_device_options *o)
 {
     if (!o)
         return;
+    tally_log_level_check();
     *o = (tally_device_options){
         .backend = secure_getenv("TALLY_BACKEND"),
         .profile_path = secure_getenv("TALLY_PROFILE"),
@@ -185,6 +186,7 @@ tally_status tally_device_stop(tally_device *d, uint64_t timeout_ns)
                   "of them (measured times and statistics, indirect parameters)",
                   d->executed_late, (double)timeout_ns / 1e9);
     tally_timeline_flush(d);
+    tally_run_note_say(d);
     d->outputs = tally_command_report_close(d);
     d->stopped = true;
     return d->outputs;

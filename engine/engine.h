@@ -208,6 +208,15 @@ struct tally_pending {
 };
 
 /* The simulated GPU's running state; the queue thread's alone. */
+/* run_note.c: commands executed per front door, for TALLY_RUN_NOTE's line;
+ * the queue thread's alone, read once it ended. Doors: Vulkan, GL, GLES,
+ * OpenCL, any other. */
+enum { TALLY_RUN_NOTE_DOORS = 5 };
+struct tally_run_note {
+    uint64_t commands[TALLY_RUN_NOTE_DOORS];
+    uint32_t last_context_id, last_door;
+};
+
 struct tally_executor {
     uint64_t gpu_ns;
     uint64_t cycles;       /* core cycles elapsed since the device opened */
@@ -250,6 +259,7 @@ struct tally_executor {
     bool observed;      /* a report, trace, timeline reader or sampler */
     bool sampling;      /* a sampler */
     bool reader_waited; /* the submission's indirect reader's wait ran */
+    bool noting;        /* TALLY_RUN_NOTE: commands are counted per door (run_note.c) */
     tally_value *report_values;
     tally_event *events; /* batch published at the end of each submission */
     uint32_t event_count, event_capacity;
@@ -332,6 +342,7 @@ struct tally_device {
     bool report_failed;                      /* a write failed; the report was dropped */
     struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
     struct tally_run_metadata *run_metadata; /* run_metadata.c: what the report says of the run */
+    struct tally_run_note run_note;          /* run_note.c */
 };
 
 /* --- results, subscriptions, samplers -------------------------------------------- */
@@ -499,6 +510,39 @@ TALLY_HIDDEN void tally_timeline_update_active(struct tally_device *device);
 TALLY_HIDDEN void tally_samplers_advance(struct tally_device *device, uint64_t before_ns,
                                          bool inclusive);
 TALLY_HIDDEN uint64_t tally_samplers_next_ns(struct tally_device *device);
+
+/* escape.c: text from the environment or the command line made safe to show:
+ * control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN.
+ * Escapes at most `most` bytes of text into out (always terminated) and
+ * returns how many it read; tally_log does this to every line. */
+TALLY_HIDDEN size_t tally_escape_controls(char *out, size_t size, const char *text, size_t most);
+/* text in double quotes, escaped, cut with "..." to fit out; returns out. */
+TALLY_HIDDEN const char *tally_quote(char *out, size_t size, const char *text);
+/* util.c: reads TALLY_LOG now, so that an unknown level is said even in a process
+ * that logs nothing else (once per process). */
+TALLY_HIDDEN void tally_log_level_check(void);
+
+/* counter_names.c: why `name` is none of cat's counters, as a sentence in
+ * text: TALLY_ERROR_NOT_SUPPORTED for a counter the backend's whole
+ * catalogue (then "here") or another backend's has, with what cat measures;
+ * TALLY_ERROR_UNKNOWN_COUNTER for any other name, with the nearest ones. */
+TALLY_HIDDEN tally_status tally_counter_name_explain(const tally_catalogue *cat, const char *name,
+                                                     char *text, size_t size);
+
+/* nearest_names.c: for "did you mean": the indices of the candidates
+ * nearest to name (case ignored, a swap of neighbours one edit), nearest
+ * first, among those close enough to be a typo of it; at most capacity
+ * (and at most 8). Returns how many. */
+TALLY_HIDDEN uint32_t tally_nearest_names(const char *name, const char *const *candidates,
+                                          uint32_t count, uint32_t *nearest, uint32_t capacity);
+
+/* run_note.c: whether TALLY_RUN_NOTE asks for the note (read once per
+ * process); counting `commands` of a context (queue thread); saying the
+ * line, once the queue ended, if the device wrote no report or trace. */
+TALLY_HIDDEN bool tally_run_note_asked(void);
+TALLY_HIDDEN void tally_run_note_count(struct tally_device *device,
+                                       const struct tally_context *context, uint64_t commands);
+TALLY_HIDDEN void tally_run_note_say(const struct tally_device *device);
 
 /* env_options.c: TALLY_CLOCK's value (NULL: unset), and TALLY_COUNTERS's list
  * (NULL: the default set) as catalogue indices, one per column; *out is the

@@ -355,14 +355,20 @@ static void run_command(struct tally_device *d, const struct tally_command *c,
     case TALLY_CMD_DRAW:
     case TALLY_CMD_DISPATCH:
     case TALLY_CMD_TRANSFER:
+        if (d->exec.noting)
+            tally_run_note_count(d, ctx, 1);
         if (tally_work_observed(d))
             run_work(d, c, ctx, stream_id);
         break;
     case TALLY_CMD_DRAW_RUN:
+        if (d->exec.noting)
+            tally_run_note_count(d, ctx, c->u.run.count);
         if (tally_work_observed(d))
             run_draws(d, c, ctx, stream_id);
         break;
     case TALLY_CMD_INDIRECT:
+        if (d->exec.noting)
+            tally_run_note_count(d, ctx, 1);
         if (tally_work_observed(d))
             run_indirect(d, c, ctx, stream_id);
         break;

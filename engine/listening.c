@@ -8,7 +8,8 @@
  * does.
  *
  * The listeners: the per-command report and the trace file (fixed when the
- * device opens), timeline readers that are not paused, samplers, and marker
+ * device opens), timeline readers that are not paused, samplers,
+ * TALLY_RUN_NOTE's count of commands (which reads no values), and marker
  * scopes (a results slot begun and not yet ended, counted in open_scopes by
  * results.c; a marker recorded in a command buffer starts listening when the
  * queue reaches it). The first four are read here once per submission; the
@@ -17,12 +18,19 @@
  */
 #include "engine.h"
 
+/* TALLY_RUN_NOTE's count (run_note.c) is one more listener: the doors
+ * record their commands for it, but it reads no values. */
+static uint32_t noting(void)
+{
+    return tally_run_note_asked() ? 1 : 0;
+}
+
 void tally_listening_update(struct tally_device *d)
 {
     bool capturing = tally_capture_open_now(d, tally_monotonic_ns() - d->epoch_cpu_ns);
     uint32_t listeners = (d->report != NULL && capturing) +
                          atomic_load_explicit(&d->timeline_active, memory_order_relaxed) +
-                         atomic_load_explicit(&d->sampler_count, memory_order_relaxed);
+                         atomic_load_explicit(&d->sampler_count, memory_order_relaxed) + noting();
     __atomic_store_n(&d->listening, listeners, __ATOMIC_RELAXED);
 }
 
@@ -42,7 +50,8 @@ bool tally_stream_observed(const tally_stream *stream)
     if (!stream)
         return false;
     struct tally_device *d = stream->context->device;
-    return stream->open_markers || tally_device_listening(d) ||
+    /* Values are read by every listener but the note's count. */
+    return stream->open_markers || __atomic_load_n(&d->listening, __ATOMIC_RELAXED) > noting() ||
            atomic_load_explicit(&d->open_scopes, memory_order_relaxed);
 }
 
@@ -55,4 +64,5 @@ void tally_listening_begin_submission(struct tally_device *d)
     e->observed = e->sampling || ((d->report || d->trace) && e->captured) ||
                   atomic_load_explicit(&d->timeline_active, memory_order_relaxed);
     e->reader_waited = false;
+    e->noting = tally_run_note_asked();
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,33 +53,54 @@ void tally_copy_error(char *error, size_t size, const char *format, ...)
     va_end(args);
 }
 
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+/* The level is read once per process. An unknown one is said once, after
+ * it is settled, so that saying it does not read it again. */
 static tally_log_level configured_level(void)
 {
     static atomic_int level = -1;
     int current = atomic_load_explicit(&level, memory_order_relaxed);
     if (current >= 0)
         return (tally_log_level)current;
-    static const char *const names[] = {"error", "warn", "info", "debug"};
     const char *value = secure_getenv("TALLY_LOG");
+    bool known = !value || !*value;
     current = TALLY_LOG_WARN;
-    for (int i = 0; value && i < 4; i++)
-        if (strcmp(value, names[i]) == 0)
+    for (int i = 0; value && i < 4; i++) {
+        if (strcasecmp(value, level_names[i]) == 0) {
             current = i;
-    atomic_store_explicit(&level, current, memory_order_relaxed);
-    return (tally_log_level)current;
+            known = true;
+        }
+    }
+    int unset = -1;
+    bool first = atomic_compare_exchange_strong(&level, &unset, current);
+    if (first && !known) {
+        char quoted[96];
+        tally_log(TALLY_LOG_WARN, "TALLY_LOG: %s is none of error, warn, info, debug; using warn",
+                  tally_quote(quoted, sizeof quoted, value));
+    }
+    return (tally_log_level)atomic_load_explicit(&level, memory_order_relaxed);
+}
+
+void tally_log_level_check(void)
+{
+    configured_level();
 }
 
 void tally_log(tally_log_level level, const char *format, ...)
 {
     if (level > configured_level())
         return;
-    char line[1024];
+    char line[1024], shown[1024];
     va_list args;
     va_start(args, format);
     vsnprintf(line, sizeof(line), format, args);
     va_end(args);
+    /* Messages echo the environment and file names: a control byte among
+     * them is shown, never sent to the terminal. */
+    tally_escape_controls(shown, sizeof(shown), line, SIZE_MAX);
     /* One write per line keeps lines whole when threads log at once. */
-    fprintf(stderr, "tally: %s\n", line);
+    fprintf(stderr, "tally: %s\n", shown);
 }
 
 const struct timespec *tally_deadline(uint64_t timeout_ns, struct timespec *storage)

@@ -98,7 +98,13 @@ static tally_gl_context *create_context(tally_gl_window_api window_api, void *ha
     ctx->real_extension_count = -1;
     tally_device *device = tally_gl_device();
     ctx->listening = tally_device_listening_word(device);
-    if (device && tally_context_create(device, "gl", &ctx->engine) == TALLY_OK) {
+    /* Attached right after its first MakeCurrent, so GL_VERSION is the
+     * context's own: "OpenGL ES ..." names an ES one, whichever window
+     * system made it (EGL's bound API, GLX_EXT_create_context_es_profile),
+     * and the report's context_api says so. */
+    tally_gl_learn_version(ctx);
+    const char *api = ctx->gles ? "gles" : "gl";
+    if (device && tally_context_create(device, api, &ctx->engine) == TALLY_OK) {
         tally_stream *stream = NULL;
         if (tally_stream_create(ctx->engine, &stream) == TALLY_OK) {
             tally_gl_set_stream(ctx, stream);

@@ -57,7 +57,7 @@ static void describe_metric(const tally_catalogue *cat, uint32_t counter, uint32
         .short_name = tally_counter_name_for(c, TALLY_API_MD),
         .long_name = c->description,
         .group_name = tally_catalogue_group(cat, c->group)->name,
-        .units = c->unit_name,
+        .units = tally_counter_unit_name_for(c, TALLY_API_MD),
         .metric_type = metric_type_of(c->semantic),
         .result_type = value_type_of(c->storage),
         .derived = c->raw_index == TALLY_NOT_RAW,

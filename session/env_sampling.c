@@ -51,25 +51,11 @@ struct env_sampling {
 /* Says why TALLY_SAMPLE's value is not used; false then. */
 static bool interval_from(const char *text, uint32_t *interval)
 {
-    switch (env_sampling_parse_interval(text, interval)) {
-    case INTERVAL_OK: return true;
-    case INTERVAL_ZERO:
-        tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: \"%s\" is no time; not sampling", text);
-        return false;
-    case INTERVAL_TOO_LONG:
-        tally_log(TALLY_LOG_WARN,
-                  "TALLY_SAMPLE: \"%s\" is longer than the longest interval, 4.294967295 s "
-                  "(4294967295ns, 32-bit nanoseconds); not sampling",
-                  text);
-        return false;
-    case INTERVAL_NOT_AN_INTERVAL:
-    default:
-        tally_log(TALLY_LOG_WARN,
-                  "TALLY_SAMPLE: \"%s\" is not an interval like 100us, 1ms, 250000ns or 2s; not "
-                  "sampling",
-                  text);
-        return false;
-    }
+    char why[160];
+    if (tally_sample_interval_parse(text, interval, why, sizeof why) == TALLY_OK)
+        return true;
+    tally_log(TALLY_LOG_WARN, "TALLY_SAMPLE: %s; not sampling", why);
+    return false;
 }
 
 /* The set TALLY_SAMPLE_SET names, else the first set of the first group;

@@ -86,3 +86,34 @@ expect_output("tally -h prints the usage" "^usage: tally COMMAND" ${TALLY} -h)
 expect_output("tally run -h prints its usage" "^usage: tally run" ${TALLY} run -h)
 expect_output("tally --version prints the version" "^tally [0-9]+\\.[0-9]+\\.[0-9]+\n$"
               ${TALLY} --version)
+expect_output("tally list --help prints its usage" "^usage: tally list" ${TALLY} list --help)
+expect_output("tally list -h prints its usage" "^usage: tally list" ${TALLY} list -h)
+# The driver backend lists what it can measure: its own counters, and no
+# counter only simgpu models.
+expect_output("tally list --backend driver lists what the driver measures"
+  "\nIaVertices +Input assembly vertices +InputAssembler +vertices +uint64 +measured\n"
+  ${TALLY} list --backend driver)
+execute_process(COMMAND ${TALLY} list --backend driver OUTPUT_VARIABLE out)
+if(out MATCHES "RasterizedPixels|L2CacheMisses")
+  message(FATAL_ERROR "tally list --backend driver lists what the driver cannot measure:\n${out}")
+endif()
+expect_output("tally list --backend simgpu lists what simgpu models" "\nRasterizedPixels "
+              ${TALLY} list --backend simgpu)
+expect_status("tally list --backend of no backend is a usage error" 2
+              ${TALLY} list --backend nosuch)
+
+# With no file asked for, tally run asks each process for its count of
+# commands at the end (engine/run_note.c); never with a file, nor with -q.
+expect_output("with no file asked for, the processes say what they saw" "^1\n$"
+              ${TALLY} run -- sh -c "echo \"\${TALLY_RUN_NOTE-unset}\"")
+foreach(asked "-o;r.csv" "-t;t.json" "-s;1ms" "-q")
+  expect_output("tally run ${asked} asks for no count" "^unset\n$"
+                ${TALLY} run ${asked} -- sh -c "echo \"\${TALLY_RUN_NOTE-unset}\"")
+endforeach()
+
+# Samples that were not written are said in grammatical English.
+execute_process(COMMAND ${TALLY} run -s 1ms --sample-output none.csv -- true
+                WORKING_DIRECTORY ${WORKDIR} ERROR_VARIABLE err)
+if(NOT err MATCHES "tally run: no sample file was written to ${WORKDIR}/none\\.csv")
+  message(FATAL_ERROR "tally run did not say that no sample file was written:\n${err}")
+endif()

@@ -390,11 +390,9 @@ static void an_empty_counter_list_gives_the_default_columns(void **state)
     free(unset);
 }
 
-/* --- TALLY_SAMPLE ------------------------------------------------------------------- */
-
-/* What the shared device logs when opened and released with this
- * environment, stderr captured in a file. */
-static char *log_of_shared_device(struct fixture *fx, const char *sample)
+/* stderr goes to a file of the fixture's folder from log_begin on; log_end
+ * puts it back and returns what was written (the caller frees it). */
+static int log_begin(struct fixture *fx)
 {
     const char *log = path_in(fx, "stderr.txt");
     fflush(stderr);
@@ -402,17 +400,98 @@ static char *log_of_shared_device(struct fixture *fx, const char *sample)
     assert_true(saved >= 0 && fd >= 0);
     dup2(fd, 2);
     close(fd);
+    return saved;
+}
+
+static char *log_end(struct fixture *fx, int saved)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *text = read_text(path_in(fx, "stderr.txt"));
+    assert_non_null(text);
+    return text;
+}
+
+static unsigned lines_of(const char *text)
+{
+    unsigned n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* What a device with a report logs about this counter list. */
+static char *log_of_counter_list(struct fixture *fx, const char *counters)
+{
+    char report[256];
+    snprintf(report, sizeof report, "%s", path_in(fx, "columns.csv"));
+    int saved = log_begin(fx);
+    char error[256];
+    tally_device *device =
+        open_device(&(tally_device_options){.report_path = report, .report_counters = counters},
+                    error, sizeof error);
+    tally_status s = tally_device_finish(device);
+    char *log = log_end(fx, saved);
+    assert_non_null(device);
+    assert_int_equal(s, TALLY_OK);
+    return log;
+}
+
+static void a_misspelt_counter_is_said_with_the_nearest_names(void **state)
+{
+    char *log = log_of_counter_list(*state, "GpuTime,IaVertice");
+    assert_string_equal(log, "tally: TALLY_COUNTERS: no counter named \"IaVertice\" (did you mean "
+                             "IaVertices?); skipped\n");
+    free(log);
+}
+
+/* 10,000 names that name nothing once gave 10,001 lines on the program's
+ * stderr: three are named, the rest counted. */
+static void ten_thousand_unknown_names_are_said_in_a_few_lines(void **state)
+{
+    enum { NAMES = 10000 };
+    char *list = malloc(NAMES * 16 + 16);
+    size_t used = (size_t)sprintf(list, "GpuTime");
+    for (int i = 0; i < NAMES; i++)
+        used += (size_t)sprintf(list + used, ",NoSuch%d", i);
+    char *log = log_of_counter_list(*state, list);
+    assert_int_equal(lines_of(log), 4);
+    assert_non_null(strstr(log, "no counter named \"NoSuch0\""));
+    assert_non_null(strstr(log, "no counter named \"NoSuch2\""));
+    assert_null(strstr(log, "NoSuch3"));
+    assert_non_null(strstr(log, "tally: ... and 9997 more names of the counter list skipped\n"));
+    free(log);
+    free(list);
+}
+
+/* A terminal's escape sequence in the environment is shown, never sent. */
+static void control_characters_from_the_environment_are_escaped(void **state)
+{
+    char *log = log_of_counter_list(*state, "GpuTime,\x1b]0;title\x07\x1b[2J,\xc2\x9b"
+                                            "1m");
+    assert_null(strchr(log, '\x1b'));
+    assert_null(strchr(log, '\x07'));
+    assert_null(strstr(log, "\xc2\x9b"));
+    assert_non_null(strstr(log, "no counter named \"\\x1b]0;title\\x07\\x1b[2J\""));
+    assert_non_null(strstr(log, "no counter named \"\\xc2\\x9b1m\""));
+    free(log);
+}
+
+/* --- TALLY_SAMPLE ------------------------------------------------------------------- */
+
+/* What the shared device logs when opened and released with this
+ * environment, stderr captured in a file. */
+static char *log_of_shared_device(struct fixture *fx, const char *sample)
+{
+    int saved = log_begin(fx);
     setenv("TALLY_SAMPLE", sample, 1);
     tally_device *device = NULL;
     tally_status s = tally_device_acquire_shared(&device);
     tally_device_release_shared(device);
     unsetenv("TALLY_SAMPLE");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    char *text = log_end(fx, saved);
     assert_int_equal(s, TALLY_OK);
-    char *text = read_text(log);
-    assert_non_null(text);
     return text;
 }
 
@@ -461,6 +540,12 @@ int main(int argc, char **argv)
                                         remove_dir),
         cmocka_unit_test_setup_teardown(an_empty_counter_list_gives_the_default_columns, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(a_misspelt_counter_is_said_with_the_nearest_names, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(ten_thousand_unknown_names_are_said_in_a_few_lines,
+                                        make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(control_characters_from_the_environment_are_escaped,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_sampling_interval_past_the_limit_says_the_limit, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(a_sampling_interval_of_no_time_says_so, make_dir,

@@ -100,30 +100,57 @@ static tally_status record(tally_stream *s, tally_results *results, tally_progra
     return status;
 }
 
-static void print_value(const tally_counter_info *c, tally_value v)
+enum { CELL = 32 }; /* a value as text: at most 20 digits, or a ratio's */
+
+static void format_value(const tally_counter_info *c, tally_value v, char cell[CELL])
 {
     if (c->storage == TALLY_STORAGE_FLOAT64 || c->storage == TALLY_STORAGE_FLOAT32)
-        printf(" %*.2f", 14, v.f64);
+        snprintf(cell, CELL, "%.2f", v.f64);
     else
-        printf(" %*llu", 14, (unsigned long long)v.u64);
+        snprintf(cell, CELL, "%llu", (unsigned long long)v.u64);
 }
 
+static const char *command_of(const struct step *st)
+{
+    return st->kind == DRAW       ? st->draw.api_name
+           : st->kind == DISPATCH ? st->dispatch.api_name
+                                  : st->transfer.api_name;
+}
+
+static int wider(int width, const char *text)
+{
+    int n = (int)strlen(text);
+    return n > width ? n : width;
+}
+
+/* Each column is as wide as its name or its widest value, so that no
+ * counter's name is cut (ShaderAluInstructions, not ShaderAluInstr). */
 static void print_table(const tally_catalogue *cat, tally_results *results, const uint32_t *ids)
 {
-    printf("%-3s %-10s %-18s", "#", "label", "command");
+    static char cells[STEP_COUNT][COLUMN_COUNT][CELL];
+    int widths[COLUMN_COUNT], label_width = (int)strlen("label"),
+                              command_width = (int)strlen("command");
     for (uint32_t k = 0; k < COLUMN_COUNT; k++)
-        printf(" %14.14s", columns[k]);
-    printf("\n");
+        widths[k] = (int)strlen(columns[k]);
     for (uint32_t i = 0; i < STEP_COUNT; i++) {
         tally_value values[COLUMN_COUNT];
         tally_results_get(results, i, values, COLUMN_COUNT, NULL);
-        const struct step *st = &steps[i];
-        const char *api = st->kind == DRAW       ? st->draw.api_name
-                          : st->kind == DISPATCH ? st->dispatch.api_name
-                                                 : st->transfer.api_name;
-        printf("%-3u %-10s %-18s", i, st->label, api);
+        label_width = wider(label_width, steps[i].label);
+        command_width = wider(command_width, command_of(&steps[i]));
+        for (uint32_t k = 0; k < COLUMN_COUNT; k++) {
+            format_value(tally_catalogue_counter(cat, ids[k]), values[k], cells[i][k]);
+            widths[k] = wider(widths[k], cells[i][k]);
+        }
+    }
+    printf("%-3s %-*s %-*s", "#", label_width, "label", command_width, "command");
+    for (uint32_t k = 0; k < COLUMN_COUNT; k++)
+        printf(" %*s", widths[k], columns[k]);
+    printf("\n");
+    for (uint32_t i = 0; i < STEP_COUNT; i++) {
+        printf("%-3u %-*s %-*s", i, label_width, steps[i].label, command_width,
+               command_of(&steps[i]));
         for (uint32_t k = 0; k < COLUMN_COUNT; k++)
-            print_value(tally_catalogue_counter(cat, ids[k]), values[k]);
+            printf(" %*s", widths[k], cells[i][k]);
         printf("\n");
     }
 }

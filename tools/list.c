@@ -1,5 +1,5 @@
-/* tally list: the catalogue as a table, whole or in one API's vocabulary, or
- * as the Metrics-Discovery-style API enumerates it (--md). */
+/* tally list: the catalogue of a backend as a table, whole or in one API's
+ * vocabulary, or as the Metrics-Discovery-style API enumerates it (--md). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +7,37 @@
 #include <tally/tally.h>
 
 #include "tally_cli.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: tally list [--backend NAME] [--api vk|gl|cl|md] [--groups|--sets|--md]\n"
+          "\n"
+          "The counter catalogue of a backend (default: TALLY_BACKEND, else simgpu).\n"
+          "\n"
+          "  --backend NAME   simgpu, or driver: every counter the driver backend can\n"
+          "                   measure (a device offers those its front door can)\n"
+          "  --api API        symbols and names in one API's vocabulary\n"
+          "  --groups         the counter groups and their capacity per pass\n"
+          "  --sets           the metric sets and their counters\n"
+          "  --md             the device as the Metrics-Discovery-style API shows it\n"
+          "  -h, --help       this text\n",
+          out);
+}
+
+/* The backend's name, or NULL after saying that it is none. */
+static const char *parse_backend(const char *name)
+{
+    const char *const *names = tally_backend_names();
+    char known[128] = "";
+    for (size_t i = 0; names[i]; i++) {
+        if (strcmp(name, names[i]) == 0)
+            return name;
+        const char *separator = i == 0 ? "" : names[i + 1] ? ", " : " or ";
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", separator, names[i]);
+    }
+    fprintf(stderr, "tally list: --backend: no backend named \"%s\" (%s)\n", name, known);
+    return NULL;
+}
 
 static int parse_api(const char *name, int *api)
 {
@@ -16,7 +47,7 @@ static int parse_api(const char *name, int *api)
             return 0;
         }
     }
-    fprintf(stderr, "tally list: unknown API \"%s\" (vk, gl, cl or md)\n", name);
+    fprintf(stderr, "tally list: --api: no API named \"%s\" (vk, gl, cl or md)\n", name);
     return -1;
 }
 
@@ -28,9 +59,9 @@ static void list_counters(const tally_catalogue *cat, int api)
         const tally_counter_info *c = tally_catalogue_counter(cat, i);
         const char *symbol = api < 0 ? c->symbol : tally_counter_symbol_for(c, (tally_api)api);
         const char *name = api < 0 ? c->name : tally_counter_name_for(c, (tally_api)api);
+        const char *unit = api < 0 ? c->unit_name : tally_counter_unit_name_for(c, (tally_api)api);
         printf("%-24s %-36s %-18s %-12s %-8s %s\n", symbol, name,
-               tally_catalogue_group(cat, c->group)->symbol, c->unit_name,
-               tally_storage_string(c->storage),
+               tally_catalogue_group(cat, c->group)->symbol, unit, tally_storage_string(c->storage),
                c->raw_index == TALLY_NOT_RAW ? "derived"
                : c->exact                    ? "exact"
                : c->exact_when               ? "conditional"
@@ -116,11 +147,13 @@ static void list_md_set(tally_md_metric_set *set, uint32_t index)
 }
 
 /* The device's view through the Metrics-Discovery-style API itself. */
-static int list_md(void)
+static int list_md(const char *backend)
 {
     tally_device_options options;
     tally_device_options_from_env(&options);
     options.report_path = options.trace_path = NULL;
+    if (backend)
+        options.backend = backend;
     tally_device *device = NULL;
     tally_md_device *md = NULL;
     char error[256] = "";
@@ -151,10 +184,17 @@ static int list_md(void)
 int tally_cli_list(int argc, char **argv)
 {
     int api = -1;
+    const char *backend = NULL;
     enum { COUNTERS, GROUPS, SETS, MD } what = COUNTERS;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--api") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--api") == 0 && i + 1 < argc) {
             if (parse_api(argv[++i], &api) != 0)
+                return 2;
+        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            if (!(backend = parse_backend(argv[++i])))
                 return 2;
         } else if (strcmp(argv[i], "--groups") == 0) {
             what = GROUPS;
@@ -164,13 +204,14 @@ int tally_cli_list(int argc, char **argv)
             what = MD;
         } else {
             fprintf(stderr, "tally list: unknown option \"%s\"\n", argv[i]);
+            usage(stderr);
             return 2;
         }
     }
     if (what == MD)
-        return list_md();
+        return list_md(backend);
     const tally_catalogue *cat;
-    tally_status s = tally_backend_catalogue(NULL, &cat);
+    tally_status s = tally_backend_catalogue(backend, &cat);
     if (s != TALLY_OK) {
         fprintf(stderr, "tally list: %s (TALLY_BACKEND)\n", tally_status_string(s));
         return 1;

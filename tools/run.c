@@ -23,6 +23,7 @@
 
 #include <tally/tally.h>
 
+#include "run_checks.h"
 #include "run_outputs.h"
 #include "tally_cli.h"
 
@@ -33,6 +34,7 @@ enum { SHIM_GL, SHIM_EGL, SHIM_CL, SHIM_COUNT };
 
 struct run_options {
     const char *output, *trace, *counters, *sample, *sample_set, *sample_output;
+    char *checked_counters; /* -c's names (or TALLY_COUNTERS's), checked, each once */
     const char *backend, *profile, *clock, *granularity;
     bool implicit_layer;
     bool skip_vulkan;
@@ -52,21 +54,28 @@ static void usage(FILE *out)
           "                            process (%p in FILE: the process id)\n"
           "  -t, --trace FILE          timeline: Perfetto's protobuf for .perfetto-trace or\n"
           "                            .pftrace, else Chrome trace-event JSON\n"
-          "  -c, --counters LIST       counters the report carries (symbols, or all)\n"
-          "  -s, --sample INTERVAL     sample a metric set every INTERVAL (100us, 1ms)\n"
-          "      --set NAME            the metric set to sample (default: the first)\n"
-          "      --sample-output FILE  where samples go (default tally-samples.csv)\n"
-          "      --backend NAME        backend (default simgpu)\n"
+          "  -c, --counters LIST       counters the report carries (symbols separated by\n"
+          "                            commas, or all; tally list --backend NAME shows them)\n"
+          "  -s, --sample INTERVAL     sample a metric set every INTERVAL (100us, 1ms, 2s)\n"
+          "      --set NAME            the metric set to sample (default: the first;\n"
+          "                            tally list --sets); with -s only\n"
+          "      --sample-output FILE  where samples go (default tally-samples.csv); with -s\n"
+          "      --backend NAME        simgpu (default) or driver\n"
           "      --profile FILE        device profile replacing simgpu's parameters\n"
           "      --clock MODE          realtime (default) or virtual\n"
-          "      --granularity LEVEL   what one GPU measurement brackets (driver backend):\n"
-          "                            command (default: each draw and dispatch),\n"
-          "                            render-pass (each subpass, each run of dispatches)\n"
-          "                            or command-buffer (as few as Vulkan allows)\n"
+          "      --granularity LEVEL   Vulkan under the driver backend: what one GPU\n"
+          "                            measurement brackets: command (default: each draw\n"
+          "                            and dispatch), render-pass (each subpass, each run\n"
+          "                            of dispatches) or command-buffer (as few as Vulkan\n"
+          "                            allows); GL and OpenCL measure each command\n"
           "      --implicit            activate the layer through its implicit manifest\n"
           "      --no-vulkan, --no-gl, --no-egl, --no-cl, --no-md\n"
           "                            leave that front door out\n"
-          "  -q, --quiet               do not say where the reports went\n",
+          "  -q, --quiet               do not say where the reports went, nor, without\n"
+          "                            -o, -t and -s, how many commands were seen\n"
+          "  -h, --help                this text\n"
+          "\n"
+          "Every option is checked before PROGRAM starts: a bad one exits with 2.\n",
           out);
 }
 
@@ -197,10 +206,27 @@ static int expose_igdmd(const char *prefix)
     return add_to_list("LD_LIBRARY_PATH", path, true);
 }
 
+static bool set_and_not_empty(const char *var)
+{
+    const char *value = getenv(var);
+    return value && *value;
+}
+
+/* With no file asked for, each process that used a front door says at its
+ * end how many commands each door saw and how to get a report (the
+ * library's engine/run_note.c), so that a run is never silent; -q keeps it
+ * quiet. */
+static int ask_for_the_note(const struct run_options *o)
+{
+    bool files = set_and_not_empty("TALLY_OUTPUT") || set_and_not_empty("TALLY_TRACE") ||
+                 set_and_not_empty("TALLY_SAMPLE");
+    return o->quiet || files ? unsetenv("TALLY_RUN_NOTE") : setenv("TALLY_RUN_NOTE", "1", 1);
+}
+
 static int prepare_environment(const struct run_options *o, const char *prefix)
 {
     if (set_path_var("TALLY_OUTPUT", o->output) || set_path_var("TALLY_TRACE", o->trace) ||
-        set_var("TALLY_COUNTERS", o->counters) || set_var("TALLY_BACKEND", o->backend) ||
+        set_var("TALLY_COUNTERS", o->checked_counters) || set_var("TALLY_BACKEND", o->backend) ||
         set_path_var("TALLY_PROFILE", o->profile) || set_var("TALLY_CLOCK", o->clock) ||
         set_var("TALLY_GRANULARITY", o->granularity))
         return -1;
@@ -210,6 +236,8 @@ static int prepare_environment(const struct run_options *o, const char *prefix)
             set_path_var("TALLY_SAMPLE_OUTPUT", samples))
             return -1;
     }
+    if (ask_for_the_note(o))
+        return -1;
     if (!o->skip_vulkan && activate_vulkan(o, prefix))
         return -1;
     if (!o->skip_md && expose_igdmd(prefix))
@@ -266,6 +294,61 @@ static bool check_destination(const char *option, const char *path)
     return true;
 }
 
+/* What the front doors will read: the option's value, else the
+ * environment's; and the name to say it by. */
+struct setting {
+    const char *value, *name;
+};
+
+static struct setting setting_of(const char *option_value, const char *option, const char *var)
+{
+    if (option_value)
+        return (struct setting){option_value, option};
+    return (struct setting){getenv(var), var};
+}
+
+static bool sampling_options_usable(const struct run_options *o, const char *backend)
+{
+    if (!o->sample && (o->sample_set || o->sample_output)) {
+        fprintf(stderr, "tally run: %s: only with -s INTERVAL, which samples\n",
+                o->sample_set ? "--set" : "--sample-output");
+        return false;
+    }
+    struct setting interval = setting_of(o->sample, "-s", "TALLY_SAMPLE");
+    if (!interval.value || !*interval.value)
+        return true;
+    struct setting set = setting_of(o->sample_set, "--set", "TALLY_SAMPLE_SET");
+    return run_check_interval(interval.name, interval.value) &&
+           run_check_metric_set(set.name, backend, set.value);
+}
+
+/*
+ * Every value the front doors will read, checked before the program starts
+ * (options, and what the environment already holds for those not given),
+ * as the library will read it; false after saying what is wrong. The
+ * counter list is kept checked, each name once.
+ */
+static bool options_usable(struct run_options *o)
+{
+    static const char *const clocks[] = {"realtime", "virtual"};
+    static const char *const granularities[] = {"command", "render-pass", "command-buffer"};
+    struct setting backend = setting_of(o->backend, "--backend", "TALLY_BACKEND");
+    struct setting profile = setting_of(o->profile, "--profile", "TALLY_PROFILE");
+    struct setting clock = setting_of(o->clock, "--clock", "TALLY_CLOCK");
+    struct setting granularity = setting_of(o->granularity, "--granularity", "TALLY_GRANULARITY");
+    struct setting counters = setting_of(o->counters, "-c", "TALLY_COUNTERS");
+    if (!run_check_backend(backend.name, backend.value) ||
+        !run_check_profile(profile.name, backend.value, profile.value) ||
+        !run_check_choice(clock.name, clock.value, "clock mode", clocks, 2) ||
+        !run_check_choice(granularity.name, granularity.value, "granularity", granularities, 3) ||
+        !sampling_options_usable(o, backend.value))
+        return false;
+    if (!counters.value || (!o->counters && !*counters.value))
+        return true; /* an empty variable is unset, as the library reads it */
+    o->checked_counters = run_check_counters(counters.name, backend.value, counters.value);
+    return o->checked_counters != NULL;
+}
+
 enum {
     OPT_SET = 256,
     OPT_SAMPLE_OUTPUT,
@@ -317,24 +400,8 @@ static int parse_option(int opt, struct run_options *o)
     case OPT_SAMPLE_OUTPUT: o->sample_output = optarg; break;
     case OPT_BACKEND: o->backend = optarg; break;
     case OPT_PROFILE: o->profile = optarg; break;
-    case OPT_GRANULARITY:
-        if (strcmp(optarg, "command") != 0 && strcmp(optarg, "render-pass") != 0 &&
-            strcmp(optarg, "command-buffer") != 0) {
-            fprintf(stderr,
-                    "tally run: --granularity takes command, render-pass or command-buffer, "
-                    "not \"%s\"\n",
-                    optarg);
-            return 2;
-        }
-        o->granularity = optarg;
-        break;
-    case OPT_CLOCK:
-        if (strcmp(optarg, "realtime") != 0 && strcmp(optarg, "virtual") != 0) {
-            fprintf(stderr, "tally run: --clock takes realtime or virtual, not \"%s\"\n", optarg);
-            return 2;
-        }
-        o->clock = optarg;
-        break;
+    case OPT_GRANULARITY: o->granularity = optarg; break;
+    case OPT_CLOCK: o->clock = optarg; break;
     case OPT_IMPLICIT: o->implicit_layer = true; break;
     case OPT_NO_VULKAN: o->skip_vulkan = true; break;
     case OPT_NO_GL: o->skip_shim[SHIM_GL] = true; break;
@@ -346,6 +413,63 @@ static int parse_option(int opt, struct run_options *o)
     default: usage(stderr); return 2;
     }
     return -1;
+}
+
+/* Destinations that can never be written, refused before the program runs. */
+static bool destinations_usable(const struct run_options *o)
+{
+    if (!check_destination("--output", o->output) || !check_destination("--trace", o->trace) ||
+        !check_destination("--sample-output", o->sample_output))
+        return false;
+    if (o->output && o->trace && tally_output_same_file(o->output, o->trace)) {
+        fprintf(stderr,
+                "tally run: --output and --trace name the same file, %s; give each its "
+                "own\n",
+                o->trace);
+        return false;
+    }
+    return true;
+}
+
+/* Sets up the environment and the outputs, runs the program and says where
+ * its files went; the program's status, or 2. */
+static int run_checked(const struct run_options *o, char **program)
+{
+    char prefix[PATH_MAX];
+    if (!find_prefix(prefix, sizeof(prefix))) {
+        fputs("tally run: cannot tell where tally is installed\n", stderr);
+        return 2;
+    }
+    if (prepare_environment(o, prefix)) {
+        fprintf(stderr, "tally run: cannot set up the environment: %s\n", strerror(errno));
+        return 2;
+    }
+    struct run_output outputs[3];
+    static const char *const vars[3] = {"TALLY_OUTPUT", "TALLY_TRACE", "TALLY_SAMPLE_OUTPUT"};
+    static const char *const whats[3] = {"per-command report", "trace", "sample file"};
+    for (int i = 0; i < 3; i++) {
+        const char *path = i < 2 || o->sample ? getenv(vars[i]) : NULL;
+        if (path && !*path)
+            path = NULL; /* set but empty, as the library reads it: none */
+        if (!run_output_prepare(&outputs[i], vars[i], whats[i], path)) {
+            fprintf(stderr, "tally run: cannot set up %s: %s\n", vars[i], strerror(errno));
+            return 2;
+        }
+    }
+    int killed_by = 0;
+    int status = run_program(program, &killed_by);
+    if (killed_by && !o->quiet)
+        fprintf(stderr, "tally run: %s was ended by SIG%s\n", program[0],
+                sigabbrev_np(killed_by) ? sigabbrev_np(killed_by) : "?");
+    for (int i = 0; i < 3; i++)
+        run_output_finish(&outputs[i], i == 0, o->quiet, killed_by);
+    /* Ended by an interrupt, tally run ends by it too, so that a script
+     * running it stops as it would for the program itself. */
+    if (killed_by == SIGINT) {
+        signal(killed_by, SIG_DFL);
+        raise(killed_by);
+    }
+    return status;
 }
 
 int tally_cli_run(int argc, char **argv)
@@ -365,49 +489,7 @@ int tally_cli_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!check_destination("--output", o.output) || !check_destination("--trace", o.trace) ||
-        !check_destination("--sample-output", o.sample_output))
-        return 2;
-    if (o.output && o.trace && tally_output_same_file(o.output, o.trace)) {
-        fprintf(stderr,
-                "tally run: --output and --trace name the same file, %s; give each its "
-                "own\n",
-                o.trace);
-        return 2;
-    }
-    char prefix[PATH_MAX];
-    if (!find_prefix(prefix, sizeof(prefix))) {
-        fputs("tally run: cannot tell where tally is installed\n", stderr);
-        return 2;
-    }
-    if (prepare_environment(&o, prefix)) {
-        fprintf(stderr, "tally run: cannot set up the environment: %s\n", strerror(errno));
-        return 2;
-    }
-    struct run_output outputs[3];
-    static const char *const vars[3] = {"TALLY_OUTPUT", "TALLY_TRACE", "TALLY_SAMPLE_OUTPUT"};
-    static const char *const whats[3] = {"per-command report", "trace", "samples"};
-    for (int i = 0; i < 3; i++) {
-        const char *path = i < 2 || o.sample ? getenv(vars[i]) : NULL;
-        if (path && !*path)
-            path = NULL; /* set but empty, as the library reads it: none */
-        if (!run_output_prepare(&outputs[i], vars[i], whats[i], path)) {
-            fprintf(stderr, "tally run: cannot set up %s: %s\n", vars[i], strerror(errno));
-            return 2;
-        }
-    }
-    int killed_by = 0;
-    int status = run_program(argv + optind, &killed_by);
-    if (killed_by && !o.quiet)
-        fprintf(stderr, "tally run: %s was ended by SIG%s\n", argv[optind],
-                sigabbrev_np(killed_by) ? sigabbrev_np(killed_by) : "?");
-    for (int i = 0; i < 3; i++)
-        run_output_finish(&outputs[i], i == 0, o.quiet, killed_by);
-    /* Ended by an interrupt, tally run ends by it too, so that a script
-     * running it stops as it would for the program itself. */
-    if (killed_by == SIGINT) {
-        signal(killed_by, SIG_DFL);
-        raise(killed_by);
-    }
+    int status = options_usable(&o) && destinations_usable(&o) ? run_checked(&o, argv + optind) : 2;
+    free(o.checked_counters);
     return status;
 }

@@ -2,7 +2,7 @@
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
 
-/* tally list [--api vk|gl|cl|md] [--groups|--sets|--md] */
+/* tally list [--backend NAME] [--api vk|gl|cl|md] [--groups|--sets|--md] */
 int tally_cli_list(int argc, char **argv);
 int tally_cli_demo(int argc, char **argv);
 int tally_cli_run(int argc, char **argv);

@@ -16,9 +16,12 @@
  *                                        BENCH_ROUNDS (7) interleaved rounds; the driver
  *                                        is lavapipe unless BENCH_VK_DRIVER_FILES names
  *                                        another
+ * A configuration that could not be measured (no driver, a run that failed)
+ * is said as such, never as a figure, and the exit status is 1.
  *        bench_layer --record N          (child) ns per recorded vkCmdDraw
  *        bench_layer --submit N          (child) records and submits N draws, prints peak RSS
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,47 +146,59 @@ static double run_child(const char *const *argv, const char *const *env, char *l
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? value : -1;
 }
 
-static double median3(double a, double b, double c)
-{
-    if (a > b) {
-        double t = a;
-        a = b;
-        b = t;
-    }
-    if (b > c) {
-        double t = b;
-        b = c;
-        c = t;
-    }
-    if (a > b) {
-        double t = a;
-        a = b;
-        b = t;
-    }
-    return b;
-}
-
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double median5(double *r)
+/* A configuration's figure, or that it could not be measured: a failed
+ * run (its child exited with an error, or printed nothing) is never shown
+ * as a number. */
+static void print_row(const char *name, double ns, double base)
 {
-    qsort(r, 5, sizeof(*r), compare_double);
-    return r[2];
+    if (ns < 0)
+        printf("| %s | not measured (the run failed) | |\n", name);
+    else if (base <= 0)
+        printf("| %s | %.1f | |\n", name, ns);
+    else
+        printf("| %s | %.1f | %.2fx |\n", name, ns, ns / base);
+}
+
+/* The median of a configuration's rounds; -1 (a failure) if any round failed. */
+static double median_of_rounds(double *rounds, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (rounds[k] < 0)
+            return -1;
+    qsort(rounds, (size_t)count, sizeof(double), compare_double);
+    return rounds[count / 2];
+}
+
+/* The Vulkan driver the figures are of must be there to measure anything. */
+static bool driver_present(const char *files)
+{
+    if (access(files, R_OK) == 0)
+        return true;
+    fprintf(stderr,
+            "bench_layer: no Vulkan driver manifest at %s: nothing can be measured (lavapipe is "
+            "Debian's mesa-vulkan-drivers; BENCH_VK_DRIVER_FILES names another driver's)\n",
+            files);
+    return false;
 }
 
 /* The recording cost of tally's two backends (the driver backend at each
  * TALLY_GRANULARITY) beside no layer, in interleaved rounds (each
- * configuration once per round), medians. */
+ * configuration once per round), medians. Exits 1, after saying which, if
+ * a configuration could not be measured. */
 static int backends_table(const char *self)
 {
     static char icd[1024];
     const char *files = getenv("BENCH_VK_DRIVER_FILES");
-    snprintf(icd, sizeof(icd), "VK_DRIVER_FILES=%s",
-             files ? files : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+    files = files ? files : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+    if (!driver_present(files))
+        return 1;
+    snprintf(icd, sizeof(icd), "VK_DRIVER_FILES=%s", files);
     const char *layer = "VK_INSTANCE_LAYERS=VK_LAYER_TALLY_counters";
     const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
     const char *render_pass = "TALLY_GRANULARITY=render-pass";
@@ -220,18 +235,24 @@ static int backends_table(const char *self)
             r[i][k] = run_child(args, configs[i].env, NULL, 0);
     printf("## Recording cost per vkCmdDraw by backend (%s; best of %d x %d draws per run, "
            "median of %d interleaved runs)\n\n",
-           icd + strlen("VK_DRIVER_FILES="), RECORD_REPEATS, RECORD_DRAWS, ROUNDS);
+           files, RECORD_REPEATS, RECORD_DRAWS, ROUNDS);
     printf("| configuration | ns per draw | vs no layer |\n|---|---|---|\n");
-    double base = 0;
+    double base = -1;
+    int failed = 0;
     for (int i = 0; i < CONFIGS; i++) {
-        qsort(r[i], ROUNDS, sizeof(double), compare_double);
-        double ns = r[i][ROUNDS / 2];
+        double ns = median_of_rounds(r[i], ROUNDS);
         if (i == 0)
             base = ns;
-        printf("| %s | %.1f | %.2fx |\n", configs[i].name, ns, ns / base);
+        failed += ns < 0;
+        print_row(configs[i].name, ns, base);
     }
     unlink("/tmp/tally_bench_report.csv");
-    return 0;
+    if (failed)
+        fprintf(stderr,
+                "bench_layer: %d of %d configurations could not be measured on %s (a run "
+                "exited with an error; run one by hand: bench_layer --record 20000)\n",
+                failed, CONFIGS, files);
+    return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -254,6 +275,8 @@ int main(int argc, char **argv)
     snprintf(passthrough_layers, sizeof(passthrough_layers), "%s", tally_layers);
     if (argc == 2 && strcmp(argv[1], "--backends") == 0)
         return backends_table(argv[0]);
+    if (!driver_present(ICD + strlen("VK_DRIVER_FILES=")))
+        return 1;
     const char *report = "TALLY_OUTPUT=/tmp/tally_bench_report.csv";
     const config configs[] = {
         {"no layer", {ICD, NULL}},
@@ -277,10 +300,13 @@ int main(int argc, char **argv)
         double r[3];
         for (int k = 0; k < 3; k++)
             r[k] = run_child(args, configs[i].env, NULL, 0);
-        ns[i] = median3(r[0], r[1], r[2]);
+        ns[i] = median_of_rounds(r, 3);
     }
-    for (int i = 0; i < CONFIGS; i++)
-        printf("| %s | %.1f | %.2fx |\n", configs[i].name, ns[i], ns[i] / ns[1]);
+    int failed = 0;
+    for (int i = 0; i < CONFIGS; i++) {
+        print_row(configs[i].name, ns[i], ns[1]);
+        failed += ns[i] < 0;
+    }
     fflush(stdout);
 
     printf("\n## gfxrecon-replay of a 1000-frame vkcube capture (Xvfb, median of 5 runs)\n\n");
@@ -298,8 +324,13 @@ int main(int argc, char **argv)
         double r[5];
         for (int k = 0; k < 5; k++)
             r[k] = run_child(replay, configs[replay_configs[i]].env, "Replay FPS: ", 0);
-        fps[i] = median5(r);
-        printf("| %s | %.1f | %.3f |\n", configs[replay_configs[i]].name, fps[i], fps[i] / fps[0]);
+        fps[i] = median_of_rounds(r, 5);
+        failed += fps[i] < 0;
+        if (fps[i] < 0)
+            printf("| %s | not measured (the run failed) | |\n", configs[replay_configs[i]].name);
+        else
+            printf("| %s | %.1f | %.3f |\n", configs[replay_configs[i]].name, fps[i],
+                   fps[0] > 0 ? fps[i] / fps[0] : 0.0);
     }
     unlink(capture);
     fflush(stdout);
@@ -311,8 +342,14 @@ int main(int argc, char **argv)
         const char *large[] = {argv[0], "--submit", "1000000", NULL};
         double a = run_child(small, configs[i].env, NULL, 0);
         double b = run_child(large, configs[i].env, NULL, 0);
-        printf("| %s | %.0f KiB | %.0f KiB |\n", configs[i].name, a, b);
+        failed += (a < 0) + (b < 0);
+        if (a < 0 || b < 0)
+            printf("| %s | not measured (the run failed) | |\n", configs[i].name);
+        else
+            printf("| %s | %.0f KiB | %.0f KiB |\n", configs[i].name, a, b);
     }
     unlink("/tmp/tally_bench_report.csv");
-    return 0;
+    if (failed)
+        fprintf(stderr, "bench_layer: %d measurements failed (rows \"not measured\")\n", failed);
+    return failed ? 1 : 0;
 }

@@ -68,11 +68,14 @@ typedef enum tally_counter_source {
     TALLY_SOURCE_DERIVED = 3,        /* an expression over raw counters */
 } tally_counter_source;
 
-/* An API's name for a counter where its vocabulary differs; NULL: no change. */
+/* An API's name for a counter where its vocabulary differs; NULL: no change.
+ * unit_name: what one unit counts in that vocabulary (Intel's VsThreads
+ * counts threads where simgpu's VsWaves counts waves). */
 typedef struct tally_alias {
     tally_api api;
     const char *symbol;
     const char *name;
+    const char *unit_name;
 } tally_alias;
 
 #define TALLY_NOT_RAW UINT32_MAX
@@ -186,9 +189,24 @@ TALLY_API const tally_metric_set_info *tally_catalogue_metric_set(const tally_ca
 TALLY_API tally_status tally_catalogue_find(const tally_catalogue *cat, const char *symbol,
                                             uint32_t *index);
 
-/* A counter's symbol and name in an API's vocabulary. */
+/*
+ * Whether one name of a counter list (TALLY_COUNTERS, the options'
+ * report_counters) names a counter of a backend's catalogue (backend as
+ * tally_backend_catalogue takes it); "all" does. TALLY_OK, or a sentence
+ * saying why not in error:
+ *   TALLY_ERROR_UNKNOWN_COUNTER  no counter named "X" (did you mean Y?)
+ *   TALLY_ERROR_NOT_SUPPORTED    a counter another built-in backend has: what
+ *                                this backend measures instead
+ *   TALLY_ERROR_UNKNOWN_BACKEND
+ * For tools that check a list before a program starts (tally run -c).
+ */
+TALLY_API tally_status tally_counter_name_check(const char *backend, const char *name, char *error,
+                                                size_t error_size);
+
+/* A counter's symbol, name and unit name in an API's vocabulary. */
 TALLY_API const char *tally_counter_symbol_for(const tally_counter_info *counter, tally_api api);
 TALLY_API const char *tally_counter_name_for(const tally_counter_info *counter, tally_api api);
+TALLY_API const char *tally_counter_unit_name_for(const tally_counter_info *counter, tally_api api);
 
 /* Short lowercase words for enums, as the catalogue data spells them. */
 TALLY_API const char *tally_unit_string(tally_unit unit);

@@ -296,6 +296,10 @@ typedef enum tally_log_level {
 
 TALLY_API void tally_log(tally_log_level level, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+/* Text from outside the program (the environment, a command line) made safe
+ * to show on a terminal as tally_log shows it: control characters and bytes
+ * that are not UTF-8 as \xNN. At most size bytes go to out, terminated. */
+TALLY_API void tally_escape_text(char *out, size_t size, const char *text);
 
 #ifdef __cplusplus
 }

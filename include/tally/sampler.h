@@ -66,6 +66,16 @@ TALLY_API tally_status tally_sampler_drop_oldest(tally_sampler *sampler, uint32_
  */
 TALLY_API tally_status tally_sampler_flush(tally_sampler *sampler, uint64_t timeout_ns);
 
+/*
+ * An interval as TALLY_SAMPLE and `tally run -s` take it: a whole number
+ * and a unit, ns, us, ms or s ("100us", "1ms", "250000ns", "2s"), up to
+ * 4294967295 ns (the metrics API's timer period is 32-bit nanoseconds).
+ * TALLY_OK with *interval_ns set, or TALLY_ERROR_INVALID_ARGUMENT and a
+ * sentence naming the text and what is wrong with it in error.
+ */
+TALLY_API tally_status tally_sample_interval_parse(const char *text, uint32_t *interval_ns,
+                                                   char *error, size_t error_size);
+
 #ifdef __cplusplus
 }
 #endif

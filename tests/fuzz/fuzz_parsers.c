@@ -4,9 +4,12 @@
  * TALLY_SAMPLE and TALLY_CLOCK. The first byte picks the parser, the rest is
  * its text. Built with clang's -fsanitize=fuzzer,address,undefined from the
  * parsers' own sources; besides finding crashes it checks what each parser
- * promises of a result it accepts.
+ * promises of a result it accepts, and that what they log of the input
+ * shows no control character once escaped.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +17,42 @@
 #include "session.h"
 #include "simgpu.h"
 
-/* The parsers log what they refuse; the fuzzer needs no log. */
+/* The parsers log what they refuse, echoing the input: each line is made
+ * safe to show as tally_log makes it, and must then hold no control
+ * character (escape.c's promise). */
 void tally_log(tally_log_level level, const char *format, ...)
 {
-    (void)level, (void)format;
+    (void)level;
+    char line[1024], shown[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    tally_escape_controls(shown, sizeof shown, line, SIZE_MAX);
+    for (const unsigned char *c = (const unsigned char *)shown; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f))
+            abort();
+}
+
+/* The registry, with simgpu alone: the counter list's messages look a name
+ * up in every built-in backend's catalogue. */
+const char *const *tally_backend_names(void)
+{
+    static const char *const names[] = {"simgpu", NULL};
+    return names;
+}
+
+tally_status tally_backend_catalogue_measuring(const char *backend, uint32_t measurable,
+                                               const tally_catalogue **out)
+{
+    (void)backend, (void)measurable;
+    *out = &simgpu_catalogue;
+    return TALLY_OK;
+}
+
+tally_status tally_backend_catalogue(const char *backend, const tally_catalogue **out)
+{
+    return tally_backend_catalogue_measuring(backend, 0, out);
 }
 
 static void profile(const uint8_t *data, size_t size)

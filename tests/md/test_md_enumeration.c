@@ -101,7 +101,7 @@ static void groups_and_sets_follow_the_catalogue(void **state)
                 assert_int_equal(mp->id_in_set, m);
                 assert_int_equal(mp->counter, info->counters[m]);
                 assert_string_equal(mp->symbol_name, tally_counter_symbol_for(c, TALLY_API_MD));
-                assert_string_equal(mp->units, c->unit_name);
+                assert_string_equal(mp->units, tally_counter_unit_name_for(c, TALLY_API_MD));
                 assert_string_equal(mp->long_name, c->description);
                 assert_int_equal(mp->derived, c->raw_index == TALLY_NOT_RAW);
             }
@@ -132,6 +132,48 @@ static void metrics_speak_the_metrics_discovery_vocabulary(void **state)
         tally_md_metric_set_get_metric(render, md_metric_index(render, "GpuTime"));
     assert_int_equal(time->metric_type, TALLY_MD_METRIC_DURATION);
     assert_string_equal(time->units, "ns");
+}
+
+static bool names_threads(const char *symbol)
+{
+    size_t n = strlen(symbol);
+    return n >= 7 && strcmp(symbol + n - 7, "Threads") == 0;
+}
+
+/* Intel's VsThreads, PsThreads and CsThreads count EU threads: their unit is
+ * threads, not the waves of the same counters' catalogue symbols, in the
+ * catalogue's MD view (tally list --api md) and in the sets that hold them. */
+static void thread_metrics_are_counted_in_threads(void **state)
+{
+    struct md_fixture *fx = *state;
+    const tally_catalogue *cat = tally_device_catalogue(fx->engine.device);
+    uint32_t in_catalogue = 0, in_sets = 0;
+    for (uint32_t i = 0; i < tally_catalogue_counter_count(cat); i++) {
+        const tally_counter_info *c = tally_catalogue_counter(cat, i);
+        if (!names_threads(tally_counter_symbol_for(c, TALLY_API_MD)))
+            continue;
+        assert_string_equal(tally_counter_unit_name_for(c, TALLY_API_MD), "threads");
+        assert_string_equal(tally_counter_unit_name_for(c, TALLY_API_VULKAN), "waves");
+        in_catalogue++;
+    }
+    assert_int_equal(in_catalogue, 3); /* VsThreads, PsThreads, CsThreads */
+    const tally_md_device_params *p = tally_md_device_get_params(fx->md);
+    for (uint32_t g = 0; g < p->concurrent_groups_count; g++) {
+        tally_md_concurrent_group *group = tally_md_device_get_concurrent_group(fx->md, g);
+        const tally_md_concurrent_group_params *gp = tally_md_concurrent_group_get_params(group);
+        for (uint32_t s = 0; s < gp->metric_sets_count; s++) {
+            tally_md_metric_set *set = tally_md_concurrent_group_get_metric_set(group, s);
+            const tally_md_metric_set_params *sp = tally_md_metric_set_get_params(set);
+            for (uint32_t m = 0; m < sp->metrics_count; m++) {
+                const tally_md_metric_params *mp = tally_md_metric_set_get_metric(set, m);
+                if (!names_threads(mp->symbol_name))
+                    continue;
+                assert_string_equal(mp->units, "threads");
+                in_sets++;
+            }
+        }
+    }
+    assert_true(in_sets >= 1); /* CsThreads in ComputeBasic */
 }
 
 static void every_set_has_the_information_items_of_the_spec(void **state)
@@ -319,6 +361,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(groups_and_sets_follow_the_catalogue, setup, teardown),
         cmocka_unit_test_setup_teardown(metrics_speak_the_metrics_discovery_vocabulary, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(thread_metrics_are_counted_in_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(every_set_has_the_information_items_of_the_spec, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(the_raw_report_size_is_the_header_and_five_bytes_a_counter,
