@@ -175,10 +175,21 @@ static void watch_trigger_signal(struct tally_capture *c)
     sigaction(c->trigger_signal, &ours, NULL);
 }
 
+static bool trigger_file_exists(const struct tally_capture *c)
+{
+    struct stat st;
+    return stat(c->trigger_file, &st) == 0;
+}
+
 void tally_capture_start(struct tally_device *d)
 {
-    if (d->capture.trigger_signal)
-        watch_trigger_signal(&d->capture);
+    struct tally_capture *c = &d->capture;
+    if (c->trigger_signal)
+        watch_trigger_signal(c);
+    if (c->trigger_file) /* a file there from the start captures from the start */
+        atomic_store(&c->triggered, trigger_file_exists(c));
+    c->was_open = tally_capture_open_now(d, 0);
+    tally_listening_update(d);
 }
 
 void tally_capture_end(struct tally_device *d)
@@ -233,20 +244,21 @@ uint64_t tally_capture_tick(struct tally_device *d, uint64_t device_ns)
     struct tally_capture *c = &d->capture;
     if (!c->windowed)
         return UINT64_MAX;
-    if (c->trigger_file) {
-        struct stat st;
-        bool exists = stat(c->trigger_file, &st) == 0;
-        if (exists != atomic_load(&c->triggered))
-            atomic_store(&c->triggered, exists);
-    }
+    /* Asked after every submission and when idle: the file is looked at
+     * once per poll period at most. */
+    bool polling = c->trigger_file || c->trigger_signal;
+    if (polling && device_ns < c->next_poll_ns)
+        return c->next_poll_ns;
+    if (c->trigger_file)
+        atomic_store(&c->triggered, trigger_file_exists(c));
     bool open = tally_capture_open_now(d, device_ns);
     if (open != c->was_open) {
         c->was_open = open;
         tally_listening_update(d);
     }
     uint64_t due = UINT64_MAX;
-    if (c->trigger_file || c->trigger_signal)
-        due = device_ns + TRIGGER_POLL_NS;
+    if (polling)
+        due = c->next_poll_ns = device_ns + TRIGGER_POLL_NS;
     if (device_ns < c->begin_ns && c->begin_ns < due)
         due = c->begin_ns;
     else if (device_ns < c->end_ns && c->end_ns < due)

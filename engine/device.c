@@ -140,9 +140,9 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     if (s == TALLY_OK)
         s = tally_command_report_open(d, o, error, error_size);
     if (s == TALLY_OK)
-        s = tally_queue_start(d);
+        tally_capture_start(d); /* before the queue thread reads the window */
     if (s == TALLY_OK)
-        tally_capture_start(d);
+        s = tally_queue_start(d);
     if (s != TALLY_OK) {
         tally_device_close(d);
         return s;

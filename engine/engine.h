@@ -275,6 +275,7 @@ struct tally_capture {
     atomic_bool triggered;             /* true without a trigger */
     atomic_uint_fast64_t frames_begun; /* frame boundaries the program's threads recorded */
     bool was_open;                     /* the queue thread's: as its last tick saw it */
+    uint64_t next_poll_ns;             /* the queue thread's: the trigger's next look */
 };
 
 struct tally_device {

@@ -185,6 +185,16 @@ static uint64_t wake_due(struct tally_device *d, uint64_t report_due)
     return d->epoch_cpu_ns + sample < report_due ? d->epoch_cpu_ns + sample : report_due;
 }
 
+/* The report's, the trace's and the capture window's next due time. */
+static uint64_t outputs_due(struct tally_device *d, uint64_t now)
+{
+    uint64_t capture = tally_capture_tick(d, now - d->epoch_cpu_ns);
+    uint64_t report = tally_command_report_tick(d, now);
+    if (capture != UINT64_MAX && d->epoch_cpu_ns + capture < report)
+        report = d->epoch_cpu_ns + capture;
+    return report;
+}
+
 /* The idle queue's work: in realtime mode the device idles up to now
  * (samples fall due), and rows waiting for the report's writer are handed
  * over once they have waited long enough. */
@@ -193,11 +203,7 @@ static uint64_t while_idle(struct tally_device *d)
     uint64_t now = tally_monotonic_ns();
     if (d->info.clock == TALLY_CLOCK_REALTIME)
         tally_executor_idle_until(d, now - d->epoch_cpu_ns);
-    uint64_t capture = tally_capture_tick(d, now - d->epoch_cpu_ns);
-    uint64_t report = tally_command_report_tick(d, now);
-    if (capture != UINT64_MAX && d->epoch_cpu_ns + capture < report)
-        report = d->epoch_cpu_ns + capture;
-    return wake_due(d, report);
+    return wake_due(d, outputs_due(d, now));
 }
 
 static const struct timespec *deadline_at(uint64_t monotonic_ns, struct timespec *ts)
@@ -218,8 +224,8 @@ static bool past_deadline(struct tally_device *d)
 static void *queue_main(void *arg)
 {
     struct tally_device *d = arg;
+    uint64_t due = wake_due(d, outputs_due(d, tally_monotonic_ns()));
     pthread_mutex_lock(&d->lock);
-    uint64_t due = wake_due(d, UINT64_MAX);
     for (;;) {
         while (!d->head && !d->stopping) {
             struct timespec ts;
@@ -244,7 +250,7 @@ static void *queue_main(void *arg)
             d->executed_late++;
         uint64_t seqno = p->seqno;
         free_pending(p);
-        due = wake_due(d, tally_command_report_tick(d, tally_monotonic_ns()));
+        due = wake_due(d, outputs_due(d, tally_monotonic_ns()));
         pthread_mutex_lock(&d->lock);
         atomic_store(&d->completed_seqno, seqno);
         pthread_cond_broadcast(&d->progress);

@@ -36,6 +36,7 @@ struct run_options {
     const char *output, *trace, *counters, *sample, *sample_set, *sample_output;
     char *checked_counters; /* -c's names (or TALLY_COUNTERS's), checked, each once */
     const char *backend, *profile, *clock, *granularity;
+    const char *frames, *delay, *duration, *trigger; /* the capture window */
     bool implicit_layer;
     bool skip_vulkan;
     bool skip_shim[SHIM_COUNT];
@@ -68,6 +69,14 @@ static void usage(FILE *out)
           "                            and dispatch), render-pass (each subpass, each run\n"
           "                            of dispatches) or command-buffer (as few as Vulkan\n"
           "                            allows); GL and OpenCL measure each command\n"
+          "      --frames A-B          report only frames A to B (from 0, inclusive; A-: from\n"
+          "                            A on)\n"
+          "      --delay TIME          report only what is submitted TIME (2s, 500ms) after\n"
+          "                            the program's first API use\n"
+          "      --duration TIME       ... and for TIME from then\n"
+          "      --trigger SIGNAL|FILE report only while capture is on: SIGUSR1 or SIGUSR2\n"
+          "                            toggles it (kill -USR1 PID), an absolute FILE turns\n"
+          "                            it on while the file exists (touch, rm)\n"
           "      --implicit            activate the layer through its implicit manifest\n"
           "      --no-vulkan, --no-gl, --no-egl, --no-cl, --no-md\n"
           "                            leave that front door out\n"
@@ -223,12 +232,28 @@ static int ask_for_the_note(const struct run_options *o)
     return o->quiet || files ? unsetenv("TALLY_RUN_NOTE") : setenv("TALLY_RUN_NOTE", "1", 1);
 }
 
+/* A trigger that is no signal's name is a file; tally run makes it
+ * absolute, as the library asks. */
+static bool trigger_is_file(const char *trigger)
+{
+    return trigger && strncmp(trigger, "SIG", 3) != 0 && strncmp(trigger, "USR", 3) != 0;
+}
+
+static int set_trigger(const char *trigger)
+{
+    if (trigger_is_file(trigger))
+        return set_path_var("TALLY_CAPTURE_TRIGGER", trigger);
+    return set_var("TALLY_CAPTURE_TRIGGER", trigger);
+}
+
 static int prepare_environment(const struct run_options *o, const char *prefix)
 {
     if (set_path_var("TALLY_OUTPUT", o->output) || set_path_var("TALLY_TRACE", o->trace) ||
         set_var("TALLY_COUNTERS", o->checked_counters) || set_var("TALLY_BACKEND", o->backend) ||
         set_path_var("TALLY_PROFILE", o->profile) || set_var("TALLY_CLOCK", o->clock) ||
-        set_var("TALLY_GRANULARITY", o->granularity))
+        set_var("TALLY_GRANULARITY", o->granularity) ||
+        set_var("TALLY_CAPTURE_FRAMES", o->frames) || set_var("TALLY_CAPTURE_DELAY", o->delay) ||
+        set_var("TALLY_CAPTURE_DURATION", o->duration) || set_trigger(o->trigger))
         return -1;
     if (o->sample) {
         const char *samples = o->sample_output ? o->sample_output : "tally-samples.csv";
@@ -328,6 +353,36 @@ static bool sampling_options_usable(const struct run_options *o, const char *bac
  * as the library will read it; false after saying what is wrong. The
  * counter list is kept checked, each name once.
  */
+/* The capture window, by the library's own parser; the message names the
+ * option the user gave rather than the variable. */
+static bool capture_usable(const struct run_options *o)
+{
+    static const struct {
+        const char *option, *variable;
+    } names[] = {{"--frames", "TALLY_CAPTURE_FRAMES"},
+                 {"--delay", "TALLY_CAPTURE_DELAY"},
+                 {"--duration", "TALLY_CAPTURE_DURATION"},
+                 {"--trigger", "TALLY_CAPTURE_TRIGGER"}};
+    /* A relative file is made absolute before the program runs. */
+    const char *trigger = trigger_is_file(o->trigger) ? "/any-file" : o->trigger;
+    tally_device_options window = {.capture_frames = o->frames,
+                                   .capture_delay = o->delay,
+                                   .capture_duration = o->duration,
+                                   .capture_trigger = trigger};
+    char error[256];
+    if (tally_capture_options_valid(&window, error, sizeof error))
+        return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i].variable);
+        if (strncmp(error, names[i].variable, n) == 0) {
+            fprintf(stderr, "tally run: %s%s\n", names[i].option, error + n);
+            return false;
+        }
+    }
+    fprintf(stderr, "tally run: %s\n", error);
+    return false;
+}
+
 static bool options_usable(struct run_options *o)
 {
     static const char *const clocks[] = {"realtime", "virtual"};
@@ -341,7 +396,7 @@ static bool options_usable(struct run_options *o)
         !run_check_profile(profile.name, backend.value, profile.value) ||
         !run_check_choice(clock.name, clock.value, "clock mode", clocks, 2) ||
         !run_check_choice(granularity.name, granularity.value, "granularity", granularities, 3) ||
-        !sampling_options_usable(o, backend.value))
+        !sampling_options_usable(o, backend.value) || !capture_usable(o))
         return false;
     if (!counters.value || (!o->counters && !*counters.value))
         return true; /* an empty variable is unset, as the library reads it */
@@ -362,6 +417,10 @@ enum {
     OPT_NO_CL,
     OPT_NO_MD,
     OPT_GRANULARITY,
+    OPT_FRAMES,
+    OPT_DELAY,
+    OPT_DURATION,
+    OPT_TRIGGER,
     OPT_HELP
 };
 
@@ -376,6 +435,10 @@ static const struct option long_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"clock", required_argument, NULL, OPT_CLOCK},
     {"granularity", required_argument, NULL, OPT_GRANULARITY},
+    {"frames", required_argument, NULL, OPT_FRAMES},
+    {"delay", required_argument, NULL, OPT_DELAY},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"trigger", required_argument, NULL, OPT_TRIGGER},
     {"implicit", no_argument, NULL, OPT_IMPLICIT},
     {"no-vulkan", no_argument, NULL, OPT_NO_VULKAN},
     {"no-gl", no_argument, NULL, OPT_NO_GL},
@@ -402,6 +465,10 @@ static int parse_option(int opt, struct run_options *o)
     case OPT_PROFILE: o->profile = optarg; break;
     case OPT_GRANULARITY: o->granularity = optarg; break;
     case OPT_CLOCK: o->clock = optarg; break;
+    case OPT_FRAMES: o->frames = optarg; break;
+    case OPT_DELAY: o->delay = optarg; break;
+    case OPT_DURATION: o->duration = optarg; break;
+    case OPT_TRIGGER: o->trigger = optarg; break;
     case OPT_IMPLICIT: o->implicit_layer = true; break;
     case OPT_NO_VULKAN: o->skip_vulkan = true; break;
     case OPT_NO_GL: o->skip_shim[SHIM_GL] = true; break;
