@@ -77,8 +77,19 @@ void tally_timeline_update_active(struct tally_device *d)
 
 /* --- trace file --------------------------------------------------------------- */
 
+/* A command's own events: the trace gets each command whole instead, named
+ * and with its counters (command_report.c), and the units' activity in
+ * their counters. */
+static bool written_per_command(uint32_t kind)
+{
+    return kind == TALLY_EVENT_KIND_DRAW || kind == TALLY_EVENT_KIND_DISPATCH ||
+           kind == TALLY_EVENT_KIND_TRANSFER || kind == TALLY_EVENT_KIND_UNIT_BUSY;
+}
+
 static void trace_event(struct tally_device *d, const tally_event *ev)
 {
+    if (written_per_command(ev->kind))
+        return;
     const tally_event_kind_info *k = &kinds[ev->kind];
     tally_trace_arg args[TALLY_EVENT_MAX_FIELDS];
     for (uint32_t i = 0; i < k->field_count; i++)
