@@ -48,7 +48,8 @@ struct tally_trace {
     struct json_stack *stacks;
     uint32_t stack_count;
     struct json_counters counters;
-    bool written; /* an event was: the GPU can no longer be described */
+    uint32_t counter_count; /* the values a command carries */
+    bool written;           /* an event was: the GPU can no longer be described */
 };
 
 tally_trace_format tally_trace_format_for_path(const char *path)
@@ -335,6 +336,7 @@ tally_status tally_trace_describe_gpu(tally_trace *trace, const tally_trace_gpu 
         return TALLY_ERROR_INVALID_ARGUMENT;
     if (trace->written)
         return TALLY_ERROR_INVALID_STATE;
+    trace->counter_count = gpu->counter_count;
     if (trace->perfetto) {
         perfetto_describe_gpu(trace->perfetto, gpu);
         return status_of(trace);
@@ -398,8 +400,7 @@ static void put_json_command(tally_trace *trace, uint32_t track, const tally_com
 tally_status tally_trace_command(tally_trace *trace, uint32_t track,
                                  const tally_command_record *record, const tally_value *values)
 {
-    if (!trace || !record || record->end_ns < record->begin_ns ||
-        (!values && trace->counters.count))
+    if (!trace || !record || record->end_ns < record->begin_ns || (!values && trace->counter_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
     trace->written = true;
     /* Only the times are required; what is missing is empty. */

@@ -50,6 +50,25 @@ static tally_status api_commands(tally_trace *t, const tally_catalogue *catalogu
     return s;
 }
 
+/* Bad input is refused and writes nothing: 0 when all of it was. */
+static int api_refusals(tally_trace *t)
+{
+    const tally_trace_gpu no_counters = {.counter_count = 1};
+    tally_command_record backwards = api_command;
+    backwards.begin_ns = 2;
+    backwards.end_ns = 1;
+    const tally_value values[2] = {{0}};
+    int accepted = 0;
+    accepted += tally_trace_describe_gpu(NULL, &no_counters) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_describe_gpu(t, NULL) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_describe_gpu(t, &no_counters) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_command(NULL, 1, &api_command, values) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_command(t, 1, NULL, values) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_command(t, 1, &backwards, values) != TALLY_ERROR_INVALID_ARGUMENT;
+    accepted += tally_trace_command(t, 1, &api_command, NULL) != TALLY_ERROR_INVALID_ARGUMENT;
+    return accepted;
+}
+
 static int api_trace(const char *dir, const char *name)
 {
     char path[4096];
@@ -63,6 +82,8 @@ static int api_trace(const char *dir, const char *name)
                                {"ratio", TALLY_TRACE_ARG_F64, {.f64 = 1.5}}};
     tally_trace_arg label = {"label", TALLY_TRACE_ARG_STRING, {.string = "shadow pass"}};
     tally_status s = api_commands(t, catalogue);
+    if (api_refusals(t))
+        s |= TALLY_ERROR_INVALID_ARGUMENT;
     s |= tally_trace_name_track(t, 0, "Driver");
     s |= tally_trace_name_track(t, 1, "Queue");
     s |= tally_trace_begin(t, 1, "Submission", 100, args, 1);
