@@ -17,12 +17,13 @@
 #include <unistd.h>
 
 #include "intern_table.h"
+#include "perfetto_counter_descriptor.h"
 #include "perfetto_sequence.h"
 #include "trace_command.h"
 
 /* Field numbers from Perfetto's protos/perfetto/trace/trace_packet.proto,
- * interned_data/interned_data.proto, gpu/gpu_counter_event.proto,
- * gpu/gpu_render_stage_event.proto and common/gpu_counter_descriptor.proto. */
+ * interned_data/interned_data.proto, gpu/gpu_counter_event.proto and
+ * gpu/gpu_render_stage_event.proto. */
 enum {
     PACKET_INTERNED_DATA = 12,
     PACKET_GPU_COUNTER_EVENT = 52,
@@ -50,52 +51,11 @@ enum {
     COUNTER_ID = 1,
     COUNTER_INT_VALUE = 2,
     COUNTER_DOUBLE_VALUE = 3,
-    DESCRIPTOR_SPECS = 1,
-    DESCRIPTOR_BLOCKS = 2,
-    DESCRIPTOR_INSTRUMENTED_SAMPLING = 5,
-    SPEC_COUNTER_ID = 1,
-    SPEC_NAME = 2,
-    SPEC_DESCRIPTION = 3,
-    SPEC_NUMERATOR_UNITS = 7,
-    SPEC_DENOMINATOR_UNITS = 8,
-    SPEC_GROUPS = 10,
-    BLOCK_ID = 1,
-    BLOCK_CAPACITY = 2,
-    BLOCK_NAME = 3,
-    BLOCK_DESCRIPTION = 4,
-    BLOCK_COUNTER_IDS = 5,
 };
 
 /* Enumerations of those protos. */
 enum { API_UNDEFINED = 0, API_OPEN_GL = 1, API_VULKAN = 2, API_OPEN_CL = 3 };
 enum { CATEGORY_OTHER = 0, CATEGORY_GRAPHICS = 1, CATEGORY_COMPUTE = 2 };
-enum {
-    GROUP_UNCLASSIFIED = 0,
-    GROUP_SYSTEM = 1,
-    GROUP_VERTICES = 2,
-    GROUP_FRAGMENTS = 3,
-    GROUP_PRIMITIVES = 4,
-    GROUP_MEMORY = 5,
-    GROUP_COMPUTE = 6,
-};
-enum {
-    UNIT_NONE = 0,
-    UNIT_BYTE = 7,
-    UNIT_HERTZ = 13,
-    UNIT_NANOSECOND = 19,
-    UNIT_SECOND = 22,
-    UNIT_VERTEX = 25,
-    UNIT_PIXEL = 26,
-    UNIT_TRIANGLE = 27,
-    UNIT_WATT = 29,
-    UNIT_VOLT = 32,
-    UNIT_AMPERE = 33,
-    UNIT_KELVIN = 36,
-    UNIT_PERCENT = 37,
-    UNIT_PRIMITIVE = 38,
-    UNIT_FRAGMENT = 39,
-    UNIT_INSTRUCTION = 40,
-};
 
 /* The hardware queue is the first GPU specification; stages follow it in
  * the same iid space. */
@@ -146,136 +106,12 @@ struct perfetto_gpu *perfetto_gpu_open(uint32_t sequence_id, const uint64_t *ori
     return g;
 }
 
-/* --- the counter descriptor ------------------------------------------------- */
+/* --- the counters' values ------------------------------------------------------ */
 
 static const tally_counter_info *counter_info(const struct perfetto_gpu *g, uint32_t column)
 {
     return tally_catalogue_counter(g->catalogue, g->counters[column]);
 }
-
-/* Perfetto's MeasureUnit for a counter: from its typed unit where that
- * says more than "a count", else from what one unit counts; NONE where no
- * MeasureUnit fits (cycles, invocations), which its description then says. */
-static void unit_of(const tally_counter_info *c, uint32_t *numerator, uint32_t *denominator)
-{
-    static const uint32_t typed[] = {
-        [TALLY_UNIT_PERCENTAGE] = UNIT_PERCENT, [TALLY_UNIT_NANOSECONDS] = UNIT_NANOSECOND,
-        [TALLY_UNIT_BYTES] = UNIT_BYTE,         [TALLY_UNIT_BYTES_PER_SECOND] = UNIT_BYTE,
-        [TALLY_UNIT_KELVIN] = UNIT_KELVIN,      [TALLY_UNIT_WATTS] = UNIT_WATT,
-        [TALLY_UNIT_VOLTS] = UNIT_VOLT,         [TALLY_UNIT_AMPS] = UNIT_AMPERE,
-        [TALLY_UNIT_HERTZ] = UNIT_HERTZ,
-    };
-    static const struct {
-        const char *name;
-        uint32_t unit;
-    } counted[] = {
-        {"vertices", UNIT_VERTEX}, {"primitives", UNIT_PRIMITIVE},     {"triangles", UNIT_TRIANGLE},
-        {"pixels", UNIT_PIXEL},    {"fragments", UNIT_FRAGMENT},       {"bytes", UNIT_BYTE},
-        {"ns", UNIT_NANOSECOND},   {"instructions", UNIT_INSTRUCTION}, {"percent", UNIT_PERCENT},
-    };
-    *denominator = c->unit == TALLY_UNIT_BYTES_PER_SECOND ? UNIT_SECOND : UNIT_NONE;
-    *numerator = (unsigned)c->unit < sizeof typed / sizeof typed[0] ? typed[c->unit] : UNIT_NONE;
-    for (size_t i = 0; !*numerator && c->unit_name && i < sizeof counted / sizeof counted[0]; i++)
-        if (strcmp(c->unit_name, counted[i].name) == 0)
-            *numerator = counted[i].unit;
-}
-
-/* Perfetto's counter groups are coarser than the catalogue's blocks: each
- * block goes to the group whose counters it holds. */
-static uint32_t group_of(const tally_group_info *block)
-{
-    static const struct {
-        const char *block;
-        uint32_t group;
-    } groups[] = {
-        {"Gpu", GROUP_SYSTEM},
-        {"CommandProcessor", GROUP_SYSTEM},
-        {"InputAssembler", GROUP_VERTICES},
-        {"VertexShader", GROUP_VERTICES},
-        {"GeometryShader", GROUP_PRIMITIVES},
-        {"PrimitiveSetup", GROUP_PRIMITIVES},
-        {"Rasterizer", GROUP_FRAGMENTS},
-        {"FragmentShader", GROUP_FRAGMENTS},
-        {"ComputeShader", GROUP_COMPUTE},
-        {"TextureUnit", GROUP_MEMORY},
-        {"L2Cache", GROUP_MEMORY},
-        {"Memory", GROUP_MEMORY},
-    };
-    for (size_t i = 0; block && i < sizeof groups / sizeof groups[0]; i++)
-        if (strcmp(block->symbol, groups[i].block) == 0)
-            return groups[i].group;
-    return GROUP_UNCLASSIFIED;
-}
-
-/* A counter's id in the trace: its column in the report, from 1. */
-static uint32_t counter_id(uint32_t column)
-{
-    return column + 1;
-}
-
-static void put_spec(struct perfetto_gpu *g, struct proto_buffer *out, uint32_t column)
-{
-    const tally_counter_info *c = counter_info(g, column);
-    char description[1024];
-    snprintf(description, sizeof description, "%s, in %s. %s", c->name,
-             c->unit_name ? c->unit_name : "units", c->description ? c->description : "");
-    uint32_t numerator, denominator;
-    unit_of(c, &numerator, &denominator);
-    size_t spec = proto_open(out, DESCRIPTOR_SPECS);
-    proto_uint(out, SPEC_COUNTER_ID, counter_id(column));
-    proto_string(out, SPEC_NAME, c->symbol);
-    proto_string(out, SPEC_DESCRIPTION, description);
-    if (numerator)
-        proto_uint(out, SPEC_NUMERATOR_UNITS, numerator);
-    if (denominator)
-        proto_uint(out, SPEC_DENOMINATOR_UNITS, denominator);
-    proto_uint(out, SPEC_GROUPS, group_of(tally_catalogue_group(g->catalogue, c->group)));
-    proto_close(out, spec);
-}
-
-/* The catalogue's block of the counters of one group, with its capacity
- * per pass, as Perfetto's counter blocks describe hardware counter islands. */
-static void put_block(struct perfetto_gpu *g, struct proto_buffer *out, uint32_t group)
-{
-    const tally_group_info *info = tally_catalogue_group(g->catalogue, group);
-    if (!info)
-        return;
-    size_t block = proto_open(out, DESCRIPTOR_BLOCKS);
-    proto_uint(out, BLOCK_ID, group + 1);
-    proto_uint(out, BLOCK_CAPACITY, info->capacity);
-    proto_string(out, BLOCK_NAME, info->symbol);
-    if (info->description)
-        proto_string(out, BLOCK_DESCRIPTION, info->description);
-    for (uint32_t column = 0; column < g->counter_count; column++)
-        if (counter_info(g, column)->group == group)
-            proto_uint(out, BLOCK_COUNTER_IDS, counter_id(column));
-    proto_close(out, block);
-}
-
-/* Whether column is the first of the trace's counters in its group. */
-static bool first_of_group(struct perfetto_gpu *g, uint32_t column)
-{
-    uint32_t group = counter_info(g, column)->group;
-    for (uint32_t earlier = 0; earlier < column; earlier++)
-        if (counter_info(g, earlier)->group == group)
-            return false;
-    return true;
-}
-
-static void put_descriptor(struct perfetto_gpu *g, struct proto_buffer *out)
-{
-    size_t descriptor = proto_open(out, COUNTER_EVENT_DESCRIPTOR);
-    for (uint32_t column = 0; column < g->counter_count; column++)
-        put_spec(g, out, column);
-    for (uint32_t column = 0; column < g->counter_count; column++)
-        if (first_of_group(g, column))
-            put_block(g, out, counter_info(g, column)->group);
-    /* Each command is measured in the command stream itself. */
-    proto_uint(out, DESCRIPTOR_INSTRUMENTED_SAMPLING, 1);
-    proto_close(out, descriptor);
-}
-
-/* --- the counters' values ------------------------------------------------------ */
 
 static bool is_floating(const tally_counter_info *c)
 {
@@ -287,7 +123,7 @@ static void put_counter(struct perfetto_gpu *g, struct proto_buffer *out, uint32
 {
     tally_value v = {.u64 = bits};
     size_t counter = proto_open(out, COUNTER_EVENT_COUNTERS);
-    proto_uint(out, COUNTER_ID, counter_id(column));
+    proto_uint(out, COUNTER_ID, perfetto_counter_id(column));
     if (is_floating(counter_info(g, column)))
         proto_double(out, COUNTER_DOUBLE_VALUE, v.f64);
     else if (v.u64 <= INT64_MAX)
@@ -303,7 +139,8 @@ static void start_counting(struct perfetto_gpu *g, struct proto_buffer *out, uin
 {
     size_t packet = perfetto_packet_open_at(out, &g->sequence, ns);
     size_t event = proto_open(out, PACKET_GPU_COUNTER_EVENT);
-    put_descriptor(g, out);
+    perfetto_put_counter_descriptor(out, COUNTER_EVENT_DESCRIPTOR, g->catalogue, g->counters,
+                                    g->counter_count);
     for (uint32_t column = 0; column < g->counter_count; column++)
         put_counter(g, out, column, 0);
     proto_close(out, event);
