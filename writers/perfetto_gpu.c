@@ -61,6 +61,13 @@ enum { CATEGORY_OTHER = 0, CATEGORY_GRAPHICS = 1, CATEGORY_COMPUTE = 2 };
  * the same iid space. */
 enum { QUEUE_IID = 1 };
 
+/* What makes two commands one stage, beside their label. */
+struct stage_key {
+    const char *api_name, *context_api;
+    uint64_t pipeline;
+    uint32_t target_width, target_height;
+};
+
 struct perfetto_gpu {
     struct perfetto_sequence sequence;
     char *queue_name;
@@ -77,7 +84,7 @@ struct perfetto_gpu {
     uint32_t contexts_capacity;
     /* The latest command's stage, so that a run of the same command with
      * the same label finds it without building its name. */
-    const char *last_api_name;
+    struct stage_key last_key;
     char *last_label;
     size_t last_label_capacity;
     uint32_t last_stage_iid;
@@ -224,9 +231,18 @@ static uint32_t category_of(const char *kind)
     return strcmp(kind, "dispatch") == 0 ? CATEGORY_COMPUTE : CATEGORY_OTHER;
 }
 
+static struct stage_key key_of(const tally_command_record *r)
+{
+    return (struct stage_key){r->api_name, r->context_api, r->pipeline, r->target_width,
+                              r->target_height};
+}
+
 static bool same_stage(const struct perfetto_gpu *g, const tally_command_record *r)
 {
-    return g->last_stage_iid && r->api_name == g->last_api_name &&
+    const struct stage_key *last = &g->last_key;
+    return g->last_stage_iid && r->api_name == last->api_name &&
+           r->context_api == last->context_api && r->pipeline == last->pipeline &&
+           r->target_width == last->target_width && r->target_height == last->target_height &&
            strcmp(r->label, g->last_label) == 0;
 }
 
@@ -243,29 +259,45 @@ static void remember_stage(struct perfetto_gpu *g, const tally_command_record *r
         g->last_label_capacity = size;
     }
     memcpy(g->last_label, r->label, size);
-    g->last_api_name = r->api_name;
+    g->last_key = key_of(r);
     g->last_stage_iid = iid;
 }
 
-/* The command's stage: one per command and label, named as its slices
- * are; its description says which API and kind of work it is. Interned,
- * into the open InternedData, when new. */
+/* "vulkan draw; pipeline 3 \"shadow\", shaders 0123456789abcdef; target
+ * 1920x1080": the API, the kind of work, and what it ran with where that
+ * is known. */
+static const char *stage_description(const tally_command_record *r, char *out, size_t size)
+{
+    size_t n = (size_t)snprintf(out, size, "%s %s", r->context_api, r->kind);
+    if (r->pipeline && n < size)
+        n += (size_t)snprintf(out + n, size - n,
+                              "; pipeline %" PRIu64 " \"%s\", shaders %016" PRIx64, r->pipeline,
+                              r->pipeline_name ? r->pipeline_name : "", r->shader_hash);
+    if (r->target_width && n < size)
+        snprintf(out + n, size - n, "; target %ux%u", r->target_width, r->target_height);
+    return out;
+}
+
+/* The command's stage: one per command, label, pipeline and target, named
+ * as its slices are (for the command and its label), its description
+ * saying the rest. Interned, into the open InternedData, when new. */
 static uint32_t stage_of(struct perfetto_gpu *g, struct proto_buffer *out,
                          const tally_command_record *r, size_t *interned)
 {
     if (same_stage(g, r))
         return g->last_stage_iid;
-    char name[TRACE_COMMAND_NAME_SIZE];
+    char name[TRACE_COMMAND_NAME_SIZE], description[512], key[sizeof name + sizeof description];
+    trace_command_name(r, name, sizeof name);
+    stage_description(r, description, sizeof description);
+    snprintf(key, sizeof key, "%s\n%s", name, description);
     bool added;
-    uint32_t iid = intern_table_find(&g->stages, trace_command_name(r, name, sizeof name), &added);
+    uint32_t iid = intern_table_find(&g->stages, key, &added);
     if (!iid) {
         g->failed = true;
         return 0;
     }
     iid += QUEUE_IID;
     if (added) {
-        char description[128];
-        snprintf(description, sizeof description, "%s %s", r->context_api, r->kind);
         if (!*interned)
             *interned = proto_open(out, PACKET_INTERNED_DATA);
         put_specification(out, iid, name, description, category_of(r->kind));

@@ -27,8 +27,6 @@ import sys
 PROTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tally_trace.proto")
 BYTES_PER_DRAW_BOUND = 160
 MONOTONIC, BOOTTIME, ENGINE_STEPS, ENGINE_WHOLE = 3, 6, 64, 65
-REPORT_KEYS = ["sequence", "kind", "api_name", "context", "context_api", "frame", "submission",
-               "stream", "label", "begin_ns", "end_ns", "duration_ns"]
 
 
 class Message:
@@ -204,11 +202,13 @@ def command_name(row):
 
 
 def read_report(path):
+    """The rows, and the counters' columns: those after duration_ns."""
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        columns = reader.fieldnames
     assert rows, "the report has rows"
-    counters = [k for k in rows[0] if k not in REPORT_KEYS]
-    return rows, counters
+    return rows, columns[columns.index("duration_ns") + 1:]
 
 
 EXPECTED_UNITS = {"GpuTime": ["NANOSECOND"], "IaVertices": ["VERTEX"],
@@ -244,6 +244,15 @@ def check_stage(trace, ts, sequence, stage, row):
     assert extra == {"frame": row["frame"], "sequence": row["sequence"]}, (where, extra)
     spec = sequence.specifications[stage.get("stage_iid")]
     assert spec.get("name") == command_name(row), (where, spec.get("name"))
+    description = spec.get("description")
+    assert description.startswith(f"{row['context_api']} {row['kind']}"), (where, description)
+    if row.get("pipeline", "0") != "0":
+        assert f"pipeline {row['pipeline']} \"{row['pipeline_name']}\"" in description, \
+            (where, description)
+        assert f"shaders {row['shader_hash']}" in description, (where, description)
+    if row.get("target_width", "0") != "0":
+        assert f"target {row['target_width']}x{row['target_height']}" in description, \
+            (where, description)
     category = {"draw": "GRAPHICS", "dispatch": "COMPUTE"}.get(row["kind"], "OTHER")
     assert spec.get("category", "OTHER") == category, where
     queue = sequence.specifications[stage.get("hw_queue_iid")]
