@@ -42,14 +42,20 @@ enum {
     TRACK_PROCESS = 3,
     TRACK_PARENT_UUID = 5,
     TRACK_COUNTER = 8,
+    TRACK_THREAD = 4,
     PROCESS_PID = 1,
     PROCESS_NAME = 6,
+    THREAD_PID = 1,
+    THREAD_TID = 2,
+    THREAD_NAME = 5,
 };
 
 /* Track uuids are global in a trace: this process's carry its pid above
  * bit 32, so that traces of several processes put together keep them
- * apart. Below it: the process, each timeline track, each counter. */
+ * apart. Below it: the process, each timeline track, each counter, each
+ * thread (by its tid). */
 enum { PROCESS_TRACK = 1, TIMELINE_TRACKS = 0x100, COUNTER_TRACKS = 0x10000 };
+#define THREAD_TRACKS 0x80000000u
 
 /* Sequence ids the tracing service hands out count from 1; tally's are
  * drawn from the pid among the ids of two-byte varints, 8192 to 16383. */
@@ -69,20 +75,30 @@ struct perfetto_writer {
     struct intern_table event_names, annotation_names, counters;
     uint8_t *tracks_described; /* per timeline track: a descriptor was written */
     uint32_t tracks_capacity;
+    uint32_t *threads; /* the tids whose tracks are described */
+    uint32_t thread_count, threads_capacity;
     bool failed;
 };
 
-/* The program's name as the kernel gives it, so that a merged system
- * trace and this one agree on what the process is called. */
-static void read_process_name(char *out, size_t size)
+/* A name as the kernel gives it (a /proc comm file), so that a merged
+ * system trace and this one agree on what a process or thread is called;
+ * false if it cannot be read (a thread that ended). */
+static bool read_comm(const char *path, char *out, size_t size)
 {
-    snprintf(out, size, "pid %d", (int)getpid());
-    FILE *f = fopen("/proc/self/comm", "re");
+    FILE *f = fopen(path, "re");
     if (!f)
-        return;
-    if (fgets(out, (int)size, f))
+        return false;
+    bool read = fgets(out, (int)size, f) != NULL;
+    if (read)
         out[strcspn(out, "\n")] = '\0';
     fclose(f);
+    return read;
+}
+
+static void read_process_name(char *out, size_t size)
+{
+    if (!read_comm("/proc/self/comm", out, size))
+        snprintf(out, size, "pid %d", (int)getpid());
 }
 
 static void describe_process(perfetto_writer *w)
@@ -312,6 +328,56 @@ void perfetto_instant(perfetto_writer *w, uint32_t track, const char *name, uint
     track_event(w, TYPE_INSTANT, timeline_uuid(w, track), name, ns, args, arg_count, 0);
 }
 
+/* Whether the thread's track is described yet; remembers that it now is. */
+static bool thread_described(perfetto_writer *w, uint32_t tid)
+{
+    for (uint32_t i = 0; i < w->thread_count; i++)
+        if (w->threads[i] == tid)
+            return true;
+    if (w->thread_count == w->threads_capacity) {
+        uint32_t capacity = w->threads_capacity ? 2 * w->threads_capacity : 8;
+        uint32_t *grown = realloc(w->threads, capacity * sizeof *grown);
+        if (!grown) {
+            w->failed = true;
+            return true; /* the call goes on an undescribed track rather than nowhere */
+        }
+        w->threads = grown;
+        w->threads_capacity = capacity;
+    }
+    w->threads[w->thread_count++] = tid;
+    return false;
+}
+
+/* The program's thread: its own track in the program's process, which a
+ * system trace's thread of the same tid is. */
+static uint64_t thread_track(perfetto_writer *w, uint32_t tid)
+{
+    uint64_t uuid = w->uuid_base | THREAD_TRACKS | tid;
+    if (thread_described(w, tid))
+        return uuid;
+    char path[64], name[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+    struct proto_buffer *out = &w->buffer;
+    size_t packet = perfetto_packet_open(out, &w->process);
+    size_t track = proto_open(out, PACKET_TRACK_DESCRIPTOR);
+    proto_uint(out, TRACK_UUID, uuid);
+    size_t thread = proto_open(out, TRACK_THREAD);
+    proto_uint(out, THREAD_PID, (uint64_t)getpid());
+    proto_uint(out, THREAD_TID, tid);
+    if (read_comm(path, name, sizeof name))
+        proto_string(out, THREAD_NAME, name);
+    proto_close(out, thread);
+    proto_close(out, track);
+    perfetto_packet_close(out, packet);
+    return uuid;
+}
+
+void perfetto_call(perfetto_writer *w, uint32_t tid, const char *name, uint64_t ns,
+                   const tally_trace_arg *args, uint32_t arg_count)
+{
+    track_event(w, TYPE_INSTANT, thread_track(w, tid), name, ns, args, arg_count, 0);
+}
+
 void perfetto_counter(perfetto_writer *w, const char *name, uint64_t ns, double value)
 {
     bool added;
@@ -352,6 +418,7 @@ bool perfetto_close(perfetto_writer *w)
     intern_table_free(&w->annotation_names);
     intern_table_free(&w->counters);
     free(w->tracks_described);
+    free(w->threads);
     free(w->device_name);
     free(w);
     return ok;

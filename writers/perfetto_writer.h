@@ -4,10 +4,10 @@
  * two packet sequences:
  *   - the GPU, as a GPU producer writes it (perfetto_gpu.h): counters and
  *     render stages, one per command;
- *   - the application's process (its pid and name): a track per timeline
- *     track (the API calls the driver saw, the queue's submissions), a
- *     counter track per tally_trace_counter name, as TrackEvents with
- *     interned names.
+ *   - the application's process (its pid and name): a track per thread
+ *     that made API calls (tally_trace_call), a track per timeline track
+ *     (the queue's submissions), a counter track per tally_trace_counter
+ *     name, as TrackEvents with interned names.
  * Both put their times on CLOCK_MONOTONIC and CLOCK_BOOTTIME through clock
  * snapshots (perfetto_sequence.h), so trace_processor merges the trace with
  * a system trace; sequence ids and track uuids are drawn from the pid, so
@@ -34,6 +34,9 @@ void perfetto_begin(perfetto_writer *w, uint32_t track, const char *name, uint64
 void perfetto_end(perfetto_writer *w, uint32_t track, uint64_t ns);
 void perfetto_instant(perfetto_writer *w, uint32_t track, const char *name, uint64_t ns,
                       const tally_trace_arg *args, uint32_t arg_count);
+/* An instant on the thread tid's own track. */
+void perfetto_call(perfetto_writer *w, uint32_t tid, const char *name, uint64_t ns,
+                   const tally_trace_arg *args, uint32_t arg_count);
 void perfetto_counter(perfetto_writer *w, const char *name, uint64_t ns, double value);
 void perfetto_command(perfetto_writer *w, const tally_command_record *record,
                       const tally_value *values);

@@ -232,6 +232,18 @@ tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char 
     return status_of(trace);
 }
 
+tally_status tally_trace_call(tally_trace *trace, uint32_t track, uint32_t tid, const char *name,
+                              uint64_t timestamp_ns, const tally_trace_arg *args,
+                              uint32_t arg_count)
+{
+    if (trace && trace->perfetto && tid && name && args_valid(args, arg_count)) {
+        trace->written = true;
+        perfetto_call(trace->perfetto, tid, name, timestamp_ns, args, arg_count);
+        return status_of(trace);
+    }
+    return tally_trace_instant(trace, track, name, timestamp_ns, args, arg_count);
+}
+
 tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t timestamp_ns,
                                  double value)
 {

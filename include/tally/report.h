@@ -172,6 +172,14 @@ TALLY_API tally_status tally_trace_begin(tally_trace *trace, uint32_t track, con
 TALLY_API tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *name,
                                        uint64_t timestamp_ns, const tally_trace_arg *args,
                                        uint32_t arg_count);
+/* An API call the program's thread tid made (its Linux thread id; 0: not
+ * known), as an instant: in JSON on the track, in Perfetto's format on
+ * that thread's own track in the program's process (on the track when tid
+ * is 0), so that a system trace merged with it shows the call on the
+ * thread that made it. */
+TALLY_API tally_status tally_trace_call(tally_trace *trace, uint32_t track, uint32_t tid,
+                                        const char *name, uint64_t timestamp_ns,
+                                        const tally_trace_arg *args, uint32_t arg_count);
 /* An instant ("i") on a track. */
 TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char *name,
                                            uint64_t timestamp_ns, const tally_trace_arg *args,

@@ -170,6 +170,24 @@ class Trace:
         assert len(processes) == 1, "one process track"
         return processes[0]
 
+    def track_label(self, uuid):
+        """A track's name, or "thread TID" for a thread's own track."""
+        d = self.tracks[uuid]
+        thread = d.get("thread")
+        return f"thread {thread.get('tid')}" if thread else d.get("name")
+
+    def events(self):
+        """(track, type, name, ts, args, value) of every TrackEvent."""
+        out = []
+        for ts, s, e in self.track_events:
+            args = {s.annotation_names[a.get("name_iid")]:
+                    a.get("uint_value", a.get("double_value", a.get("string_value")))
+                    for a in e.all("debug_annotations")}
+            value = e.get("counter_value", e.get("double_counter_value"))
+            out.append((self.track_label(e.get("track_uuid")), e.get("type"),
+                        s.event_names.get(e.get("name_iid")), ts, args, value))
+        return out
+
     def counters(self):
         """The descriptor's specs by id, and each counter's samples in order."""
         assert self.counter_events, "GPU counter events"
@@ -287,6 +305,21 @@ def check_against_report(trace, rows, counters):
     assert all(s[-1][0] == last for s in samples.values()), "every value closes at the end"
 
 
+def check_api_calls(trace, rows):
+    """Each submission is an API call on the thread that made it, in the
+    program's process, named for the call."""
+    pid = trace.process().get("process").get("pid")
+    calls = set()
+    for track, kind, name, ts, args, value in trace.events():
+        if track.startswith("thread ") and "submission" in args:
+            assert kind == "TYPE_INSTANT" and name and name != "Submission", (track, name)
+            calls.add((int(track.split()[1]), args["submission"]))
+    threads = [d.get("thread") for d in trace.tracks.values() if d.get("thread")]
+    assert threads and all(t.get("pid") == pid for t in threads), "threads of the process"
+    made = {(int(r["tid"]), int(r["submission"])) for r in rows}
+    assert made <= calls, sorted(made - calls)[:5]
+
+
 def draws_of(rows):
     return sum(1 for r in rows if r["kind"] == "draw")
 
@@ -295,6 +328,7 @@ def check_perfetto_run(trace_path, report_path, bound=True):
     rows, counters = read_report(report_path)
     trace = Trace(trace_path)
     check_against_report(trace, rows, counters)
+    check_api_calls(trace, rows)
     per_draw = trace.size / draws_of(rows)
     print(f"{trace_path}: {trace.size} bytes, {draws_of(rows)} draws, "
           f"{per_draw:.1f} bytes per draw with {len(counters)} counters")
@@ -340,21 +374,18 @@ def check_api_perfetto(path):
     for track in ("Driver", "Queue", "Sampled"):
         assert named[track].get("parent_uuid") == process.get("uuid"), track
     assert named["Sampled"].get("counter") is not None, "a counter track"
-    events = []
-    for ts, s, e in t.track_events:
-        name = s.event_names.get(e.get("name_iid"))
-        args = {s.annotation_names[a.get("name_iid")]:
-                a.get("uint_value", a.get("double_value", a.get("string_value")))
-                for a in e.all("debug_annotations")}
-        value = e.get("counter_value", e.get("double_counter_value"))
-        track = next(n for n, d in named.items() if d.get("uuid") == e.get("track_uuid"))
-        events.append((track, e.get("type"), name, ts, args, value))
+    threads = [d.get("thread") for d in t.tracks.values() if d.get("thread")]
+    assert len(threads) == 1 and threads[0].get("pid") == pid, "the writer's thread, in its process"
+    thread = f"thread {threads[0].get('tid')}"
+    events = t.events()
     assert events == [
         ("Queue", "TYPE_SLICE_BEGIN", "Submission", 100, {"vertices": 3}, None),
         ("Queue", "TYPE_SLICE_END", None, 200, {}, None),
         ("Driver", "TYPE_INSTANT", "Frame", 210, {"label": "shadow pass"}, None),
         ("Driver", "TYPE_SLICE_BEGIN", "Call", 220, {"vertices": 3, "ratio": 1.5}, None),
         ("Driver", "TYPE_SLICE_END", None, 230, {}, None),
+        (thread, "TYPE_INSTANT", "vkQueueSubmit", 240, {"vertices": 3}, None),
+        ("Driver", "TYPE_INSTANT", "glFlush", 250, {}, None),
         ("Sampled", "TYPE_COUNTER", None, 100, {}, 280),  # earlier: written whole
         ("Sampled", "TYPE_COUNTER", None, 150, {}, 0),
         ("Sampled", "TYPE_COUNTER", None, 160, {}, 77.25),

@@ -13,6 +13,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <tally/tally.h>
 
@@ -90,6 +92,8 @@ static int api_trace(const char *dir, const char *name)
     s |= tally_trace_end(t, 1, "Submission", 200, args, 1);
     s |= tally_trace_instant(t, 0, "Frame", 210, &label, 1);
     s |= tally_trace_slice(t, 0, "Call", 220, 230, args, 2);
+    s |= tally_trace_call(t, 0, (uint32_t)syscall(SYS_gettid), "vkQueueSubmit", 240, args, 1);
+    s |= tally_trace_call(t, 0, 0, "glFlush", 250, NULL, 0); /* no thread: on the track */
     s |= tally_trace_counter(t, "Sampled", 100, 280.0);
     s |= tally_trace_counter(t, "Sampled", 150, 0.0);
     s |= tally_trace_counter(t, "Sampled", 160, 77.25); /* not whole: a double */
