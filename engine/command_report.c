@@ -56,11 +56,23 @@ struct command_report_rows {
     char label[512];
 };
 
+/* The tracks the trace gets events on: the units' activity is in their
+ * counters (the *BusyCycles), which the trace carries per command. */
 static void name_tracks(struct tally_device *d)
 {
-    uint32_t tracks = tally_timeline_track_count(d);
-    for (uint32_t t = 0; t < tracks; t++)
+    for (uint32_t t = 0; t < TALLY_TRACK_FIRST_UNIT; t++)
         tally_trace_name_track(d->trace, t, tally_timeline_track_name(d, t));
+}
+
+/* The counters each command carries in the trace, and its clock: the
+ * engine's nanoseconds count from the device's open on CLOCK_MONOTONIC. */
+static void describe_trace_gpu(struct tally_device *d)
+{
+    tally_trace_gpu gpu = {.catalogue = d->catalogue,
+                           .counters = d->report_counters,
+                           .counter_count = d->report_counter_count,
+                           .monotonic_origin_ns = d->epoch_cpu_ns};
+    tally_trace_describe_gpu(d->trace, &gpu);
 }
 
 /* One file, one writer: a trace into the report's file would replace it at
@@ -113,8 +125,10 @@ static tally_status open_trace(struct tally_device *d, const char *path, char *e
                          tally_output_strerror(errno));
     if (s == TALLY_OK && !(d->trace_path = strdup(path)))
         s = TALLY_ERROR_OUT_OF_MEMORY;
-    if (s == TALLY_OK)
+    if (s == TALLY_OK) {
+        describe_trace_gpu(d);
         name_tracks(d);
+    }
     tally_timeline_update_active(d);
     return s;
 }
@@ -225,19 +239,6 @@ static const char *label_path(struct command_report_rows *rows, const struct tal
     return rows->label;
 }
 
-static void trace_counters(struct tally_device *d, uint64_t begin, uint64_t end)
-{
-    pthread_mutex_lock(&d->listeners_lock);
-    for (uint32_t i = 0; i < d->report_counter_count; i++) {
-        const tally_counter_info *c = &d->catalogue->counters[d->report_counters[i]];
-        tally_value v = d->exec.report_values[i];
-        bool floating = c->storage == TALLY_STORAGE_FLOAT32 || c->storage == TALLY_STORAGE_FLOAT64;
-        tally_trace_counter(d->trace, c->symbol, begin, floating ? v.f64 : (double)v.u64);
-        tally_trace_counter(d->trace, c->symbol, end, 0.0);
-    }
-    pthread_mutex_unlock(&d->listeners_lock);
-}
-
 /* A derived counter: the memo's value when its inputs are unchanged. */
 static tally_value evaluate_derived(struct tally_device *d, uint32_t i, struct derived_memo *m)
 {
@@ -282,12 +283,6 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
     if (!e->captured || !tally_capture_takes(d, ctx->frame))
         return; /* outside the capture window */
     const tally_value *selected = selected_values(d);
-    if (d->trace) {
-        trace_counters(d, begin_ns, end_ns);
-        rows->trace_written = true;
-    }
-    if (!rows->ring)
-        return;
     /* A transfer runs with no pipeline, whatever is bound. */
     struct tally_program *bound = command->type == TALLY_CMD_TRANSFER ? NULL : e->bound;
     tally_command_record record = {
@@ -309,6 +304,14 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .begin_ns = begin_ns,
         .end_ns = end_ns,
     };
+    if (d->trace) {
+        pthread_mutex_lock(&d->listeners_lock);
+        tally_trace_command(d->trace, TALLY_TRACK_QUEUE, &record, selected);
+        pthread_mutex_unlock(&d->listeners_lock);
+        rows->trace_written = true;
+    }
+    if (!rows->ring)
+        return;
     tally_value *values = report_ring_append(rows->ring, &record);
     if (values)
         memcpy(values, selected, d->report_counter_count * sizeof(tally_value));

@@ -251,6 +251,7 @@ struct tally_executor {
     struct tally_program *bound; /* whose program and program_id they are; NULL: none */
     uint32_t submitting_thread;  /* the submission's tid */
     bool captured;               /* the submission's tally_pending.captured */
+    const char *submission_call; /* the API call that made it ("vkQueueSubmit") */
     uint64_t next_sample_ns;     /* earliest interval boundary of any sampler */
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way

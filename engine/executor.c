@@ -455,6 +455,7 @@ static void begin_submission(struct tally_device *d, struct tally_pending *p)
     tally_listening_begin_submission(d);
     e->submission = p->seqno;
     e->submitting_thread = p->tid;
+    e->submission_call = p->api_name;
     e->pass_index = p->pass_index;
     e->submission_commands = 0;
     for (uint32_t i = 0; i < p->stream_count; i++)

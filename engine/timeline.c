@@ -77,18 +77,45 @@ void tally_timeline_update_active(struct tally_device *d)
 
 /* --- trace file --------------------------------------------------------------- */
 
-static void trace_event(struct tally_device *d, const tally_event *ev)
+/* A command's own events: the trace gets each command whole instead, named
+ * and with its counters (command_report.c), and the units' activity in
+ * their counters. */
+static bool written_per_command(uint32_t kind)
 {
+    return kind == TALLY_EVENT_KIND_DRAW || kind == TALLY_EVENT_KIND_DISPATCH ||
+           kind == TALLY_EVENT_KIND_TRANSFER || kind == TALLY_EVENT_KIND_UNIT_BUSY;
+}
+
+/* Who made the events being written: the program's thread (its tid; 0:
+ * not known) and, for a submission's events, the API call that made it. */
+struct event_source {
+    uint32_t tid;
+    const char *submission_call; /* NULL: not a submission's */
+};
+
+static void trace_event(struct tally_device *d, const tally_event *ev,
+                        const struct event_source *source)
+{
+    if (written_per_command(ev->kind))
+        return;
     const tally_event_kind_info *k = &kinds[ev->kind];
     tally_trace_arg args[TALLY_EVENT_MAX_FIELDS];
     for (uint32_t i = 0; i < k->field_count; i++)
         args[i] = (tally_trace_arg){k->fields[i].name, TALLY_TRACE_ARG_U64, {.u64 = ev->fields[i]}};
-    if (ev->type == TALLY_EVENT_BEGIN)
-        tally_trace_begin(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
-    else if (ev->type == TALLY_EVENT_END)
-        tally_trace_end(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
-    else
-        tally_trace_instant(d->trace, ev->track, k->name, ev->timestamp_ns, args, k->field_count);
+    uint32_t n = k->field_count;
+    if (ev->track == TALLY_TRACK_DRIVER && ev->type == TALLY_EVENT_INSTANT) {
+        /* What the driver saw is the program's API calls: a submission is
+         * named for the call that made it. */
+        bool call = ev->kind == TALLY_EVENT_KIND_SUBMISSION && source->submission_call;
+        const char *name = call ? source->submission_call : k->name;
+        tally_trace_call(d->trace, ev->track, source->tid, name, ev->timestamp_ns, args, n);
+    } else if (ev->type == TALLY_EVENT_BEGIN) {
+        tally_trace_begin(d->trace, ev->track, k->name, ev->timestamp_ns, args, n);
+    } else if (ev->type == TALLY_EVENT_END) {
+        tally_trace_end(d->trace, ev->track, k->name, ev->timestamp_ns, args, n);
+    } else {
+        tally_trace_instant(d->trace, ev->track, k->name, ev->timestamp_ns, args, n);
+    }
 }
 
 /* --- subscriptions ------------------------------------------------------------ */
@@ -104,7 +131,8 @@ static void ring_push(struct tally_subscription *s, const tally_event *ev)
 }
 
 /* Callers hold listeners_lock. */
-static void publish(struct tally_device *d, const tally_event *events, uint32_t n)
+static void publish(struct tally_device *d, const tally_event *events, uint32_t n,
+                    const struct event_source *source)
 {
     for (struct tally_subscription *s = d->subscriptions; s; s = s->next) {
         if (s->paused)
@@ -116,7 +144,7 @@ static void publish(struct tally_device *d, const tally_event *events, uint32_t 
     }
     if (d->trace)
         for (uint32_t i = 0; i < n; i++)
-            trace_event(d, &events[i]);
+            trace_event(d, &events[i], source);
 }
 
 void tally_timeline_flush(struct tally_device *d)
@@ -124,8 +152,10 @@ void tally_timeline_flush(struct tally_device *d)
     struct tally_executor *e = &d->exec;
     if (!e->event_count)
         return;
+    /* The batch is one submission's, which its thread made with its call. */
+    const struct event_source source = {e->submitting_thread, e->submission_call};
     pthread_mutex_lock(&d->listeners_lock);
-    publish(d, e->events, e->event_count);
+    publish(d, e->events, e->event_count, &source);
     pthread_mutex_unlock(&d->listeners_lock);
     e->event_count = 0;
 }
@@ -168,8 +198,9 @@ void tally_timeline_emit(tally_device *d, uint32_t kind, uint32_t type, const ui
                       .type = type};
     if (field_count)
         memcpy(ev.fields, fields, field_count * sizeof(uint64_t));
+    const struct event_source source = {tally_thread_id(), NULL}; /* the caller's own */
     pthread_mutex_lock(&d->listeners_lock);
-    publish(d, &ev, 1);
+    publish(d, &ev, 1, &source);
     pthread_mutex_unlock(&d->listeners_lock);
 }
 

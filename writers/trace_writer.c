@@ -2,8 +2,12 @@
  * Owns the timeline file. Chrome trace-event JSON: one process (pid 1), a
  * thread per track (tid = track + 1) and counter tracks on tid 0, timestamps
  * in microseconds with exactly three decimals, computed from the integer
- * nanoseconds so they are exact. Or, by the file's extension, Perfetto's
- * protobuf trace (perfetto_writer.c).
+ * nanoseconds so they are exact. A command is one slice, named for its
+ * command and label with its report row's keys as arguments, and one
+ * counter event holding all its counters' values: the values are not
+ * repeated per slice, and a command costs two events whatever the number
+ * of counters. Or, by the file's extension, Perfetto's protobuf trace
+ * (perfetto_writer.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +19,7 @@
 #include "perfetto_writer.h"
 #include "report_text.h"
 #include "tally/report.h"
+#include "trace_command.h"
 
 /* JSON: the begins of slices still open, per track; they nest on a track,
  * and one past the eighth is counted but not written. */
@@ -24,11 +29,27 @@ struct json_stack {
     uint64_t begin[JSON_DEPTH];
 };
 
+/* JSON: the described counters, whose values each command's counter
+ * event carries, and where the latest command ended (its values hold
+ * until then, and drop to 0 there if the GPU goes idle). */
+struct json_counters {
+    const tally_counter_info **info;
+    uint32_t count;
+    bool holding; /* a command's values are the counters' latest */
+    uint64_t boundary_ns;
+};
+
+/* The counter event's name: JSON readers name its tracks "GPU <counter>". */
+#define JSON_COUNTERS_NAME "GPU"
+
 struct tally_trace {
     struct output_file file;
     perfetto_writer *perfetto; /* NULL: JSON */
     struct json_stack *stacks;
     uint32_t stack_count;
+    struct json_counters counters;
+    uint32_t counter_count; /* the values a command carries */
+    bool written;           /* an event was: the GPU can no longer be described */
 };
 
 tally_trace_format tally_trace_format_for_path(const char *path)
@@ -180,6 +201,7 @@ tally_status tally_trace_slice(tally_trace *trace, uint32_t track, const char *n
 {
     if (!trace || !name || end_ns < begin_ns || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
     if (trace->perfetto) {
         perfetto_begin(trace->perfetto, track, name, begin_ns, args, arg_count);
         perfetto_end(trace->perfetto, track, end_ns);
@@ -198,6 +220,7 @@ tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char 
 {
     if (!trace || !name || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
     if (trace->perfetto) {
         perfetto_instant(trace->perfetto, track, name, timestamp_ns, args, arg_count);
         return status_of(trace);
@@ -209,11 +232,24 @@ tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char 
     return status_of(trace);
 }
 
+tally_status tally_trace_call(tally_trace *trace, uint32_t track, uint32_t tid, const char *name,
+                              uint64_t timestamp_ns, const tally_trace_arg *args,
+                              uint32_t arg_count)
+{
+    if (trace && trace->perfetto && tid && name && args_valid(args, arg_count)) {
+        trace->written = true;
+        perfetto_call(trace->perfetto, tid, name, timestamp_ns, args, arg_count);
+        return status_of(trace);
+    }
+    return tally_trace_instant(trace, track, name, timestamp_ns, args, arg_count);
+}
+
 tally_status tally_trace_counter(tally_trace *trace, const char *name, uint64_t timestamp_ns,
                                  double value)
 {
     if (!trace || !name)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
     if (trace->perfetto) {
         perfetto_counter(trace->perfetto, name, timestamp_ns, value);
         return status_of(trace);
@@ -247,6 +283,7 @@ tally_status tally_trace_begin(tally_trace *trace, uint32_t track, const char *n
 {
     if (!trace || !name || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
     if (trace->perfetto) {
         perfetto_begin(trace->perfetto, track, name, timestamp_ns, args, arg_count);
         return status_of(trace);
@@ -265,6 +302,7 @@ tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *nam
 {
     if (!trace || !name || !args_valid(args, arg_count))
         return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
     if (trace->perfetto) {
         perfetto_end(trace->perfetto, track, timestamp_ns);
         return status_of(trace);
@@ -276,6 +314,118 @@ tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *nam
         return TALLY_OK;
     return tally_trace_slice(trace, track, name, stack->begin[stack->depth], timestamp_ns, args,
                              arg_count);
+}
+
+static bool gpu_valid(const tally_trace_gpu *gpu)
+{
+    if (!gpu || (gpu->counter_count && (!gpu->catalogue || !gpu->counters)))
+        return false;
+    for (uint32_t i = 0; i < gpu->counter_count; i++)
+        if (!tally_catalogue_counter(gpu->catalogue, gpu->counters[i]))
+            return false;
+    return true;
+}
+
+/* JSON: the counters' descriptions, for the counter events' keys and
+ * value types. */
+static tally_status describe_json_counters(tally_trace *trace, const tally_trace_gpu *gpu)
+{
+    struct json_counters *c = &trace->counters;
+    const tally_counter_info **info = malloc((gpu->counter_count + 1) * sizeof *info);
+    if (!info)
+        return TALLY_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < gpu->counter_count; i++)
+        info[i] = tally_catalogue_counter(gpu->catalogue, gpu->counters[i]);
+    free(c->info);
+    c->info = info;
+    c->count = gpu->counter_count;
+    return TALLY_OK;
+}
+
+tally_status tally_trace_describe_gpu(tally_trace *trace, const tally_trace_gpu *gpu)
+{
+    if (!trace || !gpu_valid(gpu))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    if (trace->written)
+        return TALLY_ERROR_INVALID_STATE;
+    trace->counter_count = gpu->counter_count;
+    if (trace->perfetto) {
+        perfetto_describe_gpu(trace->perfetto, gpu);
+        return status_of(trace);
+    }
+    return describe_json_counters(trace, gpu);
+}
+
+/* JSON: one counter event with every counter's value; values NULL: all 0. */
+static void put_counter_values(tally_trace *trace, uint64_t ns, const tally_value *values)
+{
+    const struct json_counters *c = &trace->counters;
+    FILE *out = stream(trace);
+    put_event_head(trace, "C", 0, JSON_COUNTERS_NAME);
+    put_microseconds(trace, "ts", ns);
+    fputs(",\"args\":{", out);
+    for (uint32_t i = 0; i < c->count; i++) {
+        if (i)
+            putc(',', out);
+        report_put_json_string(out, c->info[i]->symbol);
+        putc(':', out);
+        tally_storage storage = c->info[i]->storage;
+        if (!values)
+            putc('0', out);
+        else if (storage == TALLY_STORAGE_FLOAT32 || storage == TALLY_STORAGE_FLOAT64)
+            put_f64(trace, values[i].f64);
+        else
+            fprintf(out, "%" PRIu64, values[i].u64);
+    }
+    fputs("}}", out);
+}
+
+/* JSON: the latest command's values end where it ended, when nothing
+ * follows it at once. */
+static void end_counter_values(tally_trace *trace, uint64_t next_begin_ns)
+{
+    struct json_counters *c = &trace->counters;
+    if (c->count && c->holding && next_begin_ns > c->boundary_ns) {
+        put_counter_values(trace, c->boundary_ns, NULL);
+        c->holding = false;
+    }
+}
+
+static void put_json_command(tally_trace *trace, uint32_t track, const tally_command_record *r,
+                             const tally_value *values)
+{
+    char name[TRACE_COMMAND_NAME_SIZE];
+    struct json_counters *c = &trace->counters;
+    end_counter_values(trace, r->begin_ns);
+    put_event_head(trace, "X", (uint64_t)track + 1, trace_command_name(r, name, sizeof name));
+    put_microseconds(trace, "ts", r->begin_ns);
+    put_microseconds(trace, "dur", r->end_ns - r->begin_ns);
+    fprintf(stream(trace), ",\"args\":{\"frame\":%" PRIu64 ",\"sequence\":%" PRIu64 "}}", r->frame,
+            r->sequence);
+    if (c->count)
+        put_counter_values(trace, r->begin_ns, values);
+    c->holding = true;
+    if (r->end_ns > c->boundary_ns)
+        c->boundary_ns = r->end_ns;
+}
+
+tally_status tally_trace_command(tally_trace *trace, uint32_t track,
+                                 const tally_command_record *record, const tally_value *values)
+{
+    if (!trace || !record || record->end_ns < record->begin_ns || (!values && trace->counter_count))
+        return TALLY_ERROR_INVALID_ARGUMENT;
+    trace->written = true;
+    /* Only the times are required; what is missing is empty. */
+    tally_command_record r = *record;
+    r.kind = r.kind ? r.kind : "";
+    r.api_name = r.api_name ? r.api_name : r.kind;
+    r.context_api = r.context_api ? r.context_api : "";
+    r.label = r.label ? r.label : "";
+    if (trace->perfetto)
+        perfetto_command(trace->perfetto, &r, values);
+    else
+        put_json_command(trace, track, &r, values);
+    return status_of(trace);
 }
 
 tally_status tally_trace_flush(tally_trace *trace)
@@ -292,11 +442,14 @@ tally_status tally_trace_close(tally_trace *trace)
     if (!trace)
         return TALLY_ERROR_INVALID_ARGUMENT;
     bool encoded = true;
-    if (trace->perfetto)
+    if (trace->perfetto) {
         encoded = perfetto_close(trace->perfetto);
-    else
+    } else {
+        end_counter_values(trace, UINT64_MAX);
         fputs("\n]}\n", stream(trace));
+    }
     tally_status status = output_file_commit(&trace->file);
+    free(trace->counters.info);
     free(trace->stacks);
     free(trace);
     return status == TALLY_OK && !encoded ? TALLY_ERROR_IO : status;

@@ -151,7 +151,9 @@ typedef enum tally_trace_format {
  * Perfetto's format, anything else JSON. */
 TALLY_API tally_trace_format tally_trace_format_for_path(const char *path);
 
-/* process_name names the trace's one process; the format follows the path. */
+/* process_name names the trace's one process in JSON, and the GPU's queue
+ * in Perfetto's format, where the process is the program's own (its pid
+ * and name); the format follows the path. */
 TALLY_API tally_status tally_trace_open(const char *path, const char *process_name,
                                         tally_trace **out);
 TALLY_API tally_status tally_trace_name_track(tally_trace *trace, uint32_t track, const char *name);
@@ -170,6 +172,14 @@ TALLY_API tally_status tally_trace_begin(tally_trace *trace, uint32_t track, con
 TALLY_API tally_status tally_trace_end(tally_trace *trace, uint32_t track, const char *name,
                                        uint64_t timestamp_ns, const tally_trace_arg *args,
                                        uint32_t arg_count);
+/* An API call the program's thread tid made (its Linux thread id; 0: not
+ * known), as an instant: in JSON on the track, in Perfetto's format on
+ * that thread's own track in the program's process (on the track when tid
+ * is 0), so that a system trace merged with it shows the call on the
+ * thread that made it. */
+TALLY_API tally_status tally_trace_call(tally_trace *trace, uint32_t track, uint32_t tid,
+                                        const char *name, uint64_t timestamp_ns,
+                                        const tally_trace_arg *args, uint32_t arg_count);
 /* An instant ("i") on a track. */
 TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, const char *name,
                                            uint64_t timestamp_ns, const tally_trace_arg *args,
@@ -177,6 +187,32 @@ TALLY_API tally_status tally_trace_instant(tally_trace *trace, uint32_t track, c
 /* A value of a counter track ("C"), holding until the next value. */
 TALLY_API tally_status tally_trace_counter(tally_trace *trace, const char *name,
                                            uint64_t timestamp_ns, double value);
+
+/* What the commands of a trace ran on: the counters each carries and where
+ * the trace's times lie on the system's clock. */
+typedef struct tally_trace_gpu {
+    const tally_catalogue *catalogue;
+    const uint32_t *counters; /* catalogue indices, one per value of a command (copied) */
+    uint32_t counter_count;
+    uint64_t monotonic_origin_ns; /* CLOCK_MONOTONIC at the trace's time 0 (0: the times are
+                                     CLOCK_MONOTONIC's) */
+} tally_trace_gpu;
+
+/* Says it before the first event (TALLY_ERROR_INVALID_STATE after). A
+ * Perfetto trace then describes the counters (names, units, groups) to
+ * Perfetto as a GPU's, and relates its times to CLOCK_MONOTONIC and
+ * CLOCK_BOOTTIME, so that a system trace merges with it. */
+TALLY_API tally_status tally_trace_describe_gpu(tally_trace *trace, const tally_trace_gpu *gpu);
+/* One command's GPU work, from record->begin_ns to end_ns, named for its
+ * command and label and carrying its report row's keys (frame, sequence),
+ * with its counters' values (one per described counter, in order): in
+ * JSON a slice ("X") on the track and the values as one counter event
+ * ("C", holding until the next command's, 0 where the GPU is idle); in
+ * Perfetto's format a GPU render stage and GPU counter values. Commands
+ * come in the order they ran. */
+TALLY_API tally_status tally_trace_command(tally_trace *trace, uint32_t track,
+                                           const tally_command_record *record,
+                                           const tally_value *values);
 /* A Perfetto trace is written in place as it goes (a JSON trace, which
  * parses only whole, at close): flushing makes every packet so far reach
  * the file. */
