@@ -1,7 +1,10 @@
 /* Where the shim's calls go down to, in each loading mode. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "intercepted.h"
 #include "shim.h"
@@ -68,13 +71,44 @@ __attribute__((visibility("default"))) int tally_cl_shim_marker(void)
     return 1;
 }
 
+/* Whether the object at path is one LD_PRELOAD names (by file, or by
+ * name for an entry the dynamic linker searched for). */
+static bool named_in_preload(const char *path)
+{
+    const char *list = getenv("LD_PRELOAD");
+    struct stat object;
+    if (!list || stat(path, &object) != 0)
+        return false;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (const char *entry = list; *entry;) {
+        size_t n = strcspn(entry, ": ");
+        char name[PATH_MAX];
+        struct stat st;
+        if (n > 0 && n < sizeof name) {
+            memcpy(name, entry, n);
+            name[n] = '\0';
+            if (strchr(name, '/') ? stat(name, &st) == 0 && st.st_dev == object.st_dev &&
+                                        st.st_ino == object.st_ino
+                                  : strcmp(name, base) == 0)
+                return true;
+        }
+        entry += n + (entry[n] != '\0');
+    }
+    return false;
+}
+
+/* A copy of the shim the program preloaded counts its OpenCL calls: one in
+ * the program's global scope (not merely this instance's own scope, which
+ * is what a loader's layer opened for a program that dlopens libOpenCL
+ * sees first) and named in LD_PRELOAD. */
 bool preload_is_active(void)
 {
-    void *global_entry = dlsym(RTLD_DEFAULT, "clGetDeviceInfo");
-    void *marker = dlsym(RTLD_DEFAULT, "tally_cl_shim_marker");
-    Dl_info entry_info, marker_info;
-    if (!global_entry || !marker || !dladdr(global_entry, &entry_info) ||
-        !dladdr(marker, &marker_info))
-        return false;
-    return entry_info.dli_fbase == marker_info.dli_fbase;
+    void *program = dlopen(NULL, RTLD_LAZY);
+    void *marker = program ? dlsym(program, "tally_cl_shim_marker") : NULL;
+    Dl_info info;
+    bool preloaded =
+        marker && dladdr(marker, &info) && info.dli_fname && named_in_preload(info.dli_fname);
+    if (program)
+        dlclose(program);
+    return preloaded;
 }

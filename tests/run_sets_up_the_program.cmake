@@ -33,15 +33,25 @@ expect_output("sampling options reach the program"
 expect_output("without --sample nothing is sampled"
   "^unset\n$" ${TALLY} run -q -- sh -c "echo \"\${TALLY_SAMPLE-unset}\"")
 
-# Each front door that was built is activated, and only those.
+# Each front door that was built is activated, and only those: the GL and
+# EGL shims preloaded, the OpenCL shim as the ICD loader's layer, which also
+# sees programs that call through their own dlopen handle.
 foreach(shim gl egl cl)
   if(EXISTS ${prefix}/lib/libtally_${shim}.so)
-    expect_output("the ${shim} shim is preloaded" "libtally_${shim}\\.so"
-                  ${TALLY} run -q -- sh -c "echo \"$LD_PRELOAD\"")
+    set(var LD_PRELOAD)
+    if(shim STREQUAL "cl")
+      set(var OPENCL_LAYERS)
+    endif()
+    expect_output("the ${shim} shim is in ${var}" "libtally_${shim}\\.so"
+                  ${TALLY} run -q -- sh -c "echo \"$${var}\"")
     expect_output("--no-${shim} leaves the ${shim} shim out" "^[^\n]*\n$"
-                  ${TALLY} run -q --no-${shim} -- sh -c "echo \"$LD_PRELOAD\" | grep -v libtally_${shim}.so || echo")
+                  ${TALLY} run -q --no-${shim} -- sh -c "echo \"$${var}\" | grep -v libtally_${shim}.so || echo")
   endif()
 endforeach()
+if(EXISTS ${prefix}/lib/libtally_cl.so)
+  expect_output("the OpenCL shim is not preloaded" "^[^\n]*\n$"
+                ${TALLY} run -q -- sh -c "echo \"$LD_PRELOAD\" | grep -v libtally_cl.so || echo")
+endif()
 if(EXISTS ${prefix}/share/vulkan/explicit_layer.d)
   expect_output("the layer is enabled explicitly"
     "^VK_LAYER_TALLY_counters[^\n]* ${prefix}/share/vulkan/explicit_layer.d"

@@ -190,6 +190,11 @@ static int activate_vulkan(const struct run_options *o, const char *prefix)
     return 0;
 }
 
+/* The GL and EGL shims are preloaded. The OpenCL shim goes in as the ICD
+ * loader's layer (OPENCL_LAYERS) instead: every call reaches the driver
+ * through the loader, also from a program that dlopens libOpenCL and calls
+ * through its own handle, which a preloaded shim never sees (Intel's
+ * cliloader does; issue 35, item 20). */
 static int preload_shims(const struct run_options *o, const char *prefix)
 {
     for (int i = 0; i < SHIM_COUNT; i++) {
@@ -197,7 +202,7 @@ static int preload_shims(const struct run_options *o, const char *prefix)
         if (o->skip_shim[i] || !find_library(prefix, shim_names[i], path, sizeof(path)))
             continue;
         /* After what the user preloads: a sanitizer runtime must stay first. */
-        if (add_to_list("LD_PRELOAD", path, false))
+        if (add_to_list(i == SHIM_CL ? "OPENCL_LAYERS" : "LD_PRELOAD", path, false))
             return -1;
     }
     return 0;
