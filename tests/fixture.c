@@ -5,9 +5,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fixture.h"
 
@@ -115,4 +117,15 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 int remove_tree(const char *dir)
 {
     return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int directory_entry_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return count;
 }

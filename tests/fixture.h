@@ -14,6 +14,8 @@ struct engine_fixture {
 /* Removes a test's scratch folder and everything in it, links not
  * followed; 0, or -1 if something could not be removed. */
 int remove_tree(const char *dir);
+/* Entries in dir, "." and ".." left out (a failed test if it cannot be read). */
+int directory_entry_count(const char *dir);
 
 /* A virtual-clock device; fails the test if it cannot be opened. */
 tally_device *open_virtual_device(void);

@@ -181,17 +181,6 @@ static tally_status write_atomically(const char *path, const char *text)
     return output_file_commit(&f);
 }
 
-static int entry_count(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return count;
-}
-
 /* --- what is checked is what is written (issue 35, item 14) ------------------------ */
 
 static void the_object_written_is_the_object_that_was_checked(void **state)
@@ -363,7 +352,7 @@ static void a_name_of_the_longest_length_is_replaced_again_and_again(void **stat
     assert_int_equal(write_atomically(path, "second\n"), TALLY_OK);
     assert_int_equal(write_atomically(path, "third\n"), TALLY_OK);
     assert_string_equal(read_text(path), "third\n");
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 static void a_name_of_the_longest_length_is_written_without_unnamed_files(void **state)
@@ -374,7 +363,7 @@ static void a_name_of_the_longest_length_is_written_without_unnamed_files(void *
     assert_int_equal(write_atomically(path, "first\n"), TALLY_OK);
     assert_int_equal(write_atomically(path, "second\n"), TALLY_OK);
     assert_string_equal(read_text(path), "second\n");
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
     assert_true(unnamed_refused > 0);
 }
 
@@ -388,7 +377,7 @@ static void a_name_too_long_is_refused_at_open(void **state)
     errno = 0;
     assert_int_equal(output_file_open(&f, path_in(fx, name), OUTPUT_FILE_WHOLE), TALLY_ERROR_IO);
     assert_int_equal(errno, ENAMETOOLONG);
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
 }
 
 /* --- everything goes through the stream ---------------------------------------------- */

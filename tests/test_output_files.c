@@ -59,17 +59,6 @@ static const char *path_in(struct fixture *fx, const char *name)
     return fx->path;
 }
 
-static int entry_count(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return count;
-}
-
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -155,7 +144,7 @@ static void a_fifo_is_written_into_and_stays_a_fifo(void **state)
     struct stat st;
     assert_int_equal(stat(fifo, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 static void a_fifo_that_no_process_reads_is_refused_at_once(void **state)
@@ -201,7 +190,7 @@ static void a_device_node_is_written_into_and_not_replaced(void **state)
     struct stat st;
     assert_int_equal(stat(null_device, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 /* The header is written at open, so a destination that takes no bytes is
@@ -239,7 +228,7 @@ static void a_directory_is_refused_before_anything_is_written(void **state)
     assert_null(open_device(&(tally_device_options){.trace_path = fx->dir}, error, sizeof error));
     assert_non_null(strstr(error, fx->dir));
     assert_non_null(strstr(error, "Is a directory"));
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
 }
 
 static void a_permission_problem_is_named_with_the_system_reason(void **state)
@@ -289,7 +278,7 @@ static void a_killed_program_leaves_its_csv_rows_and_no_temporary_file(void **st
     int status = 0;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFSIGNALED(status));
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[512];
@@ -321,7 +310,7 @@ static void output_and_trace_naming_one_file_keep_the_report(void **state)
     assert_non_null(strstr(text, "\"commands\""));
     assert_null(strstr(text, "traceEvents"));
     free(text);
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 /* --- TALLY_COUNTERS ---------------------------------------------------------------- */

@@ -87,17 +87,6 @@ static int line_count(const char *text)
     return lines;
 }
 
-static int entry_count(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return count;
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -757,12 +746,12 @@ static void json_files_appear_at_their_destination_only_at_close(void **state)
     assert_false(exists(report_path));
     assert_false(exists(trace_path));
     /* Written to unnamed files (O_TMPFILE) until committed. */
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
     assert_int_equal(tally_report_close(report), TALLY_OK);
     assert_int_equal(tally_trace_close(trace), TALLY_OK);
     assert_true(exists(report_path));
     assert_true(exists(trace_path));
-    assert_int_equal(entry_count(fx->dir), 2);
+    assert_int_equal(directory_entry_count(fx->dir), 2);
 }
 
 /* A CSV report is valid up to its last whole row, so it is written in
@@ -788,7 +777,7 @@ static void a_csv_report_holds_every_row_flushed_while_open(void **state)
     text = read_text(path);
     assert_int_equal(line_count(text), 4);
     free(text);
-    assert_int_equal(entry_count(fx->dir), 1); /* the report itself, no temporary file */
+    assert_int_equal(directory_entry_count(fx->dir), 1); /* the report itself, no temporary file */
     assert_int_equal(tally_report_close(report), TALLY_OK);
     text = read_text(path);
     assert_int_equal(line_count(text), 4);
@@ -810,7 +799,7 @@ static void close_replaces_an_existing_file(void **state)
     assert_non_null(strstr(text, "sequence,"));
     assert_null(strstr(text, "old contents"));
     free(text);
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 /* A JSON report, written whole, replaces a symlink at its name rather than
@@ -855,7 +844,7 @@ static void unwritable_directory_fails_cleanly(void **state)
     const char *under_file = path_in(fx, "file/out.csv");
     assert_int_equal(tally_report_open(under_file, TALLY_REPORT_CSV, simgpu(), &column, 1, &report),
                      TALLY_ERROR_IO);
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 
     if (geteuid() != 0) { /* root writes into read-only directories */
         assert_int_equal(chmod(fx->dir, 0500), 0);
@@ -875,7 +864,7 @@ static void a_directory_destination_is_refused_at_open(void **state)
                      TALLY_ERROR_IO);
     assert_int_equal(errno, EISDIR);
     assert_null(report);
-    assert_int_equal(entry_count(fx->dir), 1);
+    assert_int_equal(directory_entry_count(fx->dir), 1);
 }
 
 static void write_error_fails_the_close_and_leaves_nothing(void **state)
@@ -899,7 +888,7 @@ static void write_error_fails_the_close_and_leaves_nothing(void **state)
 
     setrlimit(RLIMIT_FSIZE, &saved);
     signal(SIGXFSZ, saved_handler);
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
 }
 
 static void report_rejects_null_arguments(void **state)
@@ -922,7 +911,7 @@ static void report_rejects_null_arguments(void **state)
     assert_int_equal(tally_report_open("", TALLY_REPORT_CSV, cat, &column, 1, &report),
                      TALLY_ERROR_INVALID_ARGUMENT);
     assert_null(report);
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
 
     report = open_report(path, TALLY_REPORT_CSV);
     tally_command_record record = sample_record(1);
@@ -948,7 +937,7 @@ static void trace_rejects_null_arguments(void **state)
     assert_int_equal(tally_trace_open(NULL, "app", &trace), invalid);
     assert_int_equal(tally_trace_open(path, NULL, &trace), invalid);
     assert_int_equal(tally_trace_open(path, "app", NULL), invalid);
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
     trace = open_trace(path);
     assert_int_equal(tally_trace_name_track(NULL, 0, "a"), invalid);
     assert_int_equal(tally_trace_name_track(trace, 0, NULL), invalid);
@@ -972,7 +961,7 @@ static void unknown_counter_index_is_rejected(void **state)
         tally_report_open(path_in(fx, "unknown.csv"), TALLY_REPORT_CSV, cat, columns, 2, &report),
         TALLY_ERROR_UNKNOWN_COUNTER);
     assert_null(report);
-    assert_int_equal(entry_count(fx->dir), 0);
+    assert_int_equal(directory_entry_count(fx->dir), 0);
 }
 
 static void memory_stays_bounded_for_a_million_records(void **state)

@@ -173,16 +173,6 @@ static bool read_info(struct run_digest *d, const char *scope, char **fields, ch
     return true;
 }
 
-static bool set_text(char **field, const char *value)
-{
-    char *copy = strdup(value);
-    if (!copy)
-        return false;
-    free(*field);
-    *field = copy;
-    return true;
-}
-
 static bool read_data(struct run_digest *d, enum digest_scope scope, char **fields, char *why,
                       size_t size)
 {
@@ -217,7 +207,7 @@ static bool read_row(struct run_digest *d, char **fields, size_t line, char *why
     if (strcmp(scope, "backend") == 0 || strcmp(scope, "device") == 0 ||
         strcmp(scope, "clock") == 0) {
         char **field = scope[0] == 'b' ? &d->backend : scope[0] == 'd' ? &d->device : &d->clock;
-        return set_text(field, fields[1]) || refuse(why, size, "out of memory");
+        return run_digest_set_text(field, fields[1]) || refuse(why, size, "out of memory");
     }
     if (strcmp(scope, "unit") == 0 || strcmp(scope, "exactness") == 0 ||
         strcmp(scope, "aggregate") == 0)

@@ -165,7 +165,7 @@ static bool add_row(struct run_digest *d, const run_aggregate *a, const struct s
     return true;
 }
 
-static bool set_text(char **field, const char *value)
+bool run_digest_set_text(char **field, const char *value)
 {
     char *copy = strdup(value);
     if (!copy)
@@ -181,9 +181,9 @@ struct run_digest *run_digest_of(const run_aggregate *a)
     if (!d)
         return NULL;
     bool ok = run_aggregate_report_count(a) == 0 ||
-              (set_text(&d->backend, run_aggregate_metadata(a, 0, META_BACKEND)) &&
-               set_text(&d->device, run_aggregate_metadata(a, 0, META_DEVICE)) &&
-               set_text(&d->clock, run_aggregate_metadata(a, 0, META_CLOCK)));
+              (run_digest_set_text(&d->backend, run_aggregate_metadata(a, 0, META_BACKEND)) &&
+               run_digest_set_text(&d->device, run_aggregate_metadata(a, 0, META_DEVICE)) &&
+               run_digest_set_text(&d->clock, run_aggregate_metadata(a, 0, META_CLOCK)));
     for (size_t k = 0; ok && k < run_aggregate_counter_count(a); k++) {
         const struct aggregate_counter *c = run_aggregate_counter(a, k);
         ok = run_digest_add_counter(d, c->symbol, c->unit, c->exactness, c->averaged);

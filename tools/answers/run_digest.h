@@ -18,6 +18,10 @@
 
 enum digest_scope { SCOPE_TOTAL, SCOPE_FRAME, SCOPE_LABEL, SCOPE_PIPELINE, SCOPE_API, SCOPE_COUNT };
 
+/* *field replaced by a copy of value (the old one freed); false without
+ * memory, *field then unchanged. */
+bool run_digest_set_text(char **field, const char *value);
+
 /* "total", "frame", "label", "pipeline", "api_name": a baseline's words. */
 extern const char *const digest_scope_names[SCOPE_COUNT];
 
