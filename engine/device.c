@@ -93,6 +93,7 @@ static atomic_uint fork_generation;
 static void forked_child(void)
 {
     atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+    tally_thread_id_forget();
 }
 
 __attribute__((constructor)) static void watch_forks(void)

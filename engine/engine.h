@@ -400,8 +400,10 @@ struct tally_sampler {
 /* --- functions shared between engine files ------------------------------------------ */
 
 TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
-/* The calling thread's Linux thread id (gettid). */
+/* The calling thread's Linux thread id (gettid); _forget: in a forked
+ * child, before anything asks. */
 TALLY_HIDDEN uint32_t tally_thread_id(void);
+TALLY_HIDDEN void tally_thread_id_forget(void);
 /* Condition variables on CLOCK_MONOTONIC. A deadline is timeout_ns from now,
  * kept in *storage, or NULL (no deadline) for UINT64_MAX. tally_cond_wait
  * returns false once the deadline has passed. */

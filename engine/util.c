@@ -29,11 +29,21 @@ const char *tally_status_string(tally_status status)
     return "unknown status";
 }
 
-/* Not cached: a forked child's thread would keep its parent's id. Asked
- * once per submission, never per command. */
+/* Asked once per submission, on the program's thread: cached per thread
+ * (a system call otherwise). A forked child's one thread inherits its
+ * parent thread's cache, which the fork handler clears. */
+static _Thread_local uint32_t cached_thread_id;
+
 uint32_t tally_thread_id(void)
 {
-    return (uint32_t)gettid();
+    if (!cached_thread_id)
+        cached_thread_id = (uint32_t)gettid();
+    return cached_thread_id;
+}
+
+void tally_thread_id_forget(void)
+{
+    cached_thread_id = 0;
 }
 
 uint64_t tally_monotonic_ns(void)
