@@ -5,7 +5,7 @@
  * as it would without tally, and never runs the program's handler on a
  * thread the program does not know. Faults a thread causes itself, and
  * SIGPROF (profilers charge time to the thread that spent it), stay
- * unblocked.
+ * unblocked. tally_thread_start returns once the thread runs.
  */
 #ifndef TALLY_THREAD_START_H
 #define TALLY_THREAD_START_H
