@@ -23,7 +23,7 @@ struct plot_series {
 };
 
 struct plot {
-    const char *title, *unit;
+    const char *title;
     uint64_t frames_per_point; /* > 1 when each point is the largest of that many frames */
 };
 

@@ -137,7 +137,10 @@ static bool choose_plotted(struct html_report *h, const struct options *o)
                     report_reader_path(r));
             return false;
         }
-        if (strcmp(o->counters[c], h->plotted[0]) != 0)
+        bool taken = false;
+        for (size_t p = 0; p < h->plotted_count; p++)
+            taken |= strcmp(h->plotted[p], o->counters[c]) == 0;
+        if (!taken)
             h->plotted[h->plotted_count++] = o->counters[c];
     }
     if (o->counter_count)
@@ -186,7 +189,6 @@ static bool read_run(const struct html_report *h, struct html_run *run, char *er
     }
     bool ok = run_aggregate_begin(run->aggregate, tracked, error, size);
     free(tracked);
-    run->time = run_aggregate_find(run->aggregate, h->plotted[0]);
     int time = reader_counter(run->reader, h->plotted[0]);
     int shown[TOP_SHOWN];
     for (size_t s = 0; s < TOP_SHOWN; s++)
@@ -256,15 +258,16 @@ static int report(const struct options *o)
         h.runs[r].path = paths[r];
         ok = (h.runs[r].reader = report_reader_open(paths[r], error, sizeof error)) != NULL;
     }
-    if (ok && !choose_plotted(&h, o))
-        error[0] = '\0', ok = false;
+    /* choose_plotted says its own error */
+    bool said = ok && !choose_plotted(&h, o);
+    ok = ok && !said;
     for (size_t r = 0; ok && r < h.run_count; r++)
         ok = read_run(&h, &h.runs[r], error, sizeof error);
     struct run_digest *digests[2] = {NULL, NULL};
     if (ok && h.run_count == 2)
         ok = compare_runs(&h, digests, error, sizeof error);
     ok = ok && write_page(&h, o->html, error, sizeof error);
-    if (!ok && error[0])
+    if (!ok && !said)
         fprintf(stderr, "tally report: %s\n", error);
     if (h.compared)
         run_comparison_free(&h.comparison);

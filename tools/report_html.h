@@ -20,8 +20,7 @@ struct html_run {
     const char *path;
     report_reader *reader; /* kept open for its metadata */
     run_aggregate *aggregate;
-    top_commands *top;
-    int time; /* GpuTime's index in the aggregate (or duration_ns's), or -1 */
+    top_commands *top; /* by the time, plotted[0] */
 };
 
 struct html_report {

@@ -159,8 +159,7 @@ static bool write_plots(const struct html_report *h, FILE *out)
                 .count = points};
             ok = ok && series[r].values;
         }
-        struct plot plot = {
-            .title = title, .unit = c ? c->unit : "", .frames_per_point = per_point};
+        struct plot plot = {.title = title, .frames_per_point = per_point};
         if (ok)
             svg_line_plot(out, &plot, series, h->run_count);
         for (size_t r = 0; r < h->run_count; r++)
@@ -267,7 +266,7 @@ static void write_compared_totals(const struct html_report *h, FILE *out)
 
 /* diff mode: per plotted counter, the labels, pipelines and API commands
  * that moved most, as tally diff ranks them. */
-static bool write_movers(const struct html_report *h, FILE *out)
+static void write_movers(const struct html_report *h, FILE *out)
 {
     const struct run_comparison *c = &h->comparison;
     struct diff d = {.comparison = *c};
@@ -304,7 +303,6 @@ static bool write_movers(const struct html_report *h, FILE *out)
         }
     }
     fputs("</tbody></table>\n", out);
-    return true;
 }
 
 /* A path as a file:// URL: absolute, its bytes outside the unreserved
@@ -363,7 +361,7 @@ bool html_report_write(const struct html_report *h, FILE *out)
     write_head(h, out);
     bool ok = write_plots(h, out);
     if (ok && h->compared)
-        ok = write_movers(h, out);
+        write_movers(h, out);
     if (ok)
         write_top(h, out);
     if (ok && h->compared)
