@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 
 # The engine's build and tests, then the front doors and the real drivers and
 # clients their tests run: Vulkan on lavapipe, GL/GLES/EGL on llvmpipe (Xvfb or
-# surfaceless EGL), OpenCL on PoCL.
+# surfaceless EGL), OpenCL on PoCL; Chromium opens tally report --html's page.
 packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           libjson-c-dev libxxhash-dev locales
           libvulkan-dev vulkan-tools mesa-vulkan-drivers vulkan-validationlayers
@@ -19,7 +19,7 @@ packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           libegl-dev libgles-dev libgl-dev libx11-dev libegl-mesa0 libgl1-mesa-dri mesa-utils
           khronos-api xvfb xauth waffle-utils piglit apitrace glmark2-x11 glmark2-es2-x11
           ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo protobuf-compiler
-          renderdoccmd python3-renderdoc python3-pandas)
+          renderdoccmd python3-renderdoc python3-pandas chromium)
 
 install_missing() {
     local missing=()

@@ -23,6 +23,9 @@ static void usage(FILE *out)
           "  diff [OPTIONS] BASE NEW | --baseline FILE REPORT... | --write-baseline FILE REPORT...\n"
           "        two runs compared counter by counter; exit status 1 when a rule breaks\n"
           "        (tally diff -h)\n"
+          "  report --html OUT.html [--base BASE] REPORT [TRACE]\n"
+          "        one self-contained HTML page: per-frame plots, the top commands, the\n"
+          "        metadata; with --base, two runs overlaid (tally report -h)\n"
           "  --version\n"
           "        tally's version\n"
           "  demo  run a built-in workload of draws and dispatches on simgpu and\n"
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
         return tally_cli_summary(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0)
         return tally_cli_diff(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return tally_cli_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "demo") == 0)
         return tally_cli_demo(argc - 1, argv + 1);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

@@ -10,5 +10,7 @@ int tally_cli_run(int argc, char **argv);
 int tally_cli_summary(int argc, char **argv);
 /* tally diff [OPTIONS] BASE NEW, or --baseline FILE / --write-baseline FILE (diff.c) */
 int tally_cli_diff(int argc, char **argv);
+/* tally report --html OUT.html [--base BASE] REPORT [TRACE] (report_html.c) */
+int tally_cli_report(int argc, char **argv);
 
 #endif
