@@ -486,21 +486,40 @@ static void pass_index_out_of_range_leaves_the_query_unavailable(void **state)
     destroy_pool(c, &s);
 }
 
-/* The command buffer keeps what it marks into alive; the driver never saw the pool. */
+/* The command buffer keeps what it marks into alive; the driver never saw
+ * the pool. Submitted after the pool is gone, it runs and marks only into
+ * what it recorded: a pool created afterwards (which may get the freed
+ * memory, or the freed handle value) stays as its own reset left it, and
+ * counts its own query's triangle alone. */
 static void destroyed_pool_still_in_a_command_buffer_is_harmless(void **state)
 {
     vk_context *c = *state;
-    pool_selection s = create_pool(c, 0, 1);
+    pool_selection gone = create_pool(c, 0, 1);
     VkCommandBuffer cb = vk_context_begin(c);
-    vkCmdResetQueryPool(cb, s.pool, 0, 1);
-    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vkCmdResetQueryPool(cb, gone.pool, 0, 1);
+    vkCmdBeginQuery(cb, gone.pool, 0, 0);
     vk_context_draw_triangle(c, cb);
-    vkCmdEndQuery(cb, s.pool, 0);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, gone.pool, 0);
     vkEndCommandBuffer(cb);
-    destroy_pool(c, &s);
-    for (uint32_t pass = 0; pass < s.passes; pass++)
+    uint32_t passes = gone.passes;
+    destroy_pool(c, &gone);
+    pool_selection s = create_pool(c, 0, 1);
+    vkResetQueryPool(c->device, s.pool, 0, 1);
+    for (uint32_t pass = 0; pass < passes; pass++)
         assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    assert_int_equal(vkQueueWaitIdle(c->queue), VK_SUCCESS);
+    size_t size = s.count * sizeof(VkPerformanceCounterResultKHR);
+    void *data = malloc(size);
+    assert_int_equal(vkGetQueryPoolResults(c->device, s.pool, 0, 1, size, data, size, 0),
+                     VK_NOT_READY);
+    free(data);
     vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    run_queries(c, &s, 1, triangle);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 3);
+    free(r);
+    destroy_pool(c, &s);
 }
 
 /* The layer remembers, per thread, the last command buffer a draw went to.
