@@ -241,8 +241,8 @@ enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
 int main(int argc, char **argv)
 {
-    mode mode = argc == 2 && !strcmp(argv[1], "truth")  ? TRUTH
-                : argc == 2 && !strcmp(argv[1], "own")  ? OWN
+    mode mode = argc == 2 && !strcmp(argv[1], "truth")   ? TRUTH
+                : argc == 2 && !strcmp(argv[1], "own")   ? OWN
                 : argc == 2 && !strcmp(argv[1], "gles")  ? GLES
                 : argc == 2 && !strcmp(argv[1], "timed") ? TIMED
                                                          : PLAIN;

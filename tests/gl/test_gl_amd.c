@@ -91,10 +91,10 @@ static const struct {
     const char *symbol;
     GLint counters, capacity;
 } simgpu_groups[] = {
-    {"Gpu", 5, 4},           {"CommandProcessor", 3, 4}, {"InputAssembler", 4, 3},
-    {"VertexShader", 3, 4},  {"GeometryShader", 4, 4},   {"PrimitiveSetup", 5, 4},
-    {"Rasterizer", 4, 4},    {"FragmentShader", 5, 4},   {"ComputeShader", 3, 4},
-    {"ShaderCore", 7, 4},    {"TextureUnit", 5, 4},      {"L2Cache", 4, 4},
+    {"Gpu", 5, 4},          {"CommandProcessor", 3, 4}, {"InputAssembler", 4, 3},
+    {"VertexShader", 3, 4}, {"GeometryShader", 4, 4},   {"PrimitiveSetup", 5, 4},
+    {"Rasterizer", 4, 4},   {"FragmentShader", 5, 4},   {"ComputeShader", 3, 4},
+    {"ShaderCore", 7, 4},   {"TextureUnit", 5, 4},      {"L2Cache", 4, 4},
     {"Memory", 4, 4},
 };
 

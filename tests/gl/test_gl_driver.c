@@ -32,8 +32,8 @@
 
 typedef struct runs {
     run_result alone, plain, own, timed;
-    json_object *truth;     /* llvmpipe's statistics per command, without the shim */
-    json_object *own_lines; /* what the program's own queries read under the shim */
+    json_object *truth;       /* llvmpipe's statistics per command, without the shim */
+    json_object *own_lines;   /* what the program's own queries read under the shim */
     json_object *timed_lines; /* the program's own timestamps around each command, shimmed */
 } runs;
 
@@ -158,16 +158,14 @@ static void every_measured_commands_gpu_time_is_within_the_programs_timestamps_o
     }
     assert_int_equal(r->timed.exit_code, 0);
     assert_non_null(r->timed_lines);
-    assert_int_equal(json_object_array_length(r->timed_lines),
-                     json_object_array_length(r->truth));
+    assert_int_equal(json_object_array_length(r->timed_lines), json_object_array_length(r->truth));
     for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
         unsigned long long gpu_time = reported(r, &r->timed, i, "GpuTime");
         json_object *line = json_object_array_get_idx(r->timed_lines, i);
         unsigned long long own = line_value(line, "command_ns");
         assert_true(own != ~0ull);
         if (gpu_time == 0 || gpu_time > own)
-            print_error("command %zu: GpuTime %llu, the program's own %llu ns\n", i, gpu_time,
-                        own);
+            print_error("command %zu: GpuTime %llu, the program's own %llu ns\n", i, gpu_time, own);
         assert_true(gpu_time > 0);
         assert_true(gpu_time <= own);
     }

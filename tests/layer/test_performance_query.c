@@ -410,8 +410,8 @@ static void a_copy_from_a_performance_pool_writes_nothing(void **state)
     vkGetBufferMemoryRequirements(c->device, buffer, &req);
     VkPhysicalDeviceMemoryProperties memory_properties;
     vkGetPhysicalDeviceMemoryProperties(c->physical, &memory_properties);
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     uint32_t type = 0;
     while (type < memory_properties.memoryTypeCount &&
            (!(req.memoryTypeBits & (1u << type)) ||

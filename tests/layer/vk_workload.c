@@ -634,8 +634,7 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
 static void measure_end(app *a, VkCommandBuffer cb, uint32_t q)
 {
     if (a->command_times)
-        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, a->command_times,
-                            2 * q + 1);
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, a->command_times, 2 * q + 1);
     if (a->mode == PER_COMMAND)
         vkCmdEndQuery(cb, a->queries, q);
 }
@@ -879,8 +878,8 @@ static void print_results(app *a)
     uint64_t command_ticks[2 * MAX_QUERIES] = {0};
     if (a->command_times)
         CHECK(vkGetQueryPoolResults(a->device, a->command_times, 0, 2 * a->query_count,
-                                    sizeof(command_ticks), command_ticks,
-                                    sizeof(command_ticks[0]), VK_QUERY_RESULT_64_BIT));
+                                    sizeof(command_ticks), command_ticks, sizeof(command_ticks[0]),
+                                    VK_QUERY_RESULT_64_BIT));
     for (uint32_t q = 0; q < a->query_count; q++) {
         const uint64_t *v = values[q];
         uint32_t s = a->query_submission[q];
