@@ -121,19 +121,60 @@ static int teardown(void **state)
     return 0;
 }
 
-static void a_zero_timeout_wait_on_pending_work_is_ok_or_timeout(void **state)
+/* A reader whose GPU finishes when the test opens the gate: the queue thread
+ * holds the submission in its wait until then. */
+struct gated_reader {
+    atomic_int waits, releases;
+    atomic_bool open;
+};
+
+static void wait_for_the_gate(void *user)
+{
+    struct gated_reader *r = user;
+    atomic_fetch_add(&r->waits, 1);
+    while (!atomic_load(&r->open))
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+}
+
+static bool read_nothing(void *user, uint64_t key, tally_measurement *measurement)
+{
+    (void)user, (void)key, (void)measurement;
+    return false;
+}
+
+static void count_gated_release(void *user)
+{
+    atomic_fetch_add(&((struct gated_reader *)user)->releases, 1);
+}
+
+/* A zero timeout polls: TIMEOUT while the submission is held on the queue
+ * thread (it cannot have completed), OK once it has. */
+static void a_zero_timeout_wait_times_out_on_pending_work_and_is_ok_on_done_work(void **state)
 {
     struct single *f = *state;
-    tally_transfer big = {.api_name = "copy", .kind = TALLY_TRANSFER_COPY, .bytes = 1ull << 32};
-    for (int i = 0; i < 64; i++)
-        assert_int_equal(tally_stream_transfer(f->engine.stream, &big), TALLY_OK);
-    tally_submission sub = {.streams = &f->engine.stream, .stream_count = 1, .api_name = "submit"};
+    struct gated_reader r = {0};
+    tally_measurement_reader reader = {wait_for_the_gate, read_nothing, count_gated_release, &r};
+    tally_draw draw = {.api_name = "draw",
+                       .count = 3,
+                       .instance_count = 1,
+                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
+    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
+    tally_submission sub = {.streams = &f->engine.stream,
+                            .stream_count = 1,
+                            .api_name = "submit",
+                            .measurement_reader = &reader};
     uint64_t seqno = 0;
     assert_int_equal(tally_submit(f->engine.device, &sub, &seqno), TALLY_OK);
-    tally_status status = tally_wait_seqno(f->engine.device, seqno, 0);
-    assert_true(status == TALLY_OK || status == TALLY_TIMEOUT);
+    while (atomic_load(&r.waits) == 0) /* the queue thread holds the submission */
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno, 0), TALLY_TIMEOUT);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno, 20000000), TALLY_TIMEOUT);
+    assert_true(tally_completed_seqno(f->engine.device) < seqno);
+    atomic_store(&r.open, true);
     assert_int_equal(tally_wait_seqno(f->engine.device, seqno, UINT64_MAX), TALLY_OK);
-    assert_true(tally_completed_seqno(f->engine.device) >= seqno);
+    assert_int_equal(tally_wait_seqno(f->engine.device, seqno, 0), TALLY_OK);
+    assert_int_equal(tally_completed_seqno(f->engine.device), seqno);
+    assert_int_equal(atomic_load(&r.releases), 1);
 }
 
 static void waiting_on_a_never_submitted_seqno_is_an_invalid_argument(void **state)
@@ -248,12 +289,6 @@ static void wait_until_the_deadline(void *user)
     }
 }
 
-static bool read_nothing(void *user, uint64_t key, tally_measurement *measurement)
-{
-    (void)user, (void)key, (void)measurement;
-    return false;
-}
-
 static void count_release(void *user)
 {
     atomic_fetch_add(&((struct stuck_reader *)user)->releases, 1);
@@ -292,8 +327,8 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(concurrent_submitters_each_get_exactly_their_own_values),
-        cmocka_unit_test_setup_teardown(a_zero_timeout_wait_on_pending_work_is_ok_or_timeout, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            a_zero_timeout_wait_times_out_on_pending_work_and_is_ok_on_done_work, setup, teardown),
         cmocka_unit_test_setup_teardown(waiting_on_a_never_submitted_seqno_is_an_invalid_argument,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(seqnos_increase_by_one_per_submission, setup, teardown),

@@ -45,9 +45,20 @@ static void literal_local_size_and_body_are_read(void **state)
     assert_int_equal(p.local_size[0], 8);
     assert_int_equal(p.local_size[1], 4);
     assert_int_equal(p.local_size[2], 2);
-    assert_true(p.mix.load >= 1);  /* values[i] and gl_LocalInvocationIndex */
-    assert_true(p.mix.store >= 1); /* values[i] = */
-    assert_true(p.mix.alu >= 1);   /* * 2.0 */
+    /* The body, counted by hand from glslangValidator -V's output (no
+     * optimisation), one instruction at a time:
+     *   OpLoad gl_LocalInvocationIndex (the store's index)   load
+     *   OpLoad gl_LocalInvocationIndex (the load's index)    load
+     *   OpAccessChain                                         (address, not counted)
+     *   OpLoad values[i]                                      load
+     *   OpFMul by 2.0                                         alu
+     *   OpAccessChain                                         (address, not counted)
+     *   OpStore values[i]                                     store
+     *   OpReturn                                              branch */
+    assert_int_equal(p.mix.load, 3);
+    assert_int_equal(p.mix.store, 1);
+    assert_int_equal(p.mix.alu, 1);
+    assert_int_equal(p.mix.branch, 1);
     assert_int_equal(p.mix.tex, 0);
     assert_false(p.discards);
     free(m.words);

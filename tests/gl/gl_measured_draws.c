@@ -12,6 +12,9 @@
  *          and prints one JSON line per command ("records": the draws it
  *          makes, each a row of a report)
  *   plain  makes the same commands without a query of its own
+ *   timed  the same, with a GL_TIMESTAMP of its own just before and just
+ *          after each command, printed one JSON line per command as
+ *          {"api":..., "records":N, "command_ns":T}
  *   own    the same, with queries of its own the driver backend must
  *          leave alone around the first command: GL_VERTICES_SUBMITTED_ARB
  *          (the target the shim measures too), GL_TIME_ELAPSED and two
@@ -126,15 +129,18 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED } mode;
 
 typedef struct measuring {
     mode mode;
     GLuint queries[STATISTIC_COUNT];
+    GLuint stamps[2]; /* TIMED: before and after the command */
 } measuring;
 
 static void measure_begin(measuring *m)
 {
+    if (m->mode == TIMED)
+        glQueryCounter(m->stamps[0], GL_TIMESTAMP);
     if (m->mode != TRUTH)
         return;
     for (int i = 0; i < STATISTIC_COUNT; i++)
@@ -144,6 +150,14 @@ static void measure_begin(measuring *m)
 /* records: the draws the call makes (a report row each). */
 static void measure_end(measuring *m, const char *api, int records)
 {
+    if (m->mode == TIMED) {
+        GLuint64 before = 0, after = 0;
+        glQueryCounter(m->stamps[1], GL_TIMESTAMP);
+        glGetQueryObjectui64v(m->stamps[0], GL_QUERY_RESULT, &before);
+        glGetQueryObjectui64v(m->stamps[1], GL_QUERY_RESULT, &after);
+        printf("{\"api\":\"%s\",\"records\":%d,\"command_ns\":%llu}\n", api, records,
+               (unsigned long long)(after - before));
+    }
     if (m->mode != TRUTH)
         return;
     GLuint64 values[STATISTIC_COUNT];
@@ -227,12 +241,13 @@ enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
 int main(int argc, char **argv)
 {
-    mode mode = argc == 2 && !strcmp(argv[1], "truth")  ? TRUTH
-                : argc == 2 && !strcmp(argv[1], "own")  ? OWN
-                : argc == 2 && !strcmp(argv[1], "gles") ? GLES
-                                                        : PLAIN;
+    mode mode = argc == 2 && !strcmp(argv[1], "truth")   ? TRUTH
+                : argc == 2 && !strcmp(argv[1], "own")   ? OWN
+                : argc == 2 && !strcmp(argv[1], "gles")  ? GLES
+                : argc == 2 && !strcmp(argv[1], "timed") ? TIMED
+                                                         : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed\n", argv[0]);
         return 2;
     }
     struct gl_fixture fx;
@@ -244,6 +259,7 @@ int main(int argc, char **argv)
     }
     measuring m = {.mode = mode};
     glGenQueries(STATISTIC_COUNT, m.queries);
+    glGenQueries(2, m.stamps);
     GLuint own[4], query_buffer = 0;
     glGenQueries(4, own);
     if (mode == OWN) {

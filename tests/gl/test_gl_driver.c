@@ -5,7 +5,8 @@
  * once under the shim with the driver backend and no query of its own. The
  * report's statistics must equal llvmpipe's for every command (indexed,
  * instanced, multi-draw, geometry, tessellation and compute included), and
- * every measured command takes GPU time. Run with queries of its own, the
+ * every measured command's GPU time lies within the program's own
+ * GL_TIMESTAMPs just before and after it (a third run, "timed"). Run with queries of its own, the
  * program's queries, its GL errors and its GL_QUERY_BUFFER binding are
  * untouched, and the statistic whose target it holds is left unmeasured and
  * said. An OpenGL ES 3 context measures GpuTime with
@@ -30,9 +31,10 @@
     "TessControlPatches,TessEvalInvocations,CsInvocations"
 
 typedef struct runs {
-    run_result alone, plain, own;
-    json_object *truth;     /* llvmpipe's statistics per command, without the shim */
-    json_object *own_lines; /* what the program's own queries read under the shim */
+    run_result alone, plain, own, timed;
+    json_object *truth;       /* llvmpipe's statistics per command, without the shim */
+    json_object *own_lines;   /* what the program's own queries read under the shim */
+    json_object *timed_lines; /* the program's own timestamps around each command, shimmed */
 } runs;
 
 /* extra: one more environment entry, or NULL. */
@@ -64,12 +66,14 @@ static int run_all(void **state)
     r.alone = run_under_layer(argv, ACTIVATE_NONE, env);
     r.plain = run_shimmed("plain", COUNTERS);
     r.own = run_shimmed("own", COUNTERS);
+    r.timed = run_shimmed("timed", COUNTERS);
     if (r.alone.exit_code != 0 || r.plain.exit_code != 0 || !r.plain.report) {
         fprintf(stderr, "%s\n%s\n", r.alone.output, r.plain.output);
         return -1;
     }
     r.truth = output_lines(&r.alone);
     r.own_lines = output_lines(&r.own);
+    r.timed_lines = output_lines(&r.timed);
     if (json_object_array_length(r.truth) != 7 ||
         lines_record_count(r.truth) != json_object_array_length(report_commands(&r.plain)))
         return -1;
@@ -82,9 +86,11 @@ static int free_all(void **state)
     runs *r = *state;
     json_object_put(r->truth);
     json_object_put(r->own_lines);
+    json_object_put(r->timed_lines);
     run_result_free(&r->alone);
     run_result_free(&r->plain);
     run_result_free(&r->own);
+    run_result_free(&r->timed);
     return 0;
 }
 
@@ -136,7 +142,10 @@ static void every_statistic_of_every_command_equals_llvmpipes(void **state)
     }
 }
 
-static void every_measured_command_takes_gpu_time(void **state)
+/* The shim's GL_TIMESTAMPs of a command are written between the program's
+ * own, just before and just after it: each command's GpuTime is positive
+ * and within llvmpipe's own time of it. */
+static void every_measured_commands_gpu_time_is_within_the_programs_timestamps_of_it(void **state)
 {
     runs *r = *state;
     for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
@@ -146,6 +155,19 @@ static void every_measured_command_takes_gpu_time(void **state)
         assert_true(gpu_time > 0 && gpu_time != ~0ull);
         /* The engine's span of the command is the measured time. */
         assert_int_equal(command_number(row, "duration_ns"), gpu_time);
+    }
+    assert_int_equal(r->timed.exit_code, 0);
+    assert_non_null(r->timed_lines);
+    assert_int_equal(json_object_array_length(r->timed_lines), json_object_array_length(r->truth));
+    for (size_t i = 0; i < json_object_array_length(r->truth); i++) {
+        unsigned long long gpu_time = reported(r, &r->timed, i, "GpuTime");
+        json_object *line = json_object_array_get_idx(r->timed_lines, i);
+        unsigned long long own = line_value(line, "command_ns");
+        assert_true(own != ~0ull);
+        if (gpu_time == 0 || gpu_time > own)
+            print_error("command %zu: GpuTime %llu, the program's own %llu ns\n", i, gpu_time, own);
+        assert_true(gpu_time > 0);
+        assert_true(gpu_time <= own);
     }
 }
 
@@ -249,7 +271,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_statistic_of_every_command_equals_llvmpipes),
-        cmocka_unit_test(every_measured_command_takes_gpu_time),
+        cmocka_unit_test(every_measured_commands_gpu_time_is_within_the_programs_timestamps_of_it),
         cmocka_unit_test(gles_draws_take_gpu_time_and_the_programs_queries_and_errors_stay_its_own),
         cmocka_unit_test(the_programs_own_queries_errors_and_query_buffer_are_untouched),
         cmocka_unit_test(a_statistic_the_program_measures_itself_is_left_and_said),

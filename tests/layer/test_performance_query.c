@@ -140,17 +140,6 @@ static bool copies_allowed(vk_context *c)
     return performance.allowCommandBufferQueryCopies;
 }
 
-/* The CTS reports the copy variants NotSupported when copies are not allowed. */
-static void copy_variant(void **state, void (*flow)(void **))
-{
-    vk_context *c = *state;
-    if (copies_allowed(c)) {
-        flow(state);
-        return;
-    }
-    skip();
-}
-
 typedef struct pool_selection {
     VkQueryPool pool;
     uint32_t count;
@@ -374,36 +363,6 @@ static void multiple_pools_compute(void **state)
     multiple_pools(*state, dispatch_2x2x2, "CsInvocations", 8 * VK_CONTEXT_LOCAL_SIZE);
 }
 
-static void enumerate_and_validate_graphic_copy(void **state)
-{
-    copy_variant(state, enumerate_and_validate_graphic);
-}
-
-static void enumerate_and_validate_compute_copy(void **state)
-{
-    copy_variant(state, enumerate_and_validate_compute);
-}
-
-static void query_graphic_copy(void **state)
-{
-    copy_variant(state, query_graphic);
-}
-
-static void query_compute_copy(void **state)
-{
-    copy_variant(state, query_compute);
-}
-
-static void multiple_pools_graphic_copy(void **state)
-{
-    copy_variant(state, multiple_pools_graphic);
-}
-
-static void multiple_pools_compute_copy(void **state)
-{
-    copy_variant(state, multiple_pools_compute);
-}
-
 /* Features2/Properties2 and the extension list, as the application sees them. */
 static void extension_is_listed_once_with_its_feature(void **state)
 {
@@ -429,6 +388,62 @@ static void extension_is_listed_once_with_its_feature(void **state)
     assert_int_equal(performance.performanceCounterQueryPools, VK_TRUE);
     assert_int_equal(performance.performanceCounterMultipleQueryPools, VK_TRUE);
     assert_false(copies_allowed(c));
+}
+
+/* The CTS's six *_copy flows (vkCmdCopyQueryPoolResults from a performance
+ * pool) are NotSupported here, by the spec's rule: the layer says
+ * allowCommandBufferQueryCopies = VK_FALSE (asserted above), so an
+ * application must not copy; one that does gets nothing written, and the
+ * copy never reaches the driver, which never saw the pool. Serving copies is
+ * open work (issue 32 item 4); until then this case stands for the six. */
+static void a_copy_from_a_performance_pool_writes_nothing(void **state)
+{
+    vk_context *c = *state;
+    assert_false(copies_allowed(c));
+    pool_selection s = create_pool(c, 0, 1);
+    VkBufferCreateInfo buffer_info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                      .size = 4096,
+                                      .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    VkBuffer buffer = VK_NULL_HANDLE;
+    assert_int_equal(vkCreateBuffer(c->device, &buffer_info, NULL, &buffer), VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(c->device, buffer, &req);
+    VkPhysicalDeviceMemoryProperties memory_properties;
+    vkGetPhysicalDeviceMemoryProperties(c->physical, &memory_properties);
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = 0;
+    while (type < memory_properties.memoryTypeCount &&
+           (!(req.memoryTypeBits & (1u << type)) ||
+            (memory_properties.memoryTypes[type].propertyFlags & host) != host))
+        type++;
+    assert_true(type < memory_properties.memoryTypeCount);
+    VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type};
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    assert_int_equal(vkAllocateMemory(c->device, &alloc, NULL, &memory), VK_SUCCESS);
+    assert_int_equal(vkBindBufferMemory(c->device, buffer, memory, 0), VK_SUCCESS);
+    unsigned char *bytes = NULL;
+    assert_int_equal(vkMapMemory(c->device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&bytes),
+                     VK_SUCCESS);
+    memset(bytes, 0xA5, 4096);
+    run_queries(c, &s, 1, triangle);
+    VkCommandBuffer cb = vk_context_begin(c);
+    size_t stride = s.count * sizeof(VkPerformanceCounterResultKHR);
+    vkCmdCopyQueryPoolResults(cb, s.pool, 0, 1, buffer, 0, stride, VK_QUERY_RESULT_WAIT_BIT);
+    vkEndCommandBuffer(cb);
+    assert_int_equal(vk_context_submit(c, cb, 0), VK_SUCCESS);
+    unsigned char untouched[4096];
+    memset(untouched, 0xA5, sizeof(untouched));
+    assert_memory_equal(bytes, untouched, sizeof(untouched));
+    /* The query itself is still read the allowed way. */
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 3);
+    free(r);
+    vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    vkUnmapMemory(c->device, memory);
+    vkDestroyBuffer(c->device, buffer, NULL);
+    vkFreeMemory(c->device, memory, NULL);
+    destroy_pool(c, &s);
 }
 
 /* A query never submitted is not ready, with or without the wait flag: no hang. */
@@ -471,21 +486,40 @@ static void pass_index_out_of_range_leaves_the_query_unavailable(void **state)
     destroy_pool(c, &s);
 }
 
-/* The command buffer keeps what it marks into alive; the driver never saw the pool. */
+/* The command buffer keeps what it marks into alive; the driver never saw
+ * the pool. Submitted after the pool is gone, it runs and marks only into
+ * what it recorded: a pool created afterwards (which may get the freed
+ * memory, or the freed handle value) stays as its own reset left it, and
+ * counts its own query's triangle alone. */
 static void destroyed_pool_still_in_a_command_buffer_is_harmless(void **state)
 {
     vk_context *c = *state;
-    pool_selection s = create_pool(c, 0, 1);
+    pool_selection gone = create_pool(c, 0, 1);
     VkCommandBuffer cb = vk_context_begin(c);
-    vkCmdResetQueryPool(cb, s.pool, 0, 1);
-    vkCmdBeginQuery(cb, s.pool, 0, 0);
+    vkCmdResetQueryPool(cb, gone.pool, 0, 1);
+    vkCmdBeginQuery(cb, gone.pool, 0, 0);
     vk_context_draw_triangle(c, cb);
-    vkCmdEndQuery(cb, s.pool, 0);
+    vk_context_draw_triangle(c, cb);
+    vkCmdEndQuery(cb, gone.pool, 0);
     vkEndCommandBuffer(cb);
-    destroy_pool(c, &s);
-    for (uint32_t pass = 0; pass < s.passes; pass++)
+    uint32_t passes = gone.passes;
+    destroy_pool(c, &gone);
+    pool_selection s = create_pool(c, 0, 1);
+    vkResetQueryPool(c->device, s.pool, 0, 1);
+    for (uint32_t pass = 0; pass < passes; pass++)
         assert_int_equal(vk_context_submit(c, cb, pass), VK_SUCCESS);
+    assert_int_equal(vkQueueWaitIdle(c->queue), VK_SUCCESS);
+    size_t size = s.count * sizeof(VkPerformanceCounterResultKHR);
+    void *data = malloc(size);
+    assert_int_equal(vkGetQueryPoolResults(c->device, s.pool, 0, 1, size, data, size, 0),
+                     VK_NOT_READY);
+    free(data);
     vkFreeCommandBuffers(c->device, c->pool, 1, &cb);
+    run_queries(c, &s, 1, triangle);
+    VkPerformanceCounterResultKHR *r = read_results(c, &s);
+    assert_int_equal(value_of(c, &s, r, "IaVertices"), 3);
+    free(r);
+    destroy_pool(c, &s);
 }
 
 /* The layer remembers, per thread, the last command buffer a draw went to.
@@ -673,13 +707,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(query_compute),
         cmocka_unit_test(multiple_pools_graphic),
         cmocka_unit_test(multiple_pools_compute),
-        cmocka_unit_test(enumerate_and_validate_graphic_copy),
-        cmocka_unit_test(enumerate_and_validate_compute_copy),
-        cmocka_unit_test(query_graphic_copy),
-        cmocka_unit_test(query_compute_copy),
-        cmocka_unit_test(multiple_pools_graphic_copy),
-        cmocka_unit_test(multiple_pools_compute_copy),
         cmocka_unit_test(extension_is_listed_once_with_its_feature),
+        cmocka_unit_test(a_copy_from_a_performance_pool_writes_nothing),
         cmocka_unit_test(results_of_a_query_never_submitted_are_not_ready),
         cmocka_unit_test(pass_index_out_of_range_leaves_the_query_unavailable),
         cmocka_unit_test(destroyed_pool_still_in_a_command_buffer_is_harmless),

@@ -14,7 +14,10 @@
  * gs_primitives, clipper_invocations, clipper_primitives, fs_invocations,
  * tcs_patches, tes_invocations) and "span_ns": the GPU time of its whole
  * submission, from the program's own timestamps at the start and the end of
- * the primary command buffer.
+ * the primary command buffer. With VK_WORKLOAD_COMMAND_TIMES set, each
+ * per-command line also has "command_ns": the GPU time between the
+ * program's own timestamps just before and just after the command (inside
+ * its query).
  * Tests run it under the layer and compare these lines with tally's report.
  *
  * Usage: vk_workload SHADER_DIR [MODE]
@@ -101,6 +104,9 @@ typedef struct app {
     VkShaderModule vert, frag, comp, tesc, tese;
     VkQueryPool queries;
     VkQueryPool timestamps; /* two per submission: its start and end */
+    /* With VK_WORKLOAD_COMMAND_TIMES set, in PER_COMMAND mode: two per
+     * measured command, just inside its pipeline-statistics query. */
+    VkQueryPool command_times;
     float timestamp_period;
     uint32_t submission; /* of the command buffer being recorded */
     uint32_t query_submission[MAX_QUERIES];
@@ -549,6 +555,10 @@ static void create_pipelines(app *a, const char *shader_dir)
         .queryCount = 2 * SUBMISSIONS,
     };
     CHECK(vkCreateQueryPool(a->device, &timestamp_info, NULL, &a->timestamps));
+    if (a->mode == PER_COMMAND && getenv("VK_WORKLOAD_COMMAND_TIMES")) {
+        timestamp_info.queryCount = 2 * MAX_QUERIES;
+        CHECK(vkCreateQueryPool(a->device, &timestamp_info, NULL, &a->command_times));
+    }
     VkPhysicalDeviceProperties properties;
     vkGetPhysicalDeviceProperties(a->physical, &properties);
     a->timestamp_period = properties.limits.timestampPeriod;
@@ -616,11 +626,15 @@ static uint32_t measure_begin(app *a, VkCommandBuffer cb, const char *api, const
     a->query_records[q] = 1;
     a->query_submission[q] = a->submission;
     vkCmdBeginQuery(cb, a->queries, q, 0);
+    if (a->command_times)
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, a->command_times, 2 * q);
     return q;
 }
 
 static void measure_end(app *a, VkCommandBuffer cb, uint32_t q)
 {
+    if (a->command_times)
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, a->command_times, 2 * q + 1);
     if (a->mode == PER_COMMAND)
         vkCmdEndQuery(cb, a->queries, q);
 }
@@ -687,6 +701,8 @@ static VkCommandBuffer record_topologies(app *a)
     span_begin(a, cb, 0);
     if (a->queries)
         vkCmdResetQueryPool(cb, a->queries, 0, MAX_QUERIES);
+    if (a->command_times)
+        vkCmdResetQueryPool(cb, a->command_times, 0, 2 * MAX_QUERIES);
     submission_begin(a, cb);
     vkCmdUpdateBuffer(cb, a->indirect, INDIRECT_GPU, sizeof(GPU_WRITTEN_DRAW), &GPU_WRITTEN_DRAW);
     VkMemoryBarrier written = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -859,6 +875,11 @@ static void print_results(app *a)
     uint64_t ticks[2 * SUBMISSIONS];
     CHECK(vkGetQueryPoolResults(a->device, a->timestamps, 0, 2 * SUBMISSIONS, sizeof(ticks), ticks,
                                 sizeof(ticks[0]), VK_QUERY_RESULT_64_BIT));
+    uint64_t command_ticks[2 * MAX_QUERIES] = {0};
+    if (a->command_times)
+        CHECK(vkGetQueryPoolResults(a->device, a->command_times, 0, 2 * a->query_count,
+                                    sizeof(command_ticks), command_ticks, sizeof(command_ticks[0]),
+                                    VK_QUERY_RESULT_64_BIT));
     for (uint32_t q = 0; q < a->query_count; q++) {
         const uint64_t *v = values[q];
         uint32_t s = a->query_submission[q];
@@ -875,7 +896,7 @@ static void print_results(app *a)
                "\"gs_primitives\":%llu,\"clipper_invocations\":%llu,"
                "\"clipper_primitives\":%llu,\"fs_invocations\":%llu,\"tcs_patches\":%llu,"
                "\"tes_invocations\":%llu,\"submission\":%u,\"span_ns\":%.0f,"
-               "\"pipeline\":\"%s\",\"tid\":%d,\"target\":%d}\n",
+               "\"pipeline\":\"%s\",\"tid\":%d,\"target\":%d",
                a->query_api[q], a->query_label[q], a->query_indexed[q] ? 1 : 0,
                (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
                (unsigned long long)v[10], a->query_index_size[q], a->query_records[q],
@@ -883,6 +904,10 @@ static void print_results(app *a)
                (unsigned long long)v[6], (unsigned long long)v[7], (unsigned long long)v[8],
                (unsigned long long)v[9], s, span_ns,
                a->query_pipeline[q] ? a->query_pipeline[q] : "", (int)gettid(), SIZE);
+        if (a->command_times)
+            printf(",\"command_ns\":%.0f",
+                   (double)(command_ticks[2 * q + 1] - command_ticks[2 * q]) * a->timestamp_period);
+        printf("}\n");
     }
 }
 
@@ -891,6 +916,8 @@ static void destroy(app *a)
     if (a->queries)
         vkDestroyQueryPool(a->device, a->queries, NULL);
     vkDestroyQueryPool(a->device, a->timestamps, NULL);
+    if (a->command_times)
+        vkDestroyQueryPool(a->device, a->command_times, NULL);
     for (uint32_t t = 0; t < TOPOLOGY_COUNT; t++)
         vkDestroyPipeline(a->device, a->topology_pipelines[t], NULL);
     vkDestroyPipeline(a->device, a->compute_pipeline, NULL);
