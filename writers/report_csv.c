@@ -65,10 +65,12 @@ char *report_csv_row(const tally_report *r, char *p, const tally_command_record 
     p = put_number(p, record->submission);
     p = put_number(p, record->stream);
     p = put_field(p, record->label, n->label);
-    p = put_number(p, r->pid);
+    memcpy(p, r->pid_text, r->pid_length);
+    p += r->pid_length;
+    *p++ = ',';
     p = put_number(p, record->tid);
     p = put_number(p, record->pipeline);
-    p = put_field(p, record->pipeline_name, n->pipeline_name);
+    p = put_field(p, n->pipeline_name_text, n->pipeline_name);
     p = text_hex16(p, record->shader_hash);
     *p++ = ',';
     p = put_number(p, record->target_width);

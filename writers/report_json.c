@@ -80,13 +80,14 @@ char *report_json_row(const tally_report *r, char *p, const tally_command_record
     p = put_literal(p, ",\"label\":");
     p = text_json_string(p, record->label, n->label);
     p = put_literal(p, ",\"pid\":");
-    p = text_u64(p, r->pid);
+    memcpy(p, r->pid_text, r->pid_length);
+    p += r->pid_length;
     p = put_literal(p, ",\"tid\":");
     p = text_u64(p, record->tid);
     p = put_literal(p, ",\"pipeline\":");
     p = text_u64(p, record->pipeline);
     p = put_literal(p, ",\"pipeline_name\":");
-    p = text_json_string(p, record->pipeline_name, n->pipeline_name);
+    p = text_json_string(p, n->pipeline_name_text, n->pipeline_name);
     p = put_literal(p, ",\"shader_hash\":\"");
     p = text_hex16(p, record->shader_hash);
     p = put_literal(p, "\",\"target_width\":");

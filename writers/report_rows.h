@@ -18,7 +18,9 @@ struct tally_report {
     char *path; /* as given, for the metadata's sidecar beside it */
     tally_report_format format;
     uint64_t rows; /* written so far */
-    uint32_t pid;  /* of the process writing it, in every row */
+    /* The writing process's id, in every row: formatted once. */
+    char pid_text[TEXT_INTEGER_MAX];
+    uint32_t pid_length;
     bool failed;   /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
     /* Rows are formatted into text and reach the file's stream when the
      * next one might not fit: one stream call for many rows. */
@@ -33,6 +35,7 @@ struct tally_report {
 /* The lengths of a record's strings, measured once per row. */
 struct report_strings {
     size_t kind, api_name, context_api, label, pipeline_name;
+    const char *pipeline_name_text; /* the record's, or "" for none */
 };
 
 /* Room for `bound` more bytes at the end of the text (which is written out

@@ -71,7 +71,7 @@ static tally_report *new_report(tally_report_format format, const tally_catalogu
         return NULL;
     r->format = format;
     r->count = count;
-    r->pid = (uint32_t)getpid();
+    r->pid_length = (uint32_t)(text_u64(r->pid_text, (uint64_t)getpid()) - r->pid_text);
     r->capacity = TEXT_CAPACITY;
     r->text = malloc(r->capacity);
     if (!r->text) {
@@ -143,13 +143,10 @@ tally_status tally_report_write(tally_report *report, const tally_command_record
     if (!record->kind || !record->api_name || !record->context_api || !record->label)
         return TALLY_ERROR_INVALID_ARGUMENT;
     /* A record from before pipelines were named (a tool's) has none. */
-    tally_command_record named = *record;
-    if (!named.pipeline_name)
-        named.pipeline_name = "";
-    record = &named;
+    const char *pipeline_name = record->pipeline_name ? record->pipeline_name : "";
     struct report_strings n = {strlen(record->kind), strlen(record->api_name),
                                strlen(record->context_api), strlen(record->label),
-                               strlen(record->pipeline_name)};
+                               strlen(pipeline_name), pipeline_name};
     bool json = report->format == TALLY_REPORT_JSON;
     size_t bound = json ? report_json_row_bound(report, &n) : report_csv_row_bound(report, &n);
     char *p = report_text_room(report, bound);
