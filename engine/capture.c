@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "duration.h"
 #include "engine.h"
 
 /* How often the queue looks at a trigger: the file's existence, the
@@ -52,26 +53,6 @@ static bool parse_frames(const char *text, uint64_t *first, uint64_t *last)
         return false;
     *last = b;
     return true;
-}
-
-bool tally_parse_duration_ns(const char *text, uint64_t *ns)
-{
-    static const struct {
-        const char *unit;
-        uint64_t ns;
-    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"min", 60000000000}};
-    char *end;
-    errno = 0;
-    if (!text || *text < '0' || *text > '9')
-        return false;
-    unsigned long long n = strtoull(text, &end, 10);
-    for (size_t i = 0; !errno && i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0 && n <= UINT64_MAX / units[i].ns) {
-            *ns = n * units[i].ns;
-            return true;
-        }
-    }
-    return false;
 }
 
 static int signal_named(const char *text)

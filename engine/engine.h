@@ -591,8 +591,7 @@ TALLY_HIDDEN bool tally_capture_open_now(struct tally_device *device, uint64_t d
 TALLY_HIDDEN bool tally_capture_takes(const struct tally_device *device, uint64_t frame);
 TALLY_HIDDEN void tally_capture_frame_begun(struct tally_device *device);
 TALLY_HIDDEN uint64_t tally_capture_tick(struct tally_device *device, uint64_t device_ns);
-/* A whole number and a unit (ns, us, ms, s, min), in ns. */
-TALLY_HIDDEN bool tally_parse_duration_ns(const char *text, uint64_t *ns);
+
 
 /* run_metadata.c: the run's metadata, from the device's open to its close,
  * and the report's description of it (at the report's open and close). */

@@ -41,13 +41,18 @@ static int wake_pipe[2] = {-1, -1};
 static atomic_int finishing_signal;
 static void (*finish_files)(void);
 
-/* The signal's default action, now: it was blocked while its handler ran,
- * so it is delivered as the handler returns. */
-static void take_default_course(int signal_number)
+static void restore_default_action(int signal_number)
 {
     struct sigaction default_action = {.sa_handler = SIG_DFL};
     sigemptyset(&default_action.sa_mask);
     sigaction(signal_number, &default_action, NULL);
+}
+
+/* The signal's default action, now: it was blocked while its handler ran,
+ * so it is delivered as the handler returns. */
+static void take_default_course(int signal_number)
+{
+    restore_default_action(signal_number);
     raise(signal_number);
 }
 
@@ -76,9 +81,7 @@ static void *finisher_main(void *unused)
     if (n != 1)
         return NULL;
     finish_files();
-    struct sigaction default_action = {.sa_handler = SIG_DFL};
-    sigemptyset(&default_action.sa_mask);
-    sigaction(byte, &default_action, NULL);
+    restore_default_action(byte);
     kill(getpid(), byte);
     return NULL;
 }

@@ -1,34 +1,23 @@
 /* TALLY_SAMPLE's interval: "100us", "1ms", "250000ns", "2s". */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "session.h"
 
+/* Read as every duration of tally's is (engine/duration.h), then held to
+ * the metrics API's 32-bit nanoseconds. */
 enum interval_parse env_sampling_parse_interval(const char *text, uint32_t *out)
 {
-    static const struct {
-        const char *suffix;
-        uint64_t ns;
-    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-    char *end = NULL;
-    if (!text || *text < '0' || *text > '9')
+    uint64_t ns = 0;
+    if (!tally_parse_duration_ns(text, &ns))
         return INTERVAL_NOT_AN_INTERVAL;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 10);
-    bool overflow = errno == ERANGE;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(end, units[i].suffix) == 0) {
-            if (!overflow && value == 0)
-                return INTERVAL_ZERO;
-            if (overflow || value > UINT32_MAX / units[i].ns)
-                return INTERVAL_TOO_LONG;
-            *out = (uint32_t)(value * units[i].ns);
-            return INTERVAL_OK;
-        }
-    }
-    return INTERVAL_NOT_AN_INTERVAL;
+    if (ns == 0)
+        return INTERVAL_ZERO;
+    if (ns > UINT32_MAX)
+        return INTERVAL_TOO_LONG;
+    *out = (uint32_t)ns;
+    return INTERVAL_OK;
 }
 
 /* The same sentences for TALLY_SAMPLE's warning and for tally run's -s. The

@@ -147,13 +147,9 @@ static void count_gated_release(void *user)
     atomic_fetch_add(&((struct gated_reader *)user)->releases, 1);
 }
 
-/* A zero timeout polls: TIMEOUT while the submission is held on the queue
- * thread (it cannot have completed), OK once it has. */
-static void a_zero_timeout_wait_times_out_on_pending_work_and_is_ok_on_done_work(void **state)
+/* One draw, submitted with reader as its measurement reader; its seqno. */
+static uint64_t submit_a_draw_read_by(struct single *f, tally_measurement_reader *reader)
 {
-    struct single *f = *state;
-    struct gated_reader r = {0};
-    tally_measurement_reader reader = {wait_for_the_gate, read_nothing, count_gated_release, &r};
     tally_draw draw = {.api_name = "draw",
                        .count = 3,
                        .instance_count = 1,
@@ -162,9 +158,20 @@ static void a_zero_timeout_wait_times_out_on_pending_work_and_is_ok_on_done_work
     tally_submission sub = {.streams = &f->engine.stream,
                             .stream_count = 1,
                             .api_name = "submit",
-                            .measurement_reader = &reader};
+                            .measurement_reader = reader};
     uint64_t seqno = 0;
     assert_int_equal(tally_submit(f->engine.device, &sub, &seqno), TALLY_OK);
+    return seqno;
+}
+
+/* A zero timeout polls: TIMEOUT while the submission is held on the queue
+ * thread (it cannot have completed), OK once it has. */
+static void a_zero_timeout_wait_times_out_on_pending_work_and_is_ok_on_done_work(void **state)
+{
+    struct single *f = *state;
+    struct gated_reader r = {0};
+    tally_measurement_reader reader = {wait_for_the_gate, read_nothing, count_gated_release, &r};
+    uint64_t seqno = submit_a_draw_read_by(f, &reader);
     while (atomic_load(&r.waits) == 0) /* the queue thread holds the submission */
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     assert_int_equal(tally_wait_seqno(f->engine.device, seqno, 0), TALLY_TIMEOUT);
@@ -299,16 +306,7 @@ static void stopping_ends_a_readers_wait_on_the_gpu_by_the_deadline(void **state
     struct single *f = *state;
     struct stuck_reader r = {.device = f->engine.device};
     tally_measurement_reader reader = {wait_until_the_deadline, read_nothing, count_release, &r};
-    tally_draw draw = {.api_name = "draw",
-                       .count = 3,
-                       .instance_count = 1,
-                       .topology = TALLY_TOPOLOGY_TRIANGLE_LIST};
-    assert_int_equal(tally_stream_draw(f->engine.stream, &draw), TALLY_OK);
-    tally_submission sub = {.streams = &f->engine.stream,
-                            .stream_count = 1,
-                            .api_name = "submit",
-                            .measurement_reader = &reader};
-    assert_int_equal(tally_submit(f->engine.device, &sub, NULL), TALLY_OK);
+    submit_a_draw_read_by(f, &reader);
     while (atomic_load(&r.waits) == 0) /* the queue thread waits already */
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     assert_int_equal(tally_device_wait_deadline_ns(f->engine.device), UINT64_MAX);
