@@ -15,6 +15,16 @@
  * with recordings still
  * held leaves them to the process, read at later flushes of any queue and,
  * at exit, waited for a bounded time.
+ *
+ * The same hold keeps back, under any backend, a command that waits on a
+ * user event the program had not completed when it enqueued it (a gate):
+ * the recording is cut before the command, and what follows it is held
+ * until the command's own event completed, so a command that never ran
+ * (its user event was never set) is never reported. On an in-order queue
+ * the recordings held after a gated one wait on the same gate, since they
+ * cannot run before it; at exit whatever still waits on a gate whose user
+ * events were never completed is left out of the report, and the log says
+ * how many commands that was.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -22,12 +32,23 @@
 
 #include "shim.h"
 
-/* A recording held until its kernels completed. */
+/* A command that waits on user events not yet completed: its own event and
+ * those user events, all retained. command NULL: no gate. */
+typedef struct gate {
+    cl_event command;
+    cl_event *waits;
+    uint32_t wait_count;
+} gate;
+
+/* A recording held until its kernels (and its gate's command) completed. */
 typedef struct held {
     struct held *next;
     tally_stream *stream;
     const char *api_name;
     uint32_t flags;
+    uint32_t commands; /* recorded in the stream */
+    bool measured;     /* submitted with the kernels' times (the driver backend) */
+    gate gate;
     cl_event *events;             /* the measured kernels', by measurement key; NULL once read */
     cl_enqueue_bracket *enqueued; /* each one's enqueue call */
     uint32_t count;
@@ -37,9 +58,11 @@ typedef struct held {
 } held;
 
 struct cl_profiling {
+    bool measures;    /* false: the queue only holds gated commands */
     cl_event *events; /* the current recording's measured kernels, by key */
     cl_enqueue_bracket *enqueued;
     uint32_t count, capacity;
+    gate gate; /* the current recording's first command's */
     held *first, *last;
 };
 
@@ -80,7 +103,10 @@ cl_profiling *profiling_create(void)
     tally_device_info info;
     tally_device_get_info(session_device(), &info);
     atomic_store_explicit(&calibrating, info.calibrate, memory_order_relaxed);
-    return calloc(1, sizeof(cl_profiling));
+    cl_profiling *p = calloc(1, sizeof(cl_profiling));
+    if (p)
+        p->measures = true;
+    return p;
 }
 
 bool profiling_calibrates(void)
@@ -88,19 +114,19 @@ bool profiling_calibrates(void)
     return atomic_load_explicit(&calibrating, memory_order_relaxed);
 }
 
-cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own)
+cl_event *profiling_event(cl_command_queue queue, cl_event *event, bool gated, cl_event *own)
 {
     *own = NULL;
     if (event)
         return event;
     queue_record *q = queue_find(queue);
-    return q && q->profiling && q->stream ? own : NULL;
+    return q && q->stream && (gated || (q->profiling && q->profiling->measures)) ? own : NULL;
 }
 
 void profiling_record_locked(queue_record *q, cl_event event, cl_enqueue_bracket bracket)
 {
     cl_profiling *p = q->profiling;
-    if (!p || !event)
+    if (!p || !p->measures || !event)
         return;
     if (p->count == p->capacity) {
         uint32_t capacity = p->capacity ? 2 * p->capacity : 64;
@@ -121,30 +147,131 @@ void profiling_record_locked(queue_record *q, cl_event event, cl_enqueue_bracket
     p->events[p->count++] = event;
 }
 
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_QUEUED;
+    if (next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                                  NULL) != CL_SUCCESS)
+        return CL_INVALID_EVENT; /* negative, as a failed command's */
+    return status;
+}
+
+static bool is_waiting_user_event(cl_event event)
+{
+    cl_command_type type = 0;
+    return next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL) ==
+               CL_SUCCESS &&
+           type == CL_COMMAND_USER && event_status(event) > CL_COMPLETE;
+}
+
+bool profiling_gated(cl_uint num_events, const cl_event *wait_list)
+{
+    for (cl_uint i = 0; wait_list && i < num_events; i++)
+        if (is_waiting_user_event(wait_list[i]))
+            return true;
+    return false;
+}
+
+static void gate_release(gate *g)
+{
+    const struct _cl_icd_dispatch *cl = next_cl();
+    if (g->command)
+        cl->clReleaseEvent(g->command);
+    for (uint32_t i = 0; i < g->wait_count; i++)
+        cl->clReleaseEvent(g->waits[i]);
+    free(g->waits);
+    *g = (gate){0};
+}
+
+/* A retained copy of g (the later recordings of an in-order queue wait on
+ * it too); no gate when there is no memory for one. */
+static gate gate_copy(const gate *g)
+{
+    gate copy = {0};
+    if (!g->command || (g->wait_count && !(copy.waits = malloc(g->wait_count * sizeof(cl_event)))))
+        return copy;
+    const struct _cl_icd_dispatch *cl = next_cl();
+    cl->clRetainEvent(g->command);
+    copy.command = g->command;
+    for (uint32_t i = 0; i < g->wait_count; i++)
+        if (cl->clRetainEvent(g->waits[i]) == CL_SUCCESS)
+            copy.waits[copy.wait_count++] = g->waits[i];
+    return copy;
+}
+
+/* True once the gate's command completed (or failed): it ran, or never will. */
+static bool gate_open(gate *g)
+{
+    if (!g->command || event_status(g->command) <= CL_COMPLETE) {
+        gate_release(g);
+        return true;
+    }
+    return false;
+}
+
+/* Whether the gate still waits on a user event: its command never ran. */
+static bool gate_shut(const gate *g)
+{
+    for (uint32_t i = 0; g->command && i < g->wait_count; i++)
+        if (event_status(g->waits[i]) > CL_COMPLETE)
+            return true;
+    return false;
+}
+
+void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events,
+                           const cl_event *wait_list, const char *api_name)
+{
+    cl_profiling *p = q->profiling;
+    if (q->unsubmitted || (p && p->gate.command))
+        queue_submit_locked(q, api_name, 0); /* what came before goes on its own */
+    if (!p && !(p = q->profiling = calloc(1, sizeof(*p))))
+        return; /* no memory: the command is reported as if it ran */
+    const struct _cl_icd_dispatch *cl = next_cl();
+    gate g = {.waits = malloc(num_events * sizeof(cl_event))};
+    if (!g.waits || cl->clRetainEvent(command) != CL_SUCCESS) {
+        free(g.waits);
+        return;
+    }
+    g.command = command;
+    for (cl_uint i = 0; i < num_events; i++)
+        if (is_waiting_user_event(wait_list[i]) && cl->clRetainEvent(wait_list[i]) == CL_SUCCESS)
+            g.waits[g.wait_count++] = wait_list[i];
+    p->gate = g;
+}
+
 bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags)
 {
     cl_profiling *p = q->profiling;
-    if (!p || (p->count == 0 && !p->first))
+    if (!p || (p->count == 0 && !p->first && !p->gate.command))
         return false;
     held *h = calloc(1, sizeof(*h));
     tally_measurement *values = calloc(p->count ? p->count : 1, sizeof(*values));
     tally_stream *fresh = NULL;
     if (!h || !values || tally_stream_create(q->context, &fresh) != TALLY_OK) {
-        /* No memory: the recording goes now, unmeasured. */
+        /* No memory: the recording goes now, unmeasured and ungated. */
         free(h);
         free(values);
         for (uint32_t i = 0; i < p->count; i++)
             next_cl()->clReleaseEvent(p->events[i]);
         p->count = 0;
+        gate_release(&p->gate);
         return false;
     }
     *h = (held){.stream = q->stream,
                 .api_name = api_name,
                 .flags = flags,
+                .commands = q->unsubmitted,
+                .measured = p->measures,
+                .gate = p->gate,
                 .events = p->events,
                 .enqueued = p->enqueued,
                 .count = p->count,
                 .values = values};
+    /* An in-order queue runs nothing of this recording before the gate of
+     * the one held before it opened. */
+    if (!h->gate.command && p->last && !q->out_of_order)
+        h->gate = gate_copy(&p->last->gate);
+    p->gate = (gate){0};
     p->events = NULL;
     p->enqueued = NULL;
     p->count = p->capacity = 0;
@@ -163,6 +290,8 @@ bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags
 static bool read_held(held *h)
 {
     const struct _cl_icd_dispatch *cl = next_cl();
+    if (!gate_open(&h->gate))
+        return false;
     for (; h->read < h->count; h->read++) {
         cl_event event = h->events[h->read];
         cl_int status = CL_QUEUED;
@@ -197,11 +326,14 @@ static void submit_held(held *h)
     for (uint32_t i = h->read; i < h->count; i++)
         next_cl()->clReleaseEvent(h->events[i]); /* unread: given up */
     uint64_t began = calibration_apply(&h->calibration, h->values, h->count);
-    if (d)
+    if (d && h->measured)
         tally_submit_stream_measured(d, h->stream, h->flags, h->api_name, h->values, h->count,
                                      began, NULL);
     else
         free(h->values);
+    if (d && !h->measured)
+        tally_submit_stream(d, h->stream, h->flags, h->api_name, NULL);
+    gate_release(&h->gate);
     tally_stream_destroy(h->stream);
     free(h->events);
     free(h->enqueued);
@@ -325,9 +457,45 @@ static void flush_queues_of(const held *list)
         }
 }
 
+static void discard_held(held *h)
+{
+    for (uint32_t i = h->read; i < h->count; i++)
+        next_cl()->clReleaseEvent(h->events[i]);
+    gate_release(&h->gate);
+    tally_stream_destroy(h->stream);
+    free(h->values);
+    free(h->events);
+    free(h->enqueued);
+    free(h);
+}
+
+/* Takes the recordings whose gate never opens out of the list (their
+ * commands never ran) and returns how many commands they held. */
+static uint64_t drop_never_run(held **list)
+{
+    uint64_t dropped = 0;
+    for (held **at = list; *at;) {
+        held *h = *at;
+        if (!gate_shut(&h->gate)) {
+            at = &h->next;
+            continue;
+        }
+        *at = h->next;
+        dropped += h->commands;
+        discard_held(h);
+    }
+    return dropped;
+}
+
 void profiling_finish_all(void)
 {
     pthread_mutex_lock(&orphans_lock);
+    uint64_t never_ran = drop_never_run(&orphans);
+    if (never_ran)
+        tally_log(TALLY_LOG_WARN,
+                  "OpenCL: %llu commands waited on user events the program never completed; "
+                  "they never ran and are not reported",
+                  (unsigned long long)never_ran);
     flush_queues_of(orphans);
     uint64_t until = now_ns() + EXIT_WAIT_NS;
     while ((orphans = submit_ready(orphans)) && now_ns() < until)

@@ -39,22 +39,62 @@ static void record_work_locked(queue_record *q, const work *w)
     }
 }
 
-/* After the driver accepted the command: record it. measured: the event
- * whose profiling times a kernel takes under the driver backend, enqueued
- * within `bracket`. */
-static void record(queue_record *q, cl_event *event, const work *w, bool blocking,
-                   const char *api_name, cl_event measured, cl_enqueue_bracket bracket)
+/* An enqueue's event, as the shim needs it. */
+typedef struct enqueue_event {
+    cl_event *app;      /* the program's (NULL: it asked for none) */
+    cl_event *returned; /* what the driver returns the event to: app, &own or NULL */
+    cl_event own;       /* the shim's, released after the call */
+    bool heard;         /* queue_heard: the command is recorded */
+    bool gated;         /* it waits on a user event not yet completed */
+    cl_uint num_events;
+    const cl_event *wait_list;
+} enqueue_event;
+
+/* Before the driver call. A kernel's event is the one its GPU time is read
+ * from under the driver backend; any command's is the one a gate waits on. */
+static void enqueue_event_begin(enqueue_event *ev, cl_command_queue queue, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event, bool kernel)
+{
+    *ev = (enqueue_event){.app = event, .num_events = num_events, .wait_list = wait_list};
+    ev->heard = queue_heard(queue);
+    ev->gated = ev->heard && profiling_gated(num_events, wait_list);
+    if (kernel && ev->heard)
+        ev->returned = profiling_event(queue, event, ev->gated, &ev->own);
+    else
+        ev->returned = event || !ev->gated ? event : &ev->own;
+}
+
+static void enqueue_event_end(enqueue_event *ev)
+{
+    if (ev->own)
+        next_cl()->clReleaseEvent(ev->own);
+}
+
+/* The driver's event of the command, once it accepted it; NULL if none. */
+static cl_event enqueue_event_of(const enqueue_event *ev)
+{
+    return ev->returned ? *ev->returned : NULL;
+}
+
+/* After the driver accepted the command: record it. A kernel enqueued
+ * within `bracket` takes its GPU time from its event under the driver
+ * backend. */
+static void record(queue_record *q, const enqueue_event *ev, const work *w, bool blocking,
+                   const char *api_name, cl_enqueue_bracket bracket)
 {
     event_record *e = NULL;
-    if (q->counter_count > 0 && event && *event)
-        e = event_track(*event, q);
+    if (q->counter_count > 0 && ev->app && *ev->app)
+        e = event_track(*ev->app, q);
     if (!e && w->kind == WORK_NONE)
         return;
+    cl_event command = enqueue_event_of(ev);
     pthread_mutex_lock(&q->lock);
+    if (ev->gated && command)
+        profiling_gate_locked(q, command, ev->num_events, ev->wait_list, api_name);
     if (e)
         tally_stream_marker_begin(q->stream, e->results, 0);
-    if (measured && w->kind == WORK_DISPATCH)
-        profiling_record_locked(q, measured, bracket);
+    if (command && w->kind == WORK_DISPATCH)
+        profiling_record_locked(q, command, bracket);
     record_work_locked(q, w);
     if (e)
         tally_stream_marker_end(q->stream, e->results, 0);
@@ -71,7 +111,7 @@ static uint32_t clamp_u32(size_t v)
 
 static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                            const size_t *offset, const size_t *global_size,
-                           const size_t *local_size, cl_event *event, cl_event measured,
+                           const size_t *local_size, const enqueue_event *ev,
                            cl_enqueue_bracket bracket, const char *api_name)
 {
     queue_record *q = queue_find(queue);
@@ -98,18 +138,19 @@ static void record_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint wor
                 w.dispatch.base_group[d] = clamp_u32(offset[d] / local[d]);
         }
     }
-    record(q, event, &w, false, api_name, measured, bracket);
+    record(q, ev, &w, false, api_name, bracket);
 }
 
-static void record_transfer(cl_command_queue queue, cl_event *event, tally_transfer_kind kind,
-                            uint64_t bytes, bool blocking, const char *api_name)
+static void record_transfer(cl_command_queue queue, const enqueue_event *ev,
+                            tally_transfer_kind kind, uint64_t bytes, bool blocking,
+                            const char *api_name)
 {
     queue_record *q = queue_find(queue);
     if (!q || !q->stream)
         return;
     work w = {.kind = WORK_TRANSFER};
     w.transfer = (tally_transfer){.api_name = api_name, .kind = kind, .bytes = bytes};
-    record(q, event, &w, blocking, api_name, NULL, (cl_enqueue_bracket){0, 0});
+    record(q, ev, &w, blocking, api_name, (cl_enqueue_bracket){0, 0});
 }
 
 static uint64_t region_bytes(const size_t region[3])
@@ -128,9 +169,9 @@ static uint64_t image_bytes(cl_mem image, const size_t region[3])
 
 /* A measured kernel's enqueue call is bracketed by CLOCK_MONOTONIC reads
  * where the driver backend calibrates (driver_calibration.c). */
-static cl_enqueue_bracket bracket_begin(const cl_event *measured)
+static cl_enqueue_bracket bracket_begin(const enqueue_event *ev)
 {
-    return (cl_enqueue_bracket){measured && profiling_calibrates() ? calibration_now() : 0, 0};
+    return (cl_enqueue_bracket){ev->returned && profiling_calibrates() ? calibration_now() : 0, 0};
 }
 
 static void bracket_end(cl_enqueue_bracket *bracket)
@@ -149,17 +190,16 @@ general_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint
     if (!queue_heard(queue))
         return next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
                                                  num_events, wait_list, event);
-    cl_event own;
-    cl_event *returned = profiling_event(queue, event, &own);
-    cl_enqueue_bracket bracket = bracket_begin(returned);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, true);
+    cl_enqueue_bracket bracket = bracket_begin(&ev);
     cl_int err = next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
-                                                   num_events, wait_list, returned);
+                                                   num_events, wait_list, ev.returned);
     bracket_end(&bracket);
     if (err == CL_SUCCESS)
-        record_ndrange(queue, kernel, work_dim, offset, global, local, event,
-                       returned ? *returned : NULL, bracket, "clEnqueueNDRangeKernel");
-    if (own)
-        next_cl()->clReleaseEvent(own);
+        record_ndrange(queue, kernel, work_dim, offset, global, local, &ev, bracket,
+                       "clEnqueueNDRangeKernel");
+    enqueue_event_end(&ev);
     return err;
 }
 
@@ -183,17 +223,15 @@ static __attribute__((noinline)) cl_int general_clEnqueueTask(cl_command_queue q
 {
     if (!queue_heard(queue))
         return next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
-    cl_event own;
-    cl_event *returned = profiling_event(queue, event, &own);
-    cl_enqueue_bracket bracket = bracket_begin(returned);
-    cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, returned);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, true);
+    cl_enqueue_bracket bracket = bracket_begin(&ev);
+    cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, ev.returned);
     bracket_end(&bracket);
     static const size_t one[3] = {1, 1, 1};
     if (err == CL_SUCCESS)
-        record_ndrange(queue, kernel, 1, NULL, one, one, event, returned ? *returned : NULL,
-                       bracket, "clEnqueueTask");
-    if (own)
-        next_cl()->clReleaseEvent(own);
+        record_ndrange(queue, kernel, 1, NULL, one, one, &ev, bracket, "clEnqueueTask");
+    enqueue_event_end(&ev);
     return err;
 }
 
@@ -211,11 +249,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBuffer(cl_command_queue queue, 
                                                         cl_bool blocking, size_t offset,
                                                         size_t size, void *ptr, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr,
-                                                num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueReadBuffer");
+                                                num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_READ, size, blocking, "clEnqueueReadBuffer");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueReadBuffer);
@@ -224,11 +264,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBuffer(cl_command_queue queue,
                                                          cl_bool blocking, size_t offset,
                                                          size_t size, const void *ptr, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr,
-                                                 num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_WRITE, size, blocking, "clEnqueueWriteBuffer");
+                                                 num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_WRITE, size, blocking, "clEnqueueWriteBuffer");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueWriteBuffer);
@@ -237,11 +279,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBuffer(cl_command_queue queue, 
                                                         cl_mem dst, size_t src_offset,
                                                         size_t dst_offset, size_t size, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size,
-                                                num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_COPY, size, false, "clEnqueueCopyBuffer");
+                                                num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_COPY, size, false, "clEnqueueCopyBuffer");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueCopyBuffer);
@@ -250,11 +294,13 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillBuffer(cl_command_queue queue, 
                                                         const void *pattern, size_t pattern_size,
                                                         size_t offset, size_t size, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size,
-                                                num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_FILL, size, false, "clEnqueueFillBuffer");
+                                                num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_FILL, size, false, "clEnqueueFillBuffer");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueFillBuffer);
@@ -264,13 +310,16 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadBufferRect(
     const size_t *host_origin, const size_t *region, size_t buffer_row_pitch,
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueReadBufferRect(
         queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
-        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_READ, region_bytes(region), blocking,
+        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list,
+        ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_READ, region_bytes(region), blocking,
                         "clEnqueueReadBufferRect");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueReadBufferRect);
@@ -281,13 +330,16 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteBufferRect(
     size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
     WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueWriteBufferRect(
         queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
-        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_WRITE, region_bytes(region), blocking,
+        buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events, wait_list,
+        ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_WRITE, region_bytes(region), blocking,
                         "clEnqueueWriteBufferRect");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueWriteBufferRect);
@@ -297,13 +349,15 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferRect(
     const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch,
     size_t dst_row_pitch, size_t dst_slice_pitch, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
-    cl_int err = next_cl()->clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region,
-                                                    src_row_pitch, src_slice_pitch, dst_row_pitch,
-                                                    dst_slice_pitch, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_COPY, region_bytes(region), false,
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
+    cl_int err = next_cl()->clEnqueueCopyBufferRect(
+        queue, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
+        dst_row_pitch, dst_slice_pitch, num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_COPY, region_bytes(region), false,
                         "clEnqueueCopyBufferRect");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueCopyBufferRect);
@@ -313,12 +367,15 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueReadImage(cl_command_queue queue, c
                                                        const size_t *region, size_t row_pitch,
                                                        size_t slice_pitch, void *ptr, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
-    cl_int err = next_cl()->clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch,
-                                               slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
+    cl_int err =
+        next_cl()->clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch,
+                                      slice_pitch, ptr, num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
                         "clEnqueueReadImage");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueReadImage);
@@ -329,12 +386,15 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueWriteImage(cl_command_queue queue, 
                                                         size_t slice_pitch, const void *ptr,
                                                         WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
-    cl_int err = next_cl()->clEnqueueWriteImage(queue, image, blocking, origin, region, row_pitch,
-                                                slice_pitch, ptr, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_WRITE, image_bytes(image, region), blocking,
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
+    cl_int err =
+        next_cl()->clEnqueueWriteImage(queue, image, blocking, origin, region, row_pitch,
+                                       slice_pitch, ptr, num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_WRITE, image_bytes(image, region), blocking,
                         "clEnqueueWriteImage");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueWriteImage);
@@ -344,12 +404,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImage(cl_command_queue queue, c
                                                        const size_t *dst_origin,
                                                        const size_t *region, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueCopyImage(queue, src, dst, src_origin, dst_origin, region,
-                                               num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
+                                               num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
                         "clEnqueueCopyImage");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueCopyImage);
@@ -358,12 +420,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueFillImage(cl_command_queue queue, c
                                                        const void *color, const size_t *origin,
                                                        const size_t *region, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueFillImage(queue, image, color, origin, region, num_events,
-                                               wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_FILL, image_bytes(image, region), false,
+                                               wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_FILL, image_bytes(image, region), false,
                         "clEnqueueFillImage");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueFillImage);
@@ -373,12 +437,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyImageToBuffer(cl_command_queue 
                                                                const size_t *region,
                                                                size_t dst_offset, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
-    cl_int err = next_cl()->clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region,
-                                                       dst_offset, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
+    cl_int err = next_cl()->clEnqueueCopyImageToBuffer(
+        queue, src, dst, src_origin, region, dst_offset, num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_COPY, image_bytes(src, region), false,
                         "clEnqueueCopyImageToBuffer");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueCopyImageToBuffer);
@@ -388,12 +454,14 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueCopyBufferToImage(cl_command_queue 
                                                                const size_t *dst_origin,
                                                                const size_t *region, WAIT_ARGS)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err = next_cl()->clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin,
-                                                       region, num_events, wait_list, event);
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_COPY, image_bytes(dst, region), false,
+                                                       region, num_events, wait_list, ev.returned);
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_COPY, image_bytes(dst, region), false,
                         "clEnqueueCopyBufferToImage");
+    enqueue_event_end(&ev);
     return err;
 }
 TALLY_CL_EXPORT(clEnqueueCopyBufferToImage);
@@ -404,14 +472,16 @@ SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapBuffer(cl_command_queue queue, cl
                                                       size_t offset, size_t size, WAIT_ARGS,
                                                       cl_int *errcode_ret)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err;
     void *mapped = next_cl()->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size,
-                                                 num_events, wait_list, event, &err);
+                                                 num_events, wait_list, ev.returned, &err);
     if (errcode_ret)
         *errcode_ret = err;
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_READ, size, blocking, "clEnqueueMapBuffer");
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_READ, size, blocking, "clEnqueueMapBuffer");
+    enqueue_event_end(&ev);
     return mapped;
 }
 TALLY_CL_EXPORT(clEnqueueMapBuffer);
@@ -422,16 +492,18 @@ SHIM_HIDDEN void *CL_API_CALL shim_clEnqueueMapImage(cl_command_queue queue, cl_
                                                      size_t *row_pitch, size_t *slice_pitch,
                                                      WAIT_ARGS, cl_int *errcode_ret)
 {
-    bool heard = queue_heard(queue);
+    enqueue_event ev;
+    enqueue_event_begin(&ev, queue, num_events, wait_list, event, false);
     cl_int err;
     void *mapped =
         next_cl()->clEnqueueMapImage(queue, image, blocking, flags, origin, region, row_pitch,
-                                     slice_pitch, num_events, wait_list, event, &err);
+                                     slice_pitch, num_events, wait_list, ev.returned, &err);
     if (errcode_ret)
         *errcode_ret = err;
-    if (err == CL_SUCCESS && heard)
-        record_transfer(queue, event, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
+    if (err == CL_SUCCESS && ev.heard)
+        record_transfer(queue, &ev, TALLY_TRANSFER_READ, image_bytes(image, region), blocking,
                         "clEnqueueMapImage");
+    enqueue_event_end(&ev);
     return mapped;
 }
 TALLY_CL_EXPORT(clEnqueueMapImage);
@@ -442,8 +514,9 @@ static void record_marker(cl_command_queue queue, cl_event *event, const char *a
 {
     queue_record *q = queue_find(queue);
     work none = {.kind = WORK_NONE};
+    enqueue_event ev = {.app = event, .returned = event};
     if (q && q->stream)
-        record(q, event, &none, false, api_name, NULL, (cl_enqueue_bracket){0, 0});
+        record(q, &ev, &none, false, api_name, (cl_enqueue_bracket){0, 0});
 }
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clEnqueueMarker(cl_command_queue queue, cl_event *event)

@@ -185,6 +185,9 @@ static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *c
     q->app_properties = app_properties;
     q->app_property_count = app_property_count;
     q->profiling_hidden = profiling_hidden;
+    cl_command_queue_properties mode = 0;
+    next_cl()->clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(mode), &mode, NULL);
+    q->out_of_order = (mode & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
     pthread_mutex_init(&q->lock, NULL);
     query_limits(device, &q->limits);
     attach_engine(q);

@@ -118,6 +118,7 @@ typedef struct queue_record {
     /* The shim added CL_QUEUE_PROFILING_ENABLE the program did not ask for:
      * the queue's info and its events' profiling answer as without it. */
     bool profiling_hidden;
+    bool out_of_order; /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
 } queue_record;
 
 /* The record of a queue, or NULL for a queue the shim did not see created. */
@@ -217,9 +218,19 @@ SHIM_HIDDEN bool profiling_measures(void);
 SHIM_HIDDEN bool profiling_asked(const cl_queue_properties *properties);
 /* A queue's timing state; NULL when nothing is measured. */
 SHIM_HIDDEN cl_profiling *profiling_create(void);
-/* Where a kernel enqueue returns its event: the program's, or `own` (which
- * the caller releases) when it asked for none and the queue measures. */
-SHIM_HIDDEN cl_event *profiling_event(cl_command_queue queue, cl_event *event, cl_event *own);
+/* Whether a command with this wait list waits on a user event the program
+ * has not completed (a gate: the command may never run). */
+SHIM_HIDDEN bool profiling_gated(cl_uint num_events, const cl_event *wait_list);
+/* Where an enqueue returns its event: the program's, or `own` (which the
+ * caller releases) when it asked for none and the queue measures, or the
+ * command is gated. */
+SHIM_HIDDEN cl_event *profiling_event(cl_command_queue queue, cl_event *event, bool gated,
+                                      cl_event *own);
+/* Before a gated command is recorded: the recording is cut there, and what
+ * follows is held until `command` (its event) completed; never reported if
+ * it never ran. */
+SHIM_HIDDEN void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events,
+                                       const cl_event *wait_list, const char *api_name);
 /* Whether kernel enqueues are bracketed for calibration (the driver
  * backend with TALLY_CALIBRATE on: driver_calibration.c). */
 SHIM_HIDDEN bool profiling_calibrates(void);

@@ -7,6 +7,11 @@
  *            kernel again and exits without releasing anything.
  *   threads  a second thread finishes its queue (where the kernel ran) in a
  *            loop while the main thread calls exit(0).
+ *   gated    runs a kernel, then enqueues a kernel behind a user event and a
+ *            read behind that kernel (in order), flushes, and exits without
+ *            ever completing the user event: neither ever runs.
+ *   opened   the same, but completes the user event and finishes the queue:
+ *            both run.
  *
  * Exits 0 when the program's own part went as planned.
  */
@@ -20,6 +25,7 @@
 static cl_context context;
 static cl_device_id device;
 static cl_kernel kernel;
+static cl_mem buffer;
 
 static cl_command_queue new_queue(void)
 {
@@ -64,10 +70,32 @@ static int threads_mode(void)
     exit(0);
 }
 
+/* A kernel behind a user event, a read behind the kernel; the event is
+ * completed when `open`. */
+static int gated_mode(bool open)
+{
+    cl_command_queue queue = new_queue();
+    cl_int err;
+    cl_event user = clCreateUserEvent(context, &err);
+    size_t global = 64;
+    int data[64];
+    if (!queue || err != CL_SUCCESS || !run_kernel(queue) ||
+        clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 1, &user, NULL) !=
+            CL_SUCCESS ||
+        clEnqueueReadBuffer(queue, buffer, CL_FALSE, 0, sizeof data, data, 0, NULL, NULL) !=
+            CL_SUCCESS ||
+        clFlush(queue) != CL_SUCCESS)
+        return 1;
+    if (open && (clSetUserEventStatus(user, CL_COMPLETE) != CL_SUCCESS ||
+                 clFinish(queue) != CL_SUCCESS || data[0] != 1))
+        return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: cl_exit_paths fork|threads\n");
+        fprintf(stderr, "usage: cl_exit_paths fork|threads|gated|opened\n");
         return 2;
     }
     /* Before tally's exit handlers, so it runs after them. */
@@ -84,12 +112,14 @@ int main(int argc, char **argv)
     if (clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
         return 1;
     kernel = clCreateKernel(program, "k", &err);
-    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
     if (err != CL_SUCCESS || clSetKernelArg(kernel, 0, sizeof buffer, &buffer) != CL_SUCCESS)
         return 1;
     if (strcmp(argv[1], "fork") == 0)
         return fork_mode();
     if (strcmp(argv[1], "threads") == 0)
         return threads_mode();
+    if (strcmp(argv[1], "gated") == 0 || strcmp(argv[1], "opened") == 0)
+        return gated_mode(strcmp(argv[1], "opened") == 0);
     return 2;
 }
