@@ -1,5 +1,8 @@
 /* Every entry point the shim intercepts, as an X-macro list: the layer's
- * dispatch table and the preload exports are generated from it. */
+ * dispatch table and the preload exports are generated from it. The
+ * transfer enqueues come from cl_transfers.txt (gen_cl_transfers.py). */
+#include "cl_transfers.h"
+
 #define TALLY_CL_INTERCEPTED(X)                                                                    \
     X(clGetPlatformInfo)                                                                           \
     X(clCreateKernel)                                                                              \
@@ -23,21 +26,7 @@
     X(clFinish)                                                                                    \
     X(clEnqueueNDRangeKernel)                                                                      \
     X(clEnqueueTask)                                                                               \
-    X(clEnqueueReadBuffer)                                                                         \
-    X(clEnqueueWriteBuffer)                                                                        \
-    X(clEnqueueCopyBuffer)                                                                         \
-    X(clEnqueueFillBuffer)                                                                         \
-    X(clEnqueueReadBufferRect)                                                                     \
-    X(clEnqueueWriteBufferRect)                                                                    \
-    X(clEnqueueCopyBufferRect)                                                                     \
-    X(clEnqueueReadImage)                                                                          \
-    X(clEnqueueWriteImage)                                                                         \
-    X(clEnqueueCopyImage)                                                                          \
-    X(clEnqueueFillImage)                                                                          \
-    X(clEnqueueCopyImageToBuffer)                                                                  \
-    X(clEnqueueCopyBufferToImage)                                                                  \
-    X(clEnqueueMapBuffer)                                                                          \
-    X(clEnqueueMapImage)                                                                           \
+    TALLY_CL_TRANSFERS(X)                                                                          \
     X(clEnqueueMarker)                                                                             \
     X(clEnqueueMarkerWithWaitList)
 
