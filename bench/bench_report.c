@@ -14,6 +14,7 @@
 #include "bench_clock.h"
 #include "bench_rows.h"
 #include "bench_stats.h"
+#include "tally_door.h"
 
 #include <stdio.h>
 #include <stdlib.h>

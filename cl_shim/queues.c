@@ -160,7 +160,7 @@ static void attach_engine(queue_record *q)
         return;
     }
     q->profiling = profiling_create();
-    q->listening = tally_device_listening_word(d);
+    q->listening = tally_device_listeners(d);
     say_driver(q->device, q->context);
     q->always_heard = q->counter_count > 0 || q->profiling;
 }

@@ -9,6 +9,7 @@
 #include "cl_api.h"
 #include "handle_map.h"
 #include "tally/tally.h"
+#include "tally_door.h"
 
 #define SHIM_HIDDEN __attribute__((visibility("hidden")))
 
@@ -105,9 +106,9 @@ typedef struct queue_record {
     pthread_mutex_t lock;   /* recording: CL queues may be shared by threads */
     tally_context *context; /* NULL: the engine is unavailable */
     tally_stream *stream;
-    /* The device's listeners (tally_device_listening_word); NULL while the
+    /* The device's listeners (tally_device_listeners); NULL while the
      * queue has no stream. */
-    const uint32_t *listening;
+    const tally_listeners *listening;
     /* Counters or the driver backend's timing: every command is recorded. */
     bool always_heard;
     tally_program *bound_program; /* the stream's; it stays bound across submissions */

@@ -125,8 +125,10 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
     if ((unsigned)o->clock > TALLY_CLOCK_VIRTUAL)
         return TALLY_ERROR_INVALID_ARGUMENT;
     struct tally_device *d = calloc(1, sizeof(*d));
-    if (!d)
+    if (!d || !(d->listeners = tally_listeners_create())) {
+        free(d);
         return TALLY_ERROR_OUT_OF_MEMORY;
+    }
     init_sync(d);
     d->generation = atomic_load_explicit(&fork_generation, memory_order_relaxed);
     atomic_init(&d->wait_deadline_ns, UINT64_MAX);
@@ -216,6 +218,7 @@ tally_status tally_device_finish(tally_device *d)
     pthread_mutex_destroy(&d->listeners_lock);
     pthread_cond_destroy(&d->work_ready);
     pthread_cond_destroy(&d->progress);
+    tally_listeners_retire(d->listeners);
     free(d);
     return outputs;
 }

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "catalogue_data.h"
 #include "tally/tally.h"
+#include "tally_door.h"
 
 #define TALLY_HIDDEN __attribute__((visibility("hidden")))
 
@@ -307,10 +308,10 @@ struct tally_device {
     atomic_uint sampler_count;             /* samplers open, for tally_stream_observed */
     /* Listeners of the whole device's work: the report, an active timeline
      * (a reader not paused, or the trace) and each sampler, recounted under
-     * listeners_lock (tally_listening_update). A plain word read with
-     * __atomic builtins, because front ends read it through a pointer
-     * (tally_device_listening_word) on every call. */
-    uint32_t listening;
+     * listeners_lock (tally_listening_update). A block of its own that
+     * outlives the device (door/tally_door.h): front ends read it inline
+     * on every call. */
+    tally_listeners *listeners;
     atomic_uint open_scopes; /* marker scopes begun and not ended, of every results object */
 
     /* The queue: lock guards the list, stopping, drained and next_seqno.
@@ -477,7 +478,11 @@ TALLY_HIDDEN void tally_executor_snapshot(struct tally_device *device, const uin
 
 /* listening.c */
 TALLY_HIDDEN void tally_listening_begin_submission(struct tally_device *device);
-/* Recounts device->listening; callers hold listeners_lock, or own the
+/* The device's listeners block, or NULL without memory; retired (read as
+ * 0 from then on, never freed) when the device closes. */
+TALLY_HIDDEN tally_listeners *tally_listeners_create(void);
+TALLY_HIDDEN void tally_listeners_retire(tally_listeners *listeners);
+/* Recounts device->listeners; callers hold listeners_lock, or own the
  * device alone (while it opens). */
 TALLY_HIDDEN void tally_listening_update(struct tally_device *device);
 /* Whether the command about to execute has anyone to see its work. */

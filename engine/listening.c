@@ -16,6 +16,8 @@
  * scopes per work command, one relaxed load, since a scope can open in the
  * middle of a submission.
  */
+#include <stdlib.h>
+
 #include "engine.h"
 
 /* TALLY_RUN_NOTE's count (run_note.c) is one more listener: the doors
@@ -25,24 +27,53 @@ static uint32_t noting(void)
     return tally_run_note_asked() ? 1 : 0;
 }
 
+/* A listeners block and the link that keeps it reachable once retired. */
+struct listeners_block {
+    tally_listeners listeners; /* first: a block is found from its listeners */
+    struct listeners_block *next_retired;
+};
+
+/* Retired blocks stay allocated for the process's life (a few bytes a
+ * closed device) and reachable from here, so no leak checker reports them. */
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct listeners_block *retired;
+
+tally_listeners *tally_listeners_create(void)
+{
+    struct listeners_block *block = calloc(1, sizeof(*block));
+    return block ? &block->listeners : NULL;
+}
+
+void tally_listeners_retire(tally_listeners *listeners)
+{
+    if (!listeners)
+        return;
+    __atomic_store_n(&listeners->count, 0, __ATOMIC_RELAXED);
+    struct listeners_block *block = (struct listeners_block *)listeners;
+    pthread_mutex_lock(&retired_lock);
+    block->next_retired = retired;
+    retired = block;
+    pthread_mutex_unlock(&retired_lock);
+}
+
 void tally_listening_update(struct tally_device *d)
 {
     bool capturing = tally_capture_open_now(d, tally_monotonic_ns() - d->epoch_cpu_ns);
     uint32_t listeners = (d->report != NULL && capturing) +
                          atomic_load_explicit(&d->timeline_active, memory_order_relaxed) +
                          atomic_load_explicit(&d->sampler_count, memory_order_relaxed) + noting();
-    __atomic_store_n(&d->listening, listeners, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->listeners->count, listeners, __ATOMIC_RELAXED);
 }
 
-const uint32_t *tally_device_listening_word(const tally_device *d)
+const tally_listeners *tally_device_listeners(const tally_device *d)
 {
-    static const uint32_t nobody;
-    return d ? &d->listening : &nobody;
+    static const tally_listeners nobody;
+    return d ? d->listeners : &nobody;
 }
 
 bool tally_device_listening(const tally_device *d)
 {
-    return tally_listening_now(tally_device_listening_word(d));
+    return tally_listening_now(tally_device_listeners(d));
 }
 
 bool tally_stream_observed(const tally_stream *stream)
@@ -51,7 +82,8 @@ bool tally_stream_observed(const tally_stream *stream)
         return false;
     struct tally_device *d = stream->context->device;
     /* Values are read by every listener but the note's count. */
-    return stream->open_markers || __atomic_load_n(&d->listening, __ATOMIC_RELAXED) > noting() ||
+    return stream->open_markers ||
+           __atomic_load_n(&d->listeners->count, __ATOMIC_RELAXED) > noting() ||
            atomic_load_explicit(&d->open_scopes, memory_order_relaxed);
 }
 

@@ -97,7 +97,7 @@ static tally_gl_context *create_context(tally_gl_window_api window_api, void *ha
     ctx->handle = handle;
     ctx->real_extension_count = -1;
     tally_device *device = tally_gl_device();
-    ctx->listening = tally_device_listening_word(device);
+    ctx->listening = tally_device_listeners(device);
     /* Attached right after its first MakeCurrent, so GL_VERSION is the
      * context's own: "OpenGL ES ..." names an ES one, whichever window
      * system made it (EGL's bound API, GLX_EXT_create_context_es_profile),

@@ -7,6 +7,7 @@
 
 #include "gl_api.h"
 #include "tally/tally.h"
+#include "tally_door.h"
 #include "tally_preload.h"
 
 #include <stdbool.h>
@@ -44,10 +45,10 @@ typedef struct tally_gl_context {
      * backend is known before any context is made. */
     tally_draw_lane *lane;
     /* Who would see the context's draws: the device's listeners (its word,
-     * tally_device_listening_word) and the scopes of the context's own
+     * tally_device_listeners) and the scopes of the context's own
      * monitors and queries, marker begins recorded and not yet ended
      * (tally_gl_marker_begin). With neither, a draw is not recorded. */
-    const uint32_t *listening;
+    const tally_listeners *listening;
     uint32_t open_markers;
     bool stream_has_work;
     bool

@@ -13,6 +13,7 @@
 #include "vk_tables.h"
 
 #include <tally/tally.h>
+#include "tally_door.h"
 #include <vulkan/vk_layer.h>
 
 /* Attached to a VkInstance (and its physical devices). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "fixture.h"
+#include "tally_door.h"
 
 /* More than one 1024-draw block of the engine, and not a multiple of it. */
 #define MANY_DRAWS 2500u

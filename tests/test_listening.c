@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "tally_door.h"
 
 static const tally_draw triangles = {.api_name = "draw",
                                      .count = 300,
@@ -199,7 +200,7 @@ static void a_sampler_listens(void **state)
     assert_int_equal(tally_sampler_open(fx->device, 1000000, 16, &sampler), TALLY_OK);
     assert_true(tally_stream_observed(fx->stream));
     assert_true(tally_device_listening(fx->device));
-    assert_true(tally_listening_now(tally_device_listening_word(fx->device)));
+    assert_true(tally_listening_now(tally_device_listeners(fx->device)));
     draw(fx, 3);
     engine_fixture_submit(fx);
     assert_true(clock_after(fx) > 0);
@@ -233,6 +234,27 @@ static void a_report_listens(void **state)
     unlink(path);
 }
 
+/* A door may still hold the listeners when the device closes (a thread
+ * drawing while another exits): they read "nobody" from then on, and stay
+ * readable (ASan: no use after free). */
+static void the_listeners_outlive_their_device(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tally_listening_XXXXXX.csv";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL, .report_path = path};
+    tally_device *device = NULL;
+    assert_int_equal(tally_device_open(&options, &device, NULL, 0), TALLY_OK);
+    const tally_listeners *listeners = tally_device_listeners(device);
+    assert_true(tally_listening_now(listeners));
+    tally_device_close(device);
+    assert_false(tally_listening_now(listeners));
+    assert_false(tally_listening_now(tally_device_listeners(NULL)));
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +276,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(a_sampler_listens, engine_fixture_setup,
                                         engine_fixture_teardown),
         cmocka_unit_test(a_report_listens),
+        cmocka_unit_test(the_listeners_outlive_their_device),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

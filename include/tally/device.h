@@ -173,13 +173,6 @@ TALLY_API const uint64_t *tally_device_constants(const tally_device *device);
  * listener that starts later sees what is issued after it started.
  */
 TALLY_API bool tally_device_listening(const tally_device *device);
-/* The same, as a word a front end reads on every call with
- * tally_listening_now, inline: valid for the device's life. */
-TALLY_API const uint32_t *tally_device_listening_word(const tally_device *device);
-static inline bool tally_listening_now(const uint32_t *word)
-{
-    return __atomic_load_n(word, __ATOMIC_RELAXED) != 0;
-}
 
 /*
  * Clocks. GPU time is in nanoseconds since the device opened; in realtime mode
