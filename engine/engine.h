@@ -254,6 +254,13 @@ struct tally_executor {
     bool captured;               /* the submission's tally_pending.captured */
     const char *submission_call; /* the API call that made it ("vkQueueSubmit") */
     uint64_t next_sample_ns;     /* earliest interval boundary of any sampler */
+    /* The command whose span samples are being taken in (run_work), its
+     * counts not yet accumulated: its cycle counters count up from its
+     * beginning, so a sample inside it takes the part elapsed by then. */
+    bool crossing;
+    uint64_t crossing_begin_ns, crossing_cycles;
+    uint32_t *cycle_slots; /* raw work counters counted in cycles (busy cycles) */
+    uint32_t cycle_slot_count;
     /* Who listens (listening.c), fixed when a submission begins: work is
      * simulated only while someone does (a marker scope opening mid-way
      * counts at once, through open_scopes), and accumulated only while a
@@ -396,6 +403,7 @@ struct tally_sampler {
     bool lost;
     uint64_t taken;         /* samples taken, dropped ones included */
     uint64_t last_taken_ns; /* GPU time of the latest one */
+    uint64_t last_cycles;   /* its elapsed cycles: no later sample has fewer */
 };
 
 /* --- functions shared between engine files ------------------------------------------ */

@@ -23,8 +23,15 @@ tally_status tally_executor_init(struct tally_device *d)
     e->next_sample_ns = UINT64_MAX;
     uint64_t mhz = d->info.core_clock_hz / 1000000u;
     e->ns_per_cycle = mhz && 1000u % mhz == 0 ? 1000u / mhz : 0;
-    if (!e->global || !e->delta || !e->snapshot || !e->events)
+    e->cycle_slots = calloc(d->raw_count + 1, sizeof(uint32_t));
+    if (!e->global || !e->delta || !e->snapshot || !e->events || !e->cycle_slots)
         return TALLY_ERROR_OUT_OF_MEMORY;
+    const struct tally_catalogue *cat = d->catalogue;
+    for (uint32_t slot = 0; slot < d->raw_count; slot++) {
+        const tally_counter_info *c = &cat->counters[cat->raw_counters[slot]];
+        if (c->source == TALLY_SOURCE_WORK && c->unit == TALLY_UNIT_CYCLES)
+            e->cycle_slots[e->cycle_slot_count++] = slot;
+    }
     return TALLY_OK;
 }
 
@@ -35,21 +42,51 @@ void tally_executor_finish(struct tally_device *d)
     free(e->delta);
     free(e->snapshot);
     free(e->events);
+    free(e->cycle_slots);
     free(e->report_values);
 }
 
-/* Cumulative raw values, with the elapsed slots holding the clock at
- * gpu_ns (at most the executor's clock; cycles are counted back from it). */
+/* Core cycles elapsed by gpu_ns: counted back from the executor's clock for
+ * a time inside the command just run, forward, as tally_executor_idle_until
+ * counts them, for a time the idle clock is about to reach. */
+static uint64_t cycles_at(const struct tally_device *d, uint64_t gpu_ns)
+{
+    const struct tally_executor *e = &d->exec;
+    uint64_t mhz = d->info.core_clock_hz / 1000000u;
+    if (gpu_ns >= e->gpu_ns)
+        return e->cycles + (gpu_ns - e->gpu_ns) * mhz / 1000u;
+    uint64_t back = (e->gpu_ns - gpu_ns) * mhz / 1000u;
+    return back < e->cycles ? e->cycles - back : 0;
+}
+
+/* A sample inside the command being run: each of its cycle counters has
+ * counted one a cycle from the command's beginning, up to its total (as the
+ * timeline draws a unit's busy span from the command's begin). */
+static void add_elapsed_part(const struct tally_device *d, uint64_t gpu_ns, uint64_t *out)
+{
+    const struct tally_executor *e = &d->exec;
+    if (!e->crossing || gpu_ns <= e->crossing_begin_ns || gpu_ns >= e->gpu_ns)
+        return;
+    uint64_t at_begin = e->cycles - e->crossing_cycles, now = cycles_at(d, gpu_ns);
+    uint64_t elapsed = now > at_begin ? now - at_begin : 0;
+    for (uint32_t i = 0; i < e->cycle_slot_count; i++) {
+        uint32_t slot = e->cycle_slots[i];
+        out[slot] += e->delta[slot] < elapsed ? e->delta[slot] : elapsed;
+    }
+}
+
+/* Cumulative raw values at gpu_ns, with the elapsed slots holding the clock
+ * at gpu_ns (cycles counted back or forward from the executor's clock). */
 void tally_executor_snapshot(struct tally_device *d, const uint64_t *accumulators, uint64_t gpu_ns,
                              uint64_t *out)
 {
-    const struct tally_executor *e = &d->exec;
     memcpy(out, accumulators, d->raw_count * sizeof(uint64_t));
-    uint64_t back = (e->gpu_ns - gpu_ns) * (d->info.core_clock_hz / 1000000u) / 1000u;
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)
         out[d->elapsed_ns_slot] = gpu_ns;
     if (d->elapsed_cycles_slot != TALLY_NOT_RAW)
-        out[d->elapsed_cycles_slot] = back < e->cycles ? e->cycles - back : 0;
+        out[d->elapsed_cycles_slot] = cycles_at(d, gpu_ns);
+    if (accumulators == d->exec.global)
+        add_elapsed_part(d, gpu_ns, out);
 }
 
 static void publish_clock(struct tally_device *d)
@@ -208,8 +245,13 @@ static void run_work(struct tally_device *d, const struct tally_command *c,
         begin = e->gpu_ns;
         ns = advance_by_cycles(d, cycles);
     }
-    if (e->gpu_ns > e->next_sample_ns)
+    if (e->gpu_ns > e->next_sample_ns) {
+        e->crossing = true;
+        e->crossing_begin_ns = begin;
+        e->crossing_cycles = cycles;
         tally_samplers_advance(d, e->gpu_ns, false);
+        e->crossing = false;
+    }
     if (d->elapsed_ns_slot != TALLY_NOT_RAW)
         e->delta[d->elapsed_ns_slot] = ns;
     if (d->elapsed_cycles_slot != TALLY_NOT_RAW)

@@ -22,7 +22,15 @@ static void take_sample(struct tally_device *d, struct tally_sampler *s, uint64_
                                        d->info.core_clock_hz,
                                        s->taken,
                                        d->exec.context_switches};
-        tally_executor_snapshot(d, d->exec.global, gpu_ns, &s->raw[(size_t)i * d->raw_count]);
+        uint64_t *raw = &s->raw[(size_t)i * d->raw_count];
+        tally_executor_snapshot(d, d->exec.global, gpu_ns, raw);
+        /* Elapsed cycles never go back: a reader's difference cannot wrap. */
+        if (d->elapsed_cycles_slot != TALLY_NOT_RAW) {
+            uint64_t *cycles = &raw[d->elapsed_cycles_slot];
+            if (*cycles < s->last_cycles)
+                *cycles = s->last_cycles;
+            s->last_cycles = *cycles;
+        }
     }
     s->taken++;
     s->last_taken_ns = gpu_ns;

@@ -2,7 +2,10 @@
  * Periodic sampling: snapshots of the device's cumulative raw counters taken
  * on the GPU clock at every multiple of an interval, whatever context's work
  * the queue executes. A command's counters belong to the first sample whose
- * time is at or after the command's end. In realtime clock mode samples keep
+ * time is at or after the command's end, but for its cycle counters (busy
+ * cycles), which count one a cycle from its beginning: a sample inside the
+ * command holds the part run by then. Elapsed cycles (GpuCoreClocks) are the
+ * clock's, busy or idle, and never go back. In realtime clock mode samples keep
  * coming while the GPU is idle; in virtual mode the clock, and so sampling,
  * only advances with work.
  */
