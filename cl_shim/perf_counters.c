@@ -96,8 +96,8 @@ static cl_int write_report(event_record *e, const tally_md_metric_set *set, void
     if (raw && tally_results_wait(e->results, 0, REPORT_WAIT_NS) == TALLY_OK &&
         tally_results_get_raw(e->results, 0, raw, raw_count) == TALLY_OK)
         got = tally_results_get(e->results, 0, NULL, 0, &info); /* the info alone */
-    if ((got == TALLY_OK || got == TALLY_INCOMPLETE) &&
-        tally_device_get_info(session_device(), &device) == TALLY_OK) {
+    if (got == TALLY_OK || got == TALLY_INCOMPLETE) {
+        tally_device_get_info(session_device(), &device);
         uint32_t mhz = (uint32_t)(device.core_clock_hz / 1000000u);
         if (tally_md_encode_query_report(set, raw, &info, e->report_id, mhz, value, size) ==
             TALLY_OK)
