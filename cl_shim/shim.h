@@ -209,8 +209,7 @@ SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreatePerfCountersCommandQueueIN
 /* The next query report's number. */
 SHIM_HIDDEN uint32_t perf_counters_next_report_id(void);
 /* clGetEventProfilingInfo(CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL). */
-SHIM_HIDDEN cl_int perf_counters_report(cl_event event, size_t size, void *value,
-                                        size_t *size_ret);
+SHIM_HIDDEN cl_int perf_counters_report(cl_event event, size_t size, void *value, size_t *size_ret);
 
 /* --- driver_calibration.c: kernel times on CLOCK_MONOTONIC ---------------- */
 

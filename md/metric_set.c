@@ -150,9 +150,9 @@ tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index)
      * queues and GL_INTEL_performance_query both plan one pass): a set the
      * catalogue's plan fits in one pass is served by them too. */
     uint32_t passes = 0;
-    bool one_pass = tally_plan_passes(cat, info->counters, info->counter_count, NULL, &passes) ==
-                        TALLY_OK &&
-                    passes == 1;
+    bool one_pass =
+        tally_plan_passes(cat, info->counters, info->counter_count, NULL, &passes) == TALLY_OK &&
+        passes == 1;
     uint32_t query_doors = TALLY_MD_API_OCL | TALLY_MD_API_OGL | TALLY_MD_API_OGL4_X;
     set->params = (tally_md_metric_set_params){
         .symbol_name = info->symbol,

@@ -270,8 +270,7 @@ TALLY_API tally_status tally_md_encode_query_report(const tally_md_metric_set *s
                                                     size_t report_size);
 TALLY_API tally_status tally_md_calculate_query_metrics(const tally_md_metric_set *set,
                                                         const void *reports, size_t size,
-                                                        tally_md_typed_value *out,
-                                                        size_t out_size,
+                                                        tally_md_typed_value *out, size_t out_size,
                                                         uint32_t *out_report_count);
 /* The set whose query_id is `query_id`, or NULL. */
 TALLY_API tally_md_metric_set *tally_md_device_find_query_set(tally_md_device *device,

@@ -56,8 +56,9 @@ static void describe_metric(const tally_md_metric_params *m, uint32_t api_mask, 
     p.DeltaFunction.FunctionType = m->derived ? DELTA_FUNCTION_NULL : DELTA_N_BITS;
     p.DeltaFunction.BitsCount = m->derived ? 0 : TALLY_MD_RAW_COUNTER_BITS;
     /* A query measures its own command, whatever its kind. */
-    p.QueryModeMask = api_mask & ~API_TYPE_IOSTREAM ? QUERY_MODE_MASK_RENDER | QUERY_MODE_MASK_COMPUTE
-                                                    : QUERY_MODE_MASK_NONE;
+    p.QueryModeMask = api_mask & ~API_TYPE_IOSTREAM
+                          ? QUERY_MODE_MASK_RENDER | QUERY_MODE_MASK_COMPUTE
+                          : QUERY_MODE_MASK_NONE;
     out.bounded = is_bound(m->max_value);
     out.max_value = to_typed_value(m->max_value);
 }
@@ -284,11 +285,11 @@ TCompletionCode MetricSet::CalculateMetrics(const uint8_t *rawData, uint32_t raw
     if (!rows)
         return device_->fail(CC_ERROR_NO_MEMORY);
     uint32_t count = 0;
-    tally_status s =
-        query ? tally_md_calculate_query_metrics(set_, rawData, rawDataSize, rows.get(),
-                                                 (size_t)reports * values, &count)
-              : tally_md_calculate_metrics(set_, rawData, rawDataSize, rows.get(),
-                                           (size_t)reports * values, &count);
+    tally_status s = query
+                         ? tally_md_calculate_query_metrics(set_, rawData, rawDataSize, rows.get(),
+                                                            (size_t)reports * values, &count)
+                         : tally_md_calculate_metrics(set_, rawData, rawDataSize, rows.get(),
+                                                      (size_t)reports * values, &count);
     if (s != TALLY_OK) /* reports of another set, or not reports at all */
         return device_->fail(to_completion_code(s));
     for (uint32_t r = 0; r < count; r++)

@@ -141,8 +141,8 @@ static std::vector<uint8_t> measure_kernel(uint32_t configuration, uint32_t repo
         CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL, 1,
                                       report.data(), NULL) == CL_INVALID_VALUE,
               "a buffer too small");
-        err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL,
-                                      report.size(), report.data(), &size);
+        err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL, report.size(),
+                                      report.data(), &size);
         CHECK(err == CL_SUCCESS && size == report_size, "report: %d, %zu bytes", err, size);
         if (err != CL_SUCCESS)
             report.clear();
@@ -201,10 +201,10 @@ static int run_tool(const char *values_path)
         uint32_t values = p->MetricsCount + p->InformationCount, count = 0;
         std::vector<md::TTypedValue_1_0> out(values);
         md::TCompletionCode cc =
-            report.empty() ? md::CC_ERROR_GENERAL
-                           : set->CalculateMetrics(report.data(), (uint32_t)report.size(),
-                                                   out.data(), values * sizeof(out[0]), &count,
-                                                   false);
+            report.empty()
+                ? md::CC_ERROR_GENERAL
+                : set->CalculateMetrics(report.data(), (uint32_t)report.size(), out.data(),
+                                        values * sizeof(out[0]), &count, false);
         CHECK(cc == md::CC_OK && count == 1, "CalculateMetrics: %d, %u reports", cc, count);
         FILE *f = fopen(values_path, "w");
         for (uint32_t m = 0; cc == md::CC_OK && count == 1 && m < p->MetricsCount; m++) {
@@ -299,8 +299,8 @@ static int run_check(const char *tally_cli, const char *self, const char *dir)
         double mine = atof(kv[1].c_str()), theirs = atof(row[kv[0]].c_str());
         /* MDAPI's float is 32 bits; the report writes 3 decimals */
         double slack = fmax(1e-3, fabs(theirs) * 1e-6);
-        CHECK(fabs(mine - theirs) <= slack, "%s: query %s, report %s", kv[0].c_str(),
-              kv[1].c_str(), row[kv[0]].c_str());
+        CHECK(fabs(mine - theirs) <= slack, "%s: query %s, report %s", kv[0].c_str(), kv[1].c_str(),
+              row[kv[0]].c_str());
         compared++;
     }
     if (f)
