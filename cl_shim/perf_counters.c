@@ -25,23 +25,42 @@
  * command is complete; the engine runs far faster than this. */
 #define REPORT_WAIT_NS (10ull * 1000 * 1000 * 1000)
 
-static tally_md_device *view;
-static pthread_once_t view_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t report_ids;
 
-/* The Metrics-Discovery view of the session's device, for the sets' report
- * layouts; it lives as long as the process, as the device does. */
-static void open_view(void)
-{
-    tally_device *device = session_device();
-    if (device && tally_md_device_open(device, &view) != TALLY_OK)
-        view = NULL;
-}
+/* The Metrics-Discovery view of a device, for its sets' report layouts. */
+typedef struct md_view_of {
+    tally_device *device;
+    tally_md_device *md;
+} md_view_of;
+static _Atomic(md_view_of *) current_view;
 
+/* The view of the session's device, opened on first use. Without a lock:
+ * a forked child's session is another device, whose view replaces the
+ * parent's, which the child forgets (left as it is, as session.c leaves
+ * the parent's records); of two threads opening one, the second closes its
+ * own. */
 static tally_md_device *md_view(void)
 {
-    pthread_once(&view_once, open_view);
-    return view;
+    tally_device *device = session_device();
+    if (!device)
+        return NULL;
+    md_view_of *seen = atomic_load_explicit(&current_view, memory_order_acquire);
+    if (seen && seen->device == device)
+        return seen->md;
+    md_view_of *mine = calloc(1, sizeof(*mine));
+    if (!mine)
+        return NULL;
+    mine->device = device;
+    if (tally_md_device_open(device, &mine->md) != TALLY_OK) {
+        free(mine);
+        return NULL;
+    }
+    if (atomic_compare_exchange_strong_explicit(&current_view, &seen, mine, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return mine->md;
+    tally_md_device_close(mine->md); /* another thread's won */
+    free(mine);
+    return seen && seen->device == device ? seen->md : NULL;
 }
 
 uint32_t perf_counters_next_report_id(void)
