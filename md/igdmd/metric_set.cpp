@@ -103,7 +103,8 @@ bool MetricSet::init(Device *device, ConcurrentGroup *group, tally_md_metric_set
     all_.InformationCount = p->information_count;
     all_.ComplementarySetsCount = 0;
     all_.ApiSpecificId.D3D1XDevDependentName = "";
-    all_.ApiSpecificId.OGLQueryIntelName = "";
+    /* glGetPerfQueryIdByNameINTEL's name for it: the set's symbol */
+    all_.ApiSpecificId.OGLQueryIntelName = p->query_id ? p->symbol_name : "";
     /* The query doors' numbers for the set: the GL shim's
      * GL_INTEL_performance_query id, and the configuration the CL shim's
      * clCreatePerfCountersCommandQueueINTEL takes (what Intel's

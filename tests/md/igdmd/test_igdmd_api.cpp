@@ -291,6 +291,7 @@ static void enumeration_is_the_c_apis(void **state)
                              API_TYPE_IOSTREAM | API_TYPE_OGL | API_TYPE_OGL4_X | API_TYPE_OCL);
             assert_int_equal(p->ApiSpecificId.OCL, position + 1);
             assert_int_equal(p->ApiSpecificId.OGLQueryIntelId, position + 1);
+            assert_string_equal(p->ApiSpecificId.OGLQueryIntelName, p->SymbolName);
             assert_int_equal(p->QueryReportSize, cp->query_report_size);
             /* the header and eight bytes a raw counter */
             assert_int_equal(p->QueryReportSize, 0x28 + 8 * cp->raw_counter_count);
