@@ -54,10 +54,17 @@ event_record *event_track(cl_event event, queue_record *q)
         return NULL;
     }
     e->entry.key = event;
+    e->query_set = q->query_set;
+    e->report_id = q->query_set ? perf_counters_next_report_id() : 0;
     handle_entry *stale = handle_map_insert(event_map(), &e->entry);
     if (stale)
         destroy_record(stale);
     return e;
+}
+
+event_record *event_find(cl_event event)
+{
+    return (event_record *)handle_map_find(event_map(), event);
 }
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clRetainEvent(cl_event event)
@@ -147,6 +154,8 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event, cl_p
 {
     if (name == CL_PROFILING_COMMAND_PERFORMANCE_COUNTERS_CODEPLAY)
         return counter_results(event, size, value, size_ret);
+    if (name == CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL)
+        return perf_counters_report(event, size, value, size_ret);
     /* Profiling the driver backend turned on where the program did not. */
     if (name >= CL_PROFILING_COMMAND_QUEUED && name <= CL_PROFILING_COMMAND_COMPLETE &&
         profiling_hidden(event))

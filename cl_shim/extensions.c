@@ -2,7 +2,8 @@
  * What the shim adds to what the driver says about itself: the extension
  * names (cl_codeplay_performance_counters on every device,
  * cl_khr_create_command_queue on every platform, which PoCL 3.1 lacks), the
- * counter list, and clCreateCommandQueueWithPropertiesKHR. When the counter
+ * counter list, clCreateCommandQueueWithPropertiesKHR, and MDAPI query mode's
+ * clCreatePerfCountersCommandQueueINTEL (perf_counters.c). When the counter
  * device cannot open, none of it is added: the driver's answers go back as
  * they are (session.c says why once).
  */
@@ -172,11 +173,21 @@ SHIM_HIDDEN cl_int CL_API_CALL shim_clGetDeviceInfo(cl_device_id device, cl_devi
 }
 TALLY_CL_EXPORT(clGetDeviceInfo);
 
+/* MDAPI query mode's queue (perf_counters.c), only with a counter device. */
+static void *perf_counters_entry(const char *name)
+{
+    return name && offered() && strcmp(name, "clCreatePerfCountersCommandQueueINTEL") == 0
+               ? (void *)shim_clCreatePerfCountersCommandQueueINTEL
+               : NULL;
+}
+
 SHIM_HIDDEN void *CL_API_CALL shim_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
                                                                             const char *name)
 {
     if (name && strcmp(name, "clCreateCommandQueueWithPropertiesKHR") == 0)
         return (void *)shim_clCreateCommandQueueWithPropertiesKHR;
+    if (perf_counters_entry(name))
+        return perf_counters_entry(name);
     return next_cl()->clGetExtensionFunctionAddressForPlatform(platform, name);
 }
 TALLY_CL_EXPORT(clGetExtensionFunctionAddressForPlatform);
@@ -185,6 +196,8 @@ SHIM_HIDDEN void *CL_API_CALL shim_clGetExtensionFunctionAddress(const char *nam
 {
     if (name && strcmp(name, "clCreateCommandQueueWithPropertiesKHR") == 0)
         return (void *)shim_clCreateCommandQueueWithPropertiesKHR;
+    if (perf_counters_entry(name))
+        return perf_counters_entry(name);
     return next_cl()->clGetExtensionFunctionAddress(name);
 }
 TALLY_CL_EXPORT(clGetExtensionFunctionAddress);

@@ -196,6 +196,23 @@ static void track_queue(cl_command_queue queue, cl_device_id device, uint32_t *c
         destroy_record(stale);
 }
 
+cl_command_queue queue_create_counting(cl_context context, cl_device_id device,
+                                       cl_command_queue_properties flags, uint32_t *counters,
+                                       uint32_t count, uint32_t query_set, cl_int *err)
+{
+    cl_command_queue queue = next_cl()->clCreateCommandQueue(context, device, flags, err);
+    if (!queue) {
+        free(counters);
+        return NULL;
+    }
+    track_queue(queue, device, counters, count, NULL, 0, false);
+    /* Set before the queue is handed out: no enqueue has seen the record. */
+    queue_record *q = queue_find(queue);
+    if (q)
+        q->query_set = query_set;
+    return queue;
+}
+
 /* What the application asked for in a property list. */
 typedef struct queue_request {
     size_t pairs; /* key-value pairs before the terminator */

@@ -120,6 +120,9 @@ typedef struct queue_record {
      * the queue's info and its events' profiling answer as without it. */
     bool profiling_hidden;
     bool out_of_order; /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
+    /* A perf-counters queue's metric set (its query_id: catalogue index +
+     * 1); 0 for every other queue. Immutable. */
+    uint32_t query_set;
 } queue_record;
 
 /* The record of a queue, or NULL for a queue the shim did not see created. */
@@ -160,6 +163,13 @@ static inline const struct _cl_icd_dispatch *queue_idle_next(cl_command_queue qu
         return NULL;
     return atomic_load_explicit(&next_table, memory_order_acquire);
 }
+/* A counter queue made by the driver's clCreateCommandQueue, for a
+ * perf-counters queue of metric set query_set (perf_counters.c); takes
+ * ownership of counters. */
+SHIM_HIDDEN cl_command_queue queue_create_counting(cl_context context, cl_device_id device,
+                                                   cl_command_queue_properties flags,
+                                                   uint32_t *counters, uint32_t count,
+                                                   uint32_t query_set, cl_int *err);
 /* Submits what the queue recorded (a CL submission point). */
 SHIM_HIDDEN void queue_submit(queue_record *q, const char *api_name);
 SHIM_HIDDEN void queue_submit_locked(queue_record *q, const char *api_name, uint32_t flags);
@@ -179,14 +189,29 @@ SHIM_HIDDEN uint32_t queues_live(void);
 typedef struct event_record {
     handle_entry entry;     /* key: the cl_event */
     tally_results *results; /* one slot: the command's marker pair */
+    uint32_t query_set;     /* its queue's (perf-counters queues) */
+    uint32_t report_id;     /* its query report's number, from 1; 0: none */
 } event_record;
 
 /* Creates the record of a new event with counter results; NULL on failure
  * (the event then reports no counters). */
 SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
+/* The record of an event, or NULL. */
+SHIM_HIDDEN event_record *event_find(cl_event event);
 /* In a forked child: the records (of the parent's device) are forgotten. */
 SHIM_HIDDEN void events_forget(void);
 SHIM_HIDDEN uint32_t events_live(void);
+
+/* --- perf_counters.c: MDAPI query mode ---------------------------------------- */
+
+#define CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL 0x407F
+SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreatePerfCountersCommandQueueINTEL(
+    cl_context context, cl_device_id device, cl_command_queue_properties properties,
+    cl_uint configuration, cl_int *errcode_ret);
+/* The next query report's number. */
+SHIM_HIDDEN uint32_t perf_counters_next_report_id(void);
+/* clGetEventProfilingInfo(CL_PROFILING_COMMAND_PERFCOUNTERS_INTEL). */
+SHIM_HIDDEN cl_int perf_counters_report(cl_event event, size_t size, void *value, size_t *size_ret);
 
 /* --- driver_calibration.c: kernel times on CLOCK_MONOTONIC ---------------- */
 

@@ -10,39 +10,6 @@
 
 #include "md_internal.h"
 
-static void put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get_u16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
 void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
                       const uint64_t *raw, uint32_t reason_mask, void *report)
 {
@@ -107,19 +74,25 @@ static tally_md_typed_value typed(tally_md_value_type type, tally_value v)
     return out;
 }
 
-static void calculate_metrics(const tally_md_metric_set *set, const uint8_t *prev,
-                              const uint8_t *cur, uint64_t *deltas, tally_md_typed_value *out)
+void md_evaluate_metrics(const tally_md_metric_set *set, const uint64_t *deltas,
+                         tally_md_typed_value *out)
 {
     const struct tally_md_device *md = set->device;
-    uint32_t n = set->params.raw_counter_count;
-    for (uint32_t k = 0; k < n; k++)
-        deltas[set->raw_slots[k]] =
-            (counter_at(cur, n, k) - counter_at(prev, n, k)) & MD_COUNTER_MASK;
     for (uint32_t m = 0; m < set->params.metrics_count; m++) {
         tally_value v = {0};
         tally_catalogue_evaluate(md->catalogue, set->metrics[m].counter, deltas, md->constants, &v);
         out[m] = typed(set->metrics[m].result_type, v);
     }
+}
+
+static void calculate_metrics(const tally_md_metric_set *set, const uint8_t *prev,
+                              const uint8_t *cur, uint64_t *deltas, tally_md_typed_value *out)
+{
+    uint32_t n = set->params.raw_counter_count;
+    for (uint32_t k = 0; k < n; k++)
+        deltas[set->raw_slots[k]] =
+            (counter_at(cur, n, k) - counter_at(prev, n, k)) & MD_COUNTER_MASK;
+    md_evaluate_metrics(set, deltas, out);
 }
 
 static void calculate_information(const struct decoded *prev, const struct decoded *cur,

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tally/metrics_discovery.h"
 #include "tally/tally.h"
@@ -72,12 +73,63 @@ struct tally_md_device {
     uint32_t set_count;
 };
 
+/*
+ * Query report layout (little-endian; one command's begin-to-end counters):
+ *   0x00 u32 query id (the results' report number)
+ *   0x04 u32 reason mask: 0 | CONTEXT_VALID
+ *   0x08 u32 context id of the measured command
+ *   0x0c u32 core frequency in MHz
+ *   0x10 u64 GPU time the command began, ns
+ *   0x18 u64 GPU time it ended, ns
+ *   0x20 u16 metric set index, u16 raw counter count N, u32 MD_QUERY_TAG
+ *   0x28 u64 delta of each of the N counters (the set's raw slots, in order)
+ */
+#define MD_QUERY_HEADER_SIZE 0x28u
+#define MD_QUERY_TAG 0x59525154u /* "TQRY": not a stream report */
+
+static inline void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_u64(const uint8_t *p)
+{
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
 /* metric_set.c: fills md->sets[index] from the catalogue. */
 tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index);
 
 /* calculate.c: one raw report from a sample of the engine's sampler. */
 void md_encode_report(const tally_md_metric_set *set, const tally_sample *header,
                       const uint64_t *raw, uint32_t reason_mask, void *report);
+
+/* calculate.c: the set's metric values from a vector of raw deltas. */
+void md_evaluate_metrics(const tally_md_metric_set *set, const uint64_t *deltas,
+                         tally_md_typed_value *out);
 
 /* stream.c: claims a concurrent group of an engine device for one set. */
 void md_close_stream(tally_md_concurrent_group *group);

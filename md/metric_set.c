@@ -146,6 +146,14 @@ tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index)
     uint32_t raw_counters = collect_raw_slots(cat, info, set->raw_slots);
     if (raw_counters == UINT32_MAX)
         return TALLY_ERROR_INVALID_ARGUMENT;
+    /* The query doors take what one pass collects (the CL shim's counter
+     * queues and GL_INTEL_performance_query both plan one pass): a set the
+     * catalogue's plan fits in one pass is served by them too. */
+    uint32_t passes = 0;
+    bool one_pass =
+        tally_plan_passes(cat, info->counters, info->counter_count, NULL, &passes) == TALLY_OK &&
+        passes == 1;
+    uint32_t query_doors = TALLY_MD_API_OCL | TALLY_MD_API_OGL | TALLY_MD_API_OGL4_X;
     set->params = (tally_md_metric_set_params){
         .symbol_name = info->symbol,
         .short_name = info->short_name,
@@ -155,6 +163,9 @@ tally_status md_build_metric_set(struct tally_md_device *md, uint32_t index)
         .metrics_count = info->counter_count,
         .information_count = TALLY_MD_INFO_COUNT,
         .raw_counter_count = raw_counters,
+        .api_mask = TALLY_MD_API_IOSTREAM | (one_pass ? query_doors : 0),
+        .query_report_size = one_pass ? MD_QUERY_HEADER_SIZE + 8u * raw_counters : 0,
+        .query_id = one_pass ? index + 1 : 0,
     };
     return TALLY_OK;
 }

@@ -24,6 +24,7 @@
 #define TALLY_METRICS_DISCOVERY_H
 
 #include "tally/device.h"
+#include "tally/results.h"
 #include "tally/types.h"
 
 #ifdef __cplusplus
@@ -136,7 +137,25 @@ typedef struct tally_md_metric_set_params {
     uint32_t metrics_count;
     uint32_t information_count;
     uint32_t raw_counter_count; /* narrow counters in each raw report */
+    /* The doors that serve the set (tally_md_api bits): every set streams;
+     * one whose counters fit a single pass of the catalogue's plan is also
+     * served per command by the OpenCL door (a perf-counters queue) and the
+     * GL door (GL_INTEL_performance_query), both of which take one pass. */
+    uint32_t api_mask;
+    uint32_t query_report_size; /* bytes of one query report; 0 if no query door */
+    /* The set's number in the query doors: the GL_INTEL_performance_query
+     * id and the configuration of clCreatePerfCountersCommandQueueINTEL
+     * (catalogue index + 1); 0 if no query door serves it. */
+    uint32_t query_id;
 } tally_md_metric_set_params;
+
+/* MDAPI's TMetricApiType bits, as far as tally's doors serve them. */
+enum tally_md_api {
+    TALLY_MD_API_IOSTREAM = 1u << 0, /* stream sampling */
+    TALLY_MD_API_OGL = 1u << 4,      /* GL_INTEL_performance_query */
+    TALLY_MD_API_OGL4_X = 1u << 5,
+    TALLY_MD_API_OCL = 1u << 6, /* clCreatePerfCountersCommandQueueINTEL */
+};
 
 /* MDAPI's TMetricType. */
 typedef enum tally_md_metric_type {
@@ -232,6 +251,30 @@ tally_md_metric_set_get_concurrent_group(tally_md_metric_set *set);
 TALLY_API tally_status tally_md_calculate_metrics(const tally_md_metric_set *set, const void *raw,
                                                   size_t raw_size, tally_md_typed_value *out,
                                                   size_t out_size, uint32_t *out_report_count);
+
+/*
+ * Query mode: one report per command, its own begin-to-end counters (the
+ * layout is in docs/metrics-discovery.md). tally_md_encode_query_report
+ * writes one from a results slot's raw deltas (tally_results_get_raw) and
+ * slot info, for the query doors; tally_md_calculate_query_metrics turns
+ * query reports into one calculated report each, with the same values the
+ * catalogue gives those deltas. report_size must be the set's
+ * query_report_size; raw holds tally_catalogue_raw_count deltas.
+ * INVALID_ARGUMENT for a set no query door serves, a bad size, or (when
+ * calculating) a report that is not a query report of this set.
+ */
+TALLY_API tally_status tally_md_encode_query_report(const tally_md_metric_set *set,
+                                                    const uint64_t *raw,
+                                                    const tally_slot_info *info, uint32_t query_id,
+                                                    uint32_t core_mhz, void *report,
+                                                    size_t report_size);
+TALLY_API tally_status tally_md_calculate_query_metrics(const tally_md_metric_set *set,
+                                                        const void *reports, size_t size,
+                                                        tally_md_typed_value *out, size_t out_size,
+                                                        uint32_t *out_report_count);
+/* The set whose query_id is `query_id`, or NULL. */
+TALLY_API tally_md_metric_set *tally_md_device_find_query_set(tally_md_device *device,
+                                                              uint32_t query_id);
 
 /* --- stream mode --------------------------------------------------------------- */
 

@@ -309,7 +309,17 @@ IGDMD_EXPORT TCompletionCode OpenAdapterGroup(IAdapterGroupLatest **adapterGroup
     return cc;
 }
 
-/* The default adapter's device, opening (counting) the group for it. */
+/* The default adapter's device, opening (counting) the group for it.
+ * While the device is open (an adapter-group client opened it first, as
+ * opencl-intercept-layer's helper does before falling back to this entry
+ * point), this returns that same device with CC_ALREADY_INITIALIZED and
+ * counts it once more, as Intel's library does: in intel/metrics-discovery,
+ * md_main.cpp's OpenMetricsDevice opens the group (already-initialized
+ * counts as success), then returns whatever CAdapter::OpenMetricsDevice
+ * returns, and md_adapter.cpp's OpenMetricsDeviceByIndex hands an existing
+ * device out with CC_ALREADY_INITIALIZED after raising its reference count;
+ * both document CC_OK and CC_ALREADY_INITIALIZED as the two successes. A
+ * client that only accepts CC_OK fails there with Intel's library too. */
 IGDMD_EXPORT TCompletionCode OpenMetricsDevice(IMetricsDeviceLatest **metricsDevice)
 {
     if (!metricsDevice)

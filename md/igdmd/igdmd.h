@@ -108,12 +108,13 @@ class MetricSet final : public IMetricSet_1_13
     ConcurrentGroup *group_ = nullptr;
     tally_md_metric_set *set_ = nullptr;
     /* SetApiFiltering swaps what GetParams shows: every metric (no filter,
-     * or a filter naming IOSTREAM) or none (a filter of query APIs only:
-     * tally's sets are stream sets). */
+     * or a filter naming an API of the set's ApiMask) or none; query_: the
+     * filter names query APIs, so CalculateMetrics takes query reports. */
     TMetricSetParams_1_11 all_{};
     TMetricSetParams_1_11 none_{};
     std::atomic<TMetricSetParams_1_11 *> shown_{&all_};
     std::atomic<bool> filtered_{false};
+    std::atomic<bool> query_{false};
     std::unique_ptr<Metric[]> metrics_;
     std::unique_ptr<Information[]> information_;
 };

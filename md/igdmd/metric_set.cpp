@@ -34,7 +34,7 @@ static bool is_bound(const tally_md_typed_value &max)
     }
 }
 
-static void describe_metric(const tally_md_metric_params *m, Metric &out)
+static void describe_metric(const tally_md_metric_params *m, uint32_t api_mask, Metric &out)
 {
     TMetricParams_1_13 &p = out.params;
     p = {};
@@ -46,7 +46,7 @@ static void describe_metric(const tally_md_metric_params *m, Metric &out)
     p.LongName = m->long_name;
     p.DxToOglAlias = ""; /* symbols are already MDAPI's; tally lists other APIs' names */
     p.UsageFlagsMask = usage_flags;
-    p.ApiMask = API_TYPE_IOSTREAM;
+    p.ApiMask = api_mask;
     p.ResultType = to_result_type(m->result_type);
     p.MetricResultUnits = m->units;
     p.MetricType = to_metric_type(m->metric_type);
@@ -55,12 +55,16 @@ static void describe_metric(const tally_md_metric_params *m, Metric &out)
      * calculated by tally (no equations are published). */
     p.DeltaFunction.FunctionType = m->derived ? DELTA_FUNCTION_NULL : DELTA_N_BITS;
     p.DeltaFunction.BitsCount = m->derived ? 0 : TALLY_MD_RAW_COUNTER_BITS;
-    p.QueryModeMask = QUERY_MODE_MASK_NONE; /* stream sampling only */
+    /* A query measures its own command, whatever its kind. */
+    p.QueryModeMask = api_mask & ~API_TYPE_IOSTREAM
+                          ? QUERY_MODE_MASK_RENDER | QUERY_MODE_MASK_COMPUTE
+                          : QUERY_MODE_MASK_NONE;
     out.bounded = is_bound(m->max_value);
     out.max_value = to_typed_value(m->max_value);
 }
 
-static void describe_information(const tally_md_information_params *i, Information &out)
+static void describe_information(const tally_md_information_params *i, uint32_t api_mask,
+                                 Information &out)
 {
     TInformationParams_1_0 &p = out.params;
     p = {};
@@ -69,7 +73,7 @@ static void describe_information(const tally_md_information_params *i, Informati
     p.ShortName = i->short_name;
     p.GroupName = "Report meta data";
     p.LongName = i->long_name;
-    p.ApiMask = API_TYPE_IOSTREAM;
+    p.ApiMask = api_mask;
     p.InfoType = (TInformationType)i->info_type; /* the same values */
     p.InfoUnits = i->units;
 }
@@ -85,20 +89,28 @@ bool MetricSet::init(Device *device, ConcurrentGroup *group, tally_md_metric_set
     if (!metrics_ || !information_)
         return false;
     for (uint32_t m = 0; m < p->metrics_count; m++)
-        describe_metric(tally_md_metric_set_get_metric(set, m), metrics_[m]);
+        describe_metric(tally_md_metric_set_get_metric(set, m), p->api_mask, metrics_[m]);
     for (uint32_t i = 0; i < p->information_count; i++)
-        describe_information(tally_md_metric_set_get_information(set, i), information_[i]);
+        describe_information(tally_md_metric_set_get_information(set, i), p->api_mask,
+                             information_[i]);
     all_.SymbolName = p->symbol_name;
     all_.ShortName = p->short_name;
-    all_.ApiMask = API_TYPE_IOSTREAM;
+    all_.ApiMask = p->api_mask; /* tally_md_api bits are MDAPI's */
     all_.CategoryMask = GPU_GENERIC;
     all_.RawReportSize = p->raw_report_size;
-    all_.QueryReportSize = 0; /* no query (delta) reports through this door */
+    all_.QueryReportSize = p->query_report_size;
     all_.MetricsCount = p->metrics_count;
     all_.InformationCount = p->information_count;
     all_.ComplementarySetsCount = 0;
     all_.ApiSpecificId.D3D1XDevDependentName = "";
-    all_.ApiSpecificId.OGLQueryIntelName = "";
+    /* glGetPerfQueryIdByNameINTEL's name for it: the set's symbol */
+    all_.ApiSpecificId.OGLQueryIntelName = p->query_id ? p->symbol_name : "";
+    /* The query doors' numbers for the set: the GL shim's
+     * GL_INTEL_performance_query id, and the configuration the CL shim's
+     * clCreatePerfCountersCommandQueueINTEL takes (what Intel's
+     * opencl-intercept-layer passes it). */
+    all_.ApiSpecificId.OGLQueryIntelId = p->query_id;
+    all_.ApiSpecificId.OCL = p->query_id;
     all_.AvailabilityEquation = ""; /* always available */
     none_ = all_;
     none_.MetricsCount = 0;
@@ -191,9 +203,12 @@ TCompletionCode MetricSet::Finalize()
 }
 
 /* 0 or API_TYPE_ALL shows everything unfiltered; a mask shows what that API
- * can measure: every metric for IOSTREAM, none for query APIs only (tally's
- * sets are stream sets). Stream and query APIs may not be mixed, and a set
- * being streamed keeps its filter. Calculation needs a filter. */
+ * can measure: every metric when the set's ApiMask names one of its APIs
+ * (IOSTREAM: every set; OCL and OGL: sets a query door serves), none
+ * otherwise. Stream and query APIs may not be mixed, and a set being
+ * streamed keeps its filter. Calculation needs a filter, and the filter
+ * says which reports it gets: stream reports for IOSTREAM, query reports
+ * (QueryReportSize each) for a query API, as in Intel's library. */
 TCompletionCode MetricSet::SetApiFiltering(uint32_t apiMask)
 {
     const uint32_t stream = API_TYPE_IOSTREAM | API_TYPE_BBSTREAM;
@@ -202,7 +217,8 @@ TCompletionCode MetricSet::SetApiFiltering(uint32_t apiMask)
     if (group_->streams(this))
         return device_->fail(CC_ERROR_GENERAL);
     bool filter = apiMask != 0 && apiMask != API_TYPE_ALL;
-    shown_.store(!filter || (apiMask & API_TYPE_IOSTREAM) ? &all_ : &none_);
+    shown_.store(!filter || (apiMask & all_.ApiMask) ? &all_ : &none_);
+    query_.store(filter && !(apiMask & stream));
     filtered_.store(filter);
     return CC_OK;
 }
@@ -255,9 +271,12 @@ TCompletionCode MetricSet::CalculateMetrics(const uint8_t *rawData, uint32_t raw
     uint32_t values = shown->MetricsCount + shown->InformationCount;
     if (values == 0)
         return CC_OK; /* filtered to an API the set does not serve */
-    uint32_t raw_size = shown->RawReportSize;
+    bool query = query_.load();
+    uint32_t raw_size = query ? shown->QueryReportSize : shown->RawReportSize;
     uint32_t row_bytes = values * (uint32_t)sizeof(TTypedValue_1_0);
     uint32_t max_bytes = shown->MetricsCount * (uint32_t)sizeof(TTypedValue_1_0);
+    /* A stream's first report only opens an interval; a query report is
+     * a whole interval. */
     uint32_t reports = rawDataSize / raw_size;
     if (rawDataSize % raw_size || outSize % row_bytes || reports > outSize / row_bytes ||
         (outMaxValues && reports > outMaxValuesSize / max_bytes))
@@ -267,8 +286,11 @@ TCompletionCode MetricSet::CalculateMetrics(const uint8_t *rawData, uint32_t raw
     if (!rows)
         return device_->fail(CC_ERROR_NO_MEMORY);
     uint32_t count = 0;
-    tally_status s = tally_md_calculate_metrics(set_, rawData, rawDataSize, rows.get(),
-                                                (size_t)reports * values, &count);
+    tally_status s = query
+                         ? tally_md_calculate_query_metrics(set_, rawData, rawDataSize, rows.get(),
+                                                            (size_t)reports * values, &count)
+                         : tally_md_calculate_metrics(set_, rawData, rawDataSize, rows.get(),
+                                                      (size_t)reports * values, &count);
     if (s != TALLY_OK) /* reports of another set, or not reports at all */
         return device_->fail(to_completion_code(s));
     for (uint32_t r = 0; r < count; r++)

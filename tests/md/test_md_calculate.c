@@ -299,6 +299,113 @@ static void reports_of_another_set_or_a_partial_report_are_invalid(void **state)
         TALLY_ERROR_INVALID_ARGUMENT);
 }
 
+/* --- query reports (one command each) ------------------------------------- */
+
+#define QUERY_SIZE (0x28 + 8 * N) /* the header and eight bytes a counter */
+
+/* RenderBasic's raw counters in report order, by catalogue symbol. */
+static const char *const raw_symbols[N] = {"GpuTime",
+                                           "GpuCoreClocks",
+                                           "GpuBusyCycles",
+                                           "DrawCalls",
+                                           "VsInvocations",
+                                           "RasterizedPixels",
+                                           "FsInvocations",
+                                           "SamplesWritten",
+                                           "ShaderAluInstructions",
+                                           "ShaderTexInstructions",
+                                           "ShaderBusyCycles",
+                                           "TexelsFetched",
+                                           "L2CacheHits",
+                                           "L2CacheRequests",
+                                           "DramReadBytes",
+                                           "DramWriteBytes"};
+
+/* The interval A to B of the stream fixture as one command's deltas. */
+static void write_query(uint16_t set, const uint64_t deltas[N], uint8_t *p)
+{
+    memset(p, 0, QUERY_SIZE);
+    put(p + 0x00, 42, 4);       /* query id */
+    put(p + 0x04, 1u << 31, 4); /* no reason; context valid */
+    put(p + 0x08, 3, 4);        /* context */
+    put(p + 0x0c, 1000, 4);     /* MHz */
+    put(p + 0x10, 1000000, 8);  /* began */
+    put(p + 0x18, 1100000, 8);  /* ended */
+    put(p + 0x20, set, 2);
+    put(p + 0x22, N, 2);
+    put(p + 0x24, 0x59525154u, 4); /* "TQRY" */
+    for (int k = 0; k < N; k++)
+        put(p + 0x28 + 8 * k, deltas[k], 8);
+}
+
+static void a_query_report_is_one_commands_counters(void **state)
+{
+    struct calc_fixture *fx = *state;
+    const tally_md_metric_set_params *p = tally_md_metric_set_get_params(fx->set);
+    assert_int_equal(p->query_report_size, QUERY_SIZE);
+    uint64_t deltas[N] = {0};
+    deltas[GPU_TIME] = 100000;
+    deltas[GPU_CORE_CLOCKS] = 100000;
+    deltas[GPU_BUSY_CYCLES] = 50000;
+    deltas[DRAW_CALLS] = 4;
+    deltas[VS_INVOCATIONS] = 6;
+    deltas[FS_INVOCATIONS] = 1ull << 41; /* wider than a stream counter */
+    deltas[SHADER_BUSY_CYCLES] = 25000;
+    deltas[L2_HITS] = 30;
+    deltas[L2_REQUESTS] = 40;
+    uint8_t golden[QUERY_SIZE];
+    write_query(fx->set_index, deltas, golden);
+
+    /* written from an engine raw vector and slot info, it is the golden */
+    const tally_catalogue *cat = tally_device_catalogue(fx->device);
+    uint64_t raw[256] = {0};
+    assert_true(tally_catalogue_raw_count(cat) <= 256);
+    for (int k = 0; k < N; k++) {
+        uint32_t index;
+        assert_int_equal(tally_catalogue_find(cat, raw_symbols[k], &index), TALLY_OK);
+        raw[tally_catalogue_counter(cat, index)->raw_index] = deltas[k];
+    }
+    tally_slot_info info = {.begin_ns = 1000000, .end_ns = 1100000, .context_id = 3};
+    uint8_t written[QUERY_SIZE];
+    assert_int_equal(
+        tally_md_encode_query_report(fx->set, raw, &info, 42, 1000, written, sizeof written),
+        TALLY_OK);
+    assert_memory_equal(written, golden, QUERY_SIZE);
+
+    tally_md_typed_value out[WIDTH];
+    uint32_t rows = 0;
+    assert_int_equal(
+        tally_md_calculate_query_metrics(fx->set, golden, QUERY_SIZE, out, WIDTH, &rows), TALLY_OK);
+    assert_int_equal(rows, 1);
+    assert_int_equal(metric(fx, out, "GpuTime")->value.u64, 100000);
+    assert_int_equal(metric(fx, out, "DrawCalls")->value.u64, 4);
+    assert_int_equal(metric(fx, out, "PsInvocations")->value.u64, 1ull << 41);
+    assert_true(metric(fx, out, "GpuBusy")->value.f64 == 50.0);
+    assert_true(metric(fx, out, "EuActive")->value.f64 == 25.0);
+    assert_true(metric(fx, out, "L2CacheHitRate")->value.f64 == 75.0);
+    const tally_md_typed_value *i = out + 16;
+    assert_int_equal(i[TALLY_MD_INFO_QUERY_BEGIN_TIME].value.u64, 1000000);
+    assert_int_equal(i[TALLY_MD_INFO_QUERY_END_TIME].value.u64, 1100000);
+    assert_int_equal(i[TALLY_MD_INFO_REPORT_REASON].value.u32, 0);
+    assert_int_equal(i[TALLY_MD_INFO_REPORT_ID].value.u32, 42);
+    assert_true(i[TALLY_MD_INFO_CONTEXT_ID_VALID].value.b);
+    assert_int_equal(i[TALLY_MD_INFO_CONTEXT_ID].value.u32, 3);
+    assert_int_equal(i[TALLY_MD_INFO_CORE_FREQUENCY_MHZ].value.u32, 1000);
+    assert_false(i[TALLY_MD_INFO_REPORT_LOST].value.b);
+
+    /* stream reports are not query reports, nor a short one */
+    uint8_t stream[QUERY_SIZE];
+    memcpy(stream, fx->raw, sizeof stream);
+    assert_int_equal(
+        tally_md_calculate_query_metrics(fx->set, stream, QUERY_SIZE, out, WIDTH, &rows),
+        TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(
+        tally_md_calculate_query_metrics(fx->set, golden, QUERY_SIZE - 8, out, WIDTH, &rows),
+        TALLY_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(tally_md_encode_query_report(fx->set, raw, &info, 42, 1000, written, 8),
+                     TALLY_ERROR_INVALID_ARGUMENT);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +417,7 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(reports_of_another_set_or_a_partial_report_are_invalid,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_query_report_is_one_commands_counters, setup, teardown),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

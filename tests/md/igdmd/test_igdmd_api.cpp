@@ -278,13 +278,30 @@ static void enumeration_is_the_c_apis(void **state)
             assert_int_equal(p->RawReportSize, cp->raw_report_size);
             assert_int_equal(p->MetricsCount, cp->metrics_count);
             assert_int_equal(p->InformationCount, cp->information_count);
-            assert_int_equal(p->ApiMask, API_TYPE_IOSTREAM);
+            /* Every catalogue set fits one pass (catalogue.h), and one pass
+             * is what the query doors take: each set streams and is served
+             * per command by the CL shim and GL_INTEL_performance_query,
+             * under its catalogue position + 1 (the GL query id). */
+            const tally_catalogue *cat = tally_device_catalogue(tally_md_device_engine(md));
+            uint32_t position = UINT32_MAX;
+            for (uint32_t i = 0; i < tally_catalogue_metric_set_count(cat); i++)
+                if (strcmp(tally_catalogue_metric_set(cat, i)->symbol, p->SymbolName) == 0)
+                    position = i;
+            assert_int_equal(p->ApiMask,
+                             API_TYPE_IOSTREAM | API_TYPE_OGL | API_TYPE_OGL4_X | API_TYPE_OCL);
+            assert_int_equal(p->ApiSpecificId.OCL, position + 1);
+            assert_int_equal(p->ApiSpecificId.OGLQueryIntelId, position + 1);
+            assert_string_equal(p->ApiSpecificId.OGLQueryIntelName, p->SymbolName);
+            assert_int_equal(p->QueryReportSize, cp->query_report_size);
+            /* the header and eight bytes a raw counter */
+            assert_int_equal(p->QueryReportSize, 0x28 + 8 * cp->raw_counter_count);
             tally_md_metric_set *cs = tally_md_concurrent_group_get_metric_set(cg, s);
             for (uint32_t m = 0; m < p->MetricsCount; m++) {
                 const TMetricParamsLatest *mp = set->GetMetric(m)->GetParams();
                 const tally_md_metric_params *cm = tally_md_metric_set_get_metric(cs, m);
                 assert_string_equal(mp->SymbolName, cm->symbol_name);
                 assert_string_equal(mp->MetricResultUnits, cm->units);
+                assert_int_equal(mp->ApiMask, p->ApiMask);
                 assert_int_equal(mp->IdInSet, m);
                 assert_null(mp->IoReadEquation);
                 assert_int_equal(mp->ResultType,
@@ -618,11 +635,16 @@ static void calculation_checks_its_filter_and_buffers(void **state)
     assert_int_equal(calc(set, 3 * report, 3 * row, 0), CC_ERROR_GENERAL); /* no filter */
     assert_int_equal(set->SetApiFiltering(API_TYPE_IOSTREAM | API_TYPE_OGL),
                      CC_ERROR_INVALID_PARAMETER); /* stream and query mixed */
-    assert_int_equal(set->SetApiFiltering(API_TYPE_OGL), CC_OK);
-    assert_int_equal(set->GetParams()->MetricsCount, 0); /* a stream set: nothing for GL queries */
+    assert_int_equal(set->SetApiFiltering(API_TYPE_DX11), CC_OK);
+    assert_int_equal(set->GetParams()->MetricsCount, 0); /* no door of that API */
     assert_null(set->GetMetric(0));
     assert_int_equal(calc(set, 3 * report, 3 * row, 0), CC_OK);
     assert_int_equal(rows, 0);
+    /* a query API: every metric, and query reports, which stream reports
+     * are not */
+    assert_int_equal(set->SetApiFiltering(API_TYPE_OCL | API_TYPE_OGL4_X), CC_OK);
+    assert_int_equal(set->GetParams()->MetricsCount, values - set->GetParams()->InformationCount);
+    assert_int_equal(calc(set, 3 * report, 3 * row, 0), CC_ERROR_INVALID_PARAMETER);
     assert_int_equal(set->SetApiFiltering(API_TYPE_IOSTREAM), CC_OK);
     assert_int_equal(set->GetParams()->MetricsCount, values - set->GetParams()->InformationCount);
     assert_int_equal(calc(set, 3 * report - 1, 3 * row, 0), CC_ERROR_INVALID_PARAMETER);
