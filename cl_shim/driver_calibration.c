@@ -19,16 +19,8 @@
  * to the engine's correlation, as before.
  */
 #include <stdatomic.h>
-#include <time.h>
 
 #include "shim.h"
-
-uint64_t calibration_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bracket)
 {
@@ -55,5 +47,5 @@ uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, u
                   "OpenCL: kernel times calibrated to CLOCK_MONOTONIC (CL_PROFILING_COMMAND_QUEUED "
                   "within the enqueue call, deviation %llu ns)",
                   (unsigned long long)c->pair.deviation_ns);
-    return tally_measurements_to_monotonic(&c->pair, values, count, calibration_now());
+    return tally_measurements_to_monotonic(&c->pair, values, count, tally_monotonic_ns());
 }

@@ -435,13 +435,6 @@ bool profiling_hidden(cl_event event)
     return q && q->profiling_hidden;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Flushes the queue of every event not yet complete, so that the device
  * gets to them even where the program never flushed. */
 static void flush_queues_of(const held *list)
@@ -497,8 +490,8 @@ void profiling_finish_all(void)
                   "they never ran and are not reported",
                   (unsigned long long)never_ran);
     flush_queues_of(orphans);
-    uint64_t until = now_ns() + EXIT_WAIT_NS;
-    while ((orphans = submit_ready(orphans)) && now_ns() < until)
+    uint64_t until = tally_monotonic_ns() + EXIT_WAIT_NS;
+    while ((orphans = submit_ready(orphans)) && tally_monotonic_ns() < until)
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     if (orphans)
         tally_log(TALLY_LOG_WARN, "OpenCL: kernels still running at exit take no GPU time");

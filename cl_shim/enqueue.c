@@ -171,13 +171,14 @@ static uint64_t image_bytes(cl_mem image, const size_t region[3])
  * where the driver backend calibrates (driver_calibration.c). */
 static cl_enqueue_bracket bracket_begin(const enqueue_event *ev)
 {
-    return (cl_enqueue_bracket){ev->returned && profiling_calibrates() ? calibration_now() : 0, 0};
+    return (cl_enqueue_bracket){ev->returned && profiling_calibrates() ? tally_monotonic_ns() : 0,
+                                0};
 }
 
 static void bracket_end(cl_enqueue_bracket *bracket)
 {
     if (bracket->before)
-        bracket->after = calibration_now();
+        bracket->after = tally_monotonic_ns();
 }
 
 /* A kernel enqueue the inline test could not pass straight down: asked

@@ -225,7 +225,6 @@ typedef struct cl_calibration {
     bool valid;
     tally_clock_pair pair; /* gpu_ns: the device's QUEUED time */
 } cl_calibration;
-SHIM_HIDDEN uint64_t calibration_now(void);
 /* A kernel's CL_PROFILING_COMMAND_QUEUED and its enqueue's bracket: kept
  * when narrower than the pair held. */
 SHIM_HIDDEN void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bracket);

@@ -408,7 +408,7 @@ struct tally_sampler {
 
 /* --- functions shared between engine files ------------------------------------------ */
 
-TALLY_HIDDEN uint64_t tally_monotonic_ns(void);
+/* tally_monotonic_ns: tally_door.h. */
 /* The calling thread's Linux thread id (gettid); _forget: in a forked
  * child, before anything asks. */
 TALLY_HIDDEN uint32_t tally_thread_id(void);

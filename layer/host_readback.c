@@ -10,7 +10,6 @@
 #include "host_readback.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 /* The smallest memory block a readback allocates: above the sizes best
  * practices call small (256 KiB for an allocation, 1 MiB for one that a
@@ -99,9 +98,7 @@ static VkResult wait_for_fence(layer_host_readback *rb)
         uint64_t remaining = UINT64_MAX;
         uint64_t deadline = tally_device_wait_deadline_ns(device->engine);
         if (deadline != UINT64_MAX) {
-            struct timespec t;
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            uint64_t now = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+            uint64_t now = tally_monotonic_ns();
             remaining = deadline > now ? deadline - now : 0;
         }
         uint64_t slice = remaining < WAIT_SLICE_NS ? remaining : WAIT_SLICE_NS;

@@ -7,16 +7,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { STACK_STREAMS = 32 };
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* Queues may submit from several threads: the latest sequence number only grows. */
 static void note_submitted(layer_device *device, uint64_t seqno)
@@ -418,7 +410,8 @@ static VkResult submit(VkQueue queue, const batches *b, VkFence fence, const cha
         extra.after[extra.after_count++] = layer_measure_readback_after(measured);
     }
     VkResult result;
-    uint64_t submitted_ns = device->engine ? monotonic_ns() : 0; /* before the GPU can start */
+    uint64_t submitted_ns =
+        device->engine ? tally_monotonic_ns() : 0; /* before the GPU can start */
     bool extended = !no_extra(&extra) && b->submit(device, queue, b, fence, &extra, &result);
     if (!extended) /* without the layer's batches, rather than not at all */
         b->submit(device, queue, b, fence, &(layer_extra){0}, &result);

@@ -15,6 +15,10 @@
 #include "tally/device.h"
 #include "tally/stream.h"
 
+/* CLOCK_MONOTONIC in nanoseconds: the one reader of the engine's clock base
+ * for the engine and the doors (their calibrations, brackets and waits). */
+TALLY_API uint64_t tally_monotonic_ns(void);
+
 /*
  * How many listen to the device's work (tally_device_listening). A block of
  * its own, not a field of the device: it outlives the device, reading 0
