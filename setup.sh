@@ -23,10 +23,12 @@ packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           renderdoccmd python3-renderdoc python3-pandas chromium)
 
 # The arm64 build (the Raspberry Pi's, where EGL_BRCM_event_monitor is used):
-# Debian's cross compiler, qemu-user to run its tests, and the libraries of
-# libtally and its tests for arm64 (multiarch; docs/ci.md).
+# Debian's cross compiler, qemu-user to run its tests, and for arm64
+# (multiarch) the libraries of libtally and its tests, the Vulkan loader and
+# lavapipe for the layer's smoke test (docs/ci.md).
 arm64_packages=(gcc-aarch64-linux-gnu qemu-user libc6:arm64 libcmocka-dev:arm64
-                libjson-c-dev:arm64 libxxhash-dev:arm64 uuid-dev:arm64)
+                libjson-c-dev:arm64 libxxhash-dev:arm64 uuid-dev:arm64
+                libvulkan-dev:arm64 mesa-vulkan-drivers:arm64)
 
 install_missing() { # install_missing PACKAGE...
     local missing=()
@@ -56,9 +58,10 @@ run_tests() { # run_tests DIR [CTEST-OPTIONS...]
     (cd "$dir" && ctest -j "$(nproc)" --output-on-failure "$@")
 }
 
-# arm64: libtally, the tally command and their tests (no front doors: their
-# GL, EGL, OpenCL and Vulkan libraries are not needed for arm64), the tests
-# labelled "portable" run by ctest through qemu-user.
+# arm64: libtally, the tally command, the Vulkan layer and their tests (not
+# the other front doors, whose arm64 GL, EGL, OpenCL and glslang libraries
+# the tests do not need), the tests labelled "portable" run by ctest through
+# qemu-user.
 test_arm64() {
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then
         local sudo=
@@ -67,7 +70,8 @@ test_arm64() {
     fi
     install_missing "${arm64_packages[@]}"
     build build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALLY_WERROR=ON -DTALLY_FRONT_DOORS=OFF
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALLY_WERROR=ON -DTALLY_FRONT_DOORS=OFF \
+        -DTALLY_VULKAN_LAYER=ON
     run_tests build-arm64 -L portable
 }
 
