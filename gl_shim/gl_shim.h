@@ -49,6 +49,9 @@ typedef struct tally_gl_context {
      * (tally_gl_marker_begin). With neither, a draw is not recorded. */
     const uint32_t *listening;
     uint32_t open_markers;
+    /* What the open scopes' counters read (tally_measure_bits), measured
+     * with what the device's listeners ask; 0 once none is open. */
+    uint32_t scope_measures;
     bool stream_has_work;
     bool
         state_bound; /* render area and program bound in the stream (they carry over submissions) */
@@ -153,10 +156,22 @@ static inline void tally_gl_recorded(tally_gl_context *ctx)
 {
     ctx->stream_has_work = true;
 }
+/* driver_queries.c: ends the measurement of a group of commands open in
+ * the context, if any, so that what follows is measured apart (a scope's
+ * begin or end, a debug group at render-pass granularity, a submission). */
+TALLY_GL_HIDDEN void tally_gl_measure_split(tally_gl_context *ctx);
 /* A monitor's or query's scope recorded into the context's stream, counted
- * in open_markers as the engine counts them in the stream. */
-static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results)
+ * in open_markers as the engine counts them in the stream. Under a
+ * measuring backend its counters' inputs are measured while it is open
+ * (scope_measures), and no measured group straddles its begin or end. */
+static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results,
+                                                 const uint32_t *counters, uint32_t count)
 {
+    if (ctx->measuring) {
+        tally_gl_measure_split(ctx);
+        ctx->scope_measures |=
+            tally_device_measures_of(tally_context_device(ctx->engine), counters, count);
+    }
     tally_status status = tally_stream_marker_begin(ctx->stream, results, 0);
     if (status == TALLY_OK) {
         ctx->open_markers++;
@@ -166,10 +181,14 @@ static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_re
 }
 static inline tally_status tally_gl_marker_end(tally_gl_context *ctx, tally_results *results)
 {
+    if (ctx->measuring)
+        tally_gl_measure_split(ctx);
     tally_status status = tally_stream_marker_end(ctx->stream, results, 0);
     if (status == TALLY_OK) {
         if (ctx->open_markers)
             ctx->open_markers--;
+        if (!ctx->open_markers)
+            ctx->scope_measures = 0;
         tally_gl_recorded(ctx);
     }
     return status;

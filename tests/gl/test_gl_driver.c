@@ -45,6 +45,7 @@ static run_result run_shimmed_with(const char *mode, const char *counters, const
                          "EGL_PLATFORM=surfaceless",
                          "TALLY_BACKEND=driver",
                          "TALLY_LOG=warn",
+                         "TALLY_GRANULARITY=command", /* per draw: GL's default is per frame */
                          counters,
                          "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS,
                          extra,
