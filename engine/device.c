@@ -19,8 +19,8 @@ void tally_device_options_from_env(tally_device_options *o)
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
         .granularity = tally_granularity_parse(secure_getenv("TALLY_GRANULARITY")),
-        .granularity_given = secure_getenv("TALLY_GRANULARITY") &&
-                             *secure_getenv("TALLY_GRANULARITY"),
+        .granularity_given =
+            secure_getenv("TALLY_GRANULARITY") && *secure_getenv("TALLY_GRANULARITY"),
         .uncalibrated = !tally_calibrate_parse(secure_getenv("TALLY_CALIBRATE")),
         .capture_frames = secure_getenv("TALLY_CAPTURE_FRAMES"),
         .capture_delay = secure_getenv("TALLY_CAPTURE_DELAY"),

@@ -188,8 +188,7 @@ gl_measuring *tally_gl_measuring_set_up(tally_gl_context *ctx)
     /* GL's default is a measurement per submission (frame): its queries
      * cost per statistic, and per draw they serialize the GPU; per draw on
      * demand (docs/driver.md, "Granularity in GL"). */
-    m->granularity =
-        info.granularity_given ? info.granularity : TALLY_GRANULARITY_COMMAND_BUFFER;
+    m->granularity = info.granularity_given ? info.granularity : TALLY_GRANULARITY_COMMAND_BUFFER;
     m->has_query_buffer = query_buffer;
     m->has_disjoint = disjoint && (measures & TALLY_MEASURE_TIME);
     tally_gl_learn_version(ctx);
@@ -278,8 +277,8 @@ static void end_queries(gl_measuring *m)
 static uint32_t bits_for(const tally_gl_context *ctx, const gl_measuring *m, int kind)
 {
     uint32_t statistics = m->granularity != TALLY_GRANULARITY_COMMAND ? TALLY_MEASURE_STATISTICS
-                          : kind == TALLY_GL_MEASURE_DISPATCH       ? TALLY_MEASURE_CS_INVOCATIONS
-                                                                    : GRAPHICS_STATISTICS;
+                          : kind == TALLY_GL_MEASURE_DISPATCH         ? TALLY_MEASURE_CS_INVOCATIONS
+                                                                      : GRAPHICS_STATISTICS;
     uint32_t asked =
         tally_device_measures_asked(tally_context_device(ctx->engine)) | ctx->scope_measures;
     return m->measures & asked & (statistics | TALLY_MEASURE_TIME) & ~m->app_active;

@@ -75,9 +75,9 @@ typedef struct gl_measuring {
      * each draw and dispatch (command), the commands within one debug group
      * (render-pass), or within one submission (command-buffer). */
     tally_granularity granularity;
-    bool open;          /* the current command's (or group's) queries have begun */
-    bool group;         /* the open measurement is a group's, which runs on past its first command */
-    bool key_pending;   /* for the next recorded draw or dispatch */
+    bool open;        /* the current command's (or group's) queries have begun */
+    bool group;       /* the open measurement is a group's, which runs on past its first command */
+    bool key_pending; /* for the next recorded draw or dispatch */
     bool pending_group; /* the pending key begins a group */
     uint32_t pending_key;
     gl_command_list recording; /* the commands of the context's current stream */

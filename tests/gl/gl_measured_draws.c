@@ -23,6 +23,12 @@
  *          makes one invalid draw, and fails unless glGetError reports
  *          exactly that draw's GL_INVALID_ENUM and the buffer was never
  *          written
+ *   grouped  the plain commands, the second and third inside a debug
+ *          group (glPushDebugGroup), then one JSON line of the query
+ *          objects someone else (the shim) issued in the context, by
+ *          target, from llvmpipe's own state (glIsQuery is true only for a
+ *          name a query was begun or written with; GL_QUERY_TARGET):
+ *          {"others_ia_vertices":N,...,"others_timestamp":N,"others_other":N}
  *   gles   three draws on an OpenGL ES 3 context (no pipeline statistics;
  *          GL_EXT_disjoint_timer_query where it has it), with timestamp
  *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
@@ -129,7 +135,7 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED } mode;
 
 typedef struct measuring {
     mode mode;
@@ -236,18 +242,52 @@ static int gles_draws(void)
     return status;
 }
 
+/* Query names below this are scanned for the shim's. */
+enum { SCANNED_QUERY_NAMES = 4096 };
+
+/* Prints how many query objects other than the program's own (`ours`,
+ * count of them) llvmpipe holds, by target. */
+static void print_others_queries(const GLuint *ours, int count)
+{
+    unsigned long long by_statistic[STATISTIC_COUNT] = {0}, timestamps = 0, other = 0;
+    for (GLuint name = 1; name < SCANNED_QUERY_NAMES; name++) {
+        bool own = false;
+        for (int i = 0; i < count; i++)
+            own |= ours[i] == name;
+        if (own || !glIsQuery(name))
+            continue;
+        GLint target = 0;
+        glGetQueryObjectiv(name, GL_QUERY_TARGET, &target);
+        bool found = false;
+        for (int i = 0; i < STATISTIC_COUNT; i++)
+            if ((GLenum)target == STATISTICS[i]) {
+                by_statistic[i]++;
+                found = true;
+            }
+        if (!found && (GLenum)target == GL_TIMESTAMP)
+            timestamps++;
+        else if (!found)
+            other++;
+    }
+    printf("{");
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        printf("\"others_%s\":%llu,", FIELDS[i], by_statistic[i]);
+    printf("\"others_timestamp\":%llu,\"others_other\":%llu}\n", timestamps, other);
+}
+
 /* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
 enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
 int main(int argc, char **argv)
 {
-    mode mode = argc == 2 && !strcmp(argv[1], "truth")   ? TRUTH
-                : argc == 2 && !strcmp(argv[1], "own")   ? OWN
-                : argc == 2 && !strcmp(argv[1], "gles")  ? GLES
-                : argc == 2 && !strcmp(argv[1], "timed") ? TIMED
-                                                         : PLAIN;
+    mode mode = argc == 2 && !strcmp(argv[1], "truth")     ? TRUTH
+                : argc == 2 && !strcmp(argv[1], "own")     ? OWN
+                : argc == 2 && !strcmp(argv[1], "gles")    ? GLES
+                : argc == 2 && !strcmp(argv[1], "timed")   ? TIMED
+                : argc == 2 && !strcmp(argv[1], "grouped") ? GROUPED
+                                                           : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own|gles|timed\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped\n", argv[0]);
         return 2;
     }
     struct gl_fixture fx;
@@ -317,12 +357,16 @@ int main(int argc, char **argv)
         }
     }
     glFlush();
+    if (mode == GROUPED)
+        glPushDebugGroup(GL_DEBUG_SOURCE_APPLICATION, 1, -1, "pair");
     measure_begin(&m);
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 3);
     measure_end(&m, "glDrawArraysInstanced", 1);
     measure_begin(&m);
     glDrawElements(GL_TRIANGLES, 12, GL_UNSIGNED_INT, NULL);
     measure_end(&m, "glDrawElements", 1);
+    if (mode == GROUPED)
+        glPopDebugGroup();
     static const GLint firsts[] = {0, 4};
     static const GLsizei counts[] = {3, 6};
     measure_begin(&m);
@@ -365,6 +409,13 @@ int main(int argc, char **argv)
         if (status || (GLuint)bound != query_buffer)
             fprintf(stderr, "gl_measured_draws: the query buffer was written or unbound\n");
         status |= (GLuint)bound != query_buffer;
+    }
+    if (mode == GROUPED) {
+        GLuint ours[STATISTIC_COUNT + 6];
+        memcpy(ours, m.queries, sizeof(m.queries));
+        memcpy(ours + STATISTIC_COUNT, m.stamps, sizeof(m.stamps));
+        memcpy(ours + STATISTIC_COUNT + 2, own, sizeof(own));
+        print_others_queries(ours, STATISTIC_COUNT + 6);
     }
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
