@@ -29,6 +29,9 @@
  *          target, from llvmpipe's own state (glIsQuery is true only for a
  *          name a query was begun or written with; GL_QUERY_TARGET):
  *          {"others_ia_vertices":N,...,"others_timestamp":N,"others_other":N}
+ *   collide  two strips of 4 vertices in one frame, the second inside a
+ *          GL_PRIMITIVES_SUBMITTED_ARB query of the program's own, printed
+ *          as {"own_primitives":N}; fails unless glGetError says nothing
  *   gles   three draws on an OpenGL ES 3 context (no pipeline statistics;
  *          GL_EXT_disjoint_timer_query where it has it), with timestamp
  *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
@@ -135,7 +138,7 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE } mode;
 
 typedef struct measuring {
     mode mode;
@@ -285,9 +288,10 @@ int main(int argc, char **argv)
                 : argc == 2 && !strcmp(argv[1], "gles")    ? GLES
                 : argc == 2 && !strcmp(argv[1], "timed")   ? TIMED
                 : argc == 2 && !strcmp(argv[1], "grouped") ? GROUPED
+                : argc == 2 && !strcmp(argv[1], "collide") ? COLLIDE
                                                            : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide\n", argv[0]);
         return 2;
     }
     struct gl_fixture fx;
@@ -337,6 +341,23 @@ int main(int argc, char **argv)
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, storage);
 
     glUseProgram(plain);
+    if (mode == COLLIDE) {
+        /* A measurement the shim began at the first draw may still be open
+         * when the program begins its own query of the same target. */
+        GLuint64 primitives = 0;
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glBeginQuery(GL_PRIMITIVES_SUBMITTED_ARB, own[0]);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glEndQuery(GL_PRIMITIVES_SUBMITTED_ARB);
+        glFinish();
+        glGetQueryObjectui64v(own[0], GL_QUERY_RESULT, &primitives);
+        printf("{\"own_primitives\":%llu}\n", (unsigned long long)primitives);
+        GLenum error = glGetError();
+        if (error != GL_NO_ERROR)
+            fprintf(stderr, "gl_measured_draws: GL error 0x%x\n", error);
+        gl_fixture_close(&fx);
+        return error != GL_NO_ERROR;
+    }
     if (mode == OWN) {
         glBeginQuery(GL_VERTICES_SUBMITTED_ARB, own[0]);
         glBeginQuery(GL_TIME_ELAPSED, own[1]);

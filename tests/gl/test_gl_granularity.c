@@ -9,7 +9,8 @@
  * commands read 0, while DrawCalls stay 1 a draw. The shim begins queries
  * of the asked counters' targets only: the program reads, from llvmpipe's
  * own query objects (glIsQuery, GL_QUERY_TARGET), which targets someone
- * else used in its context.
+ * else used in its context. The program's own query of a target an open
+ * measurement holds ends that measurement first.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,12 +37,12 @@ typedef struct runs {
 } runs;
 
 /* granularity: NULL for the default. */
-static run_result run_shimmed(const char *granularity, const char *counters)
+static run_result run_mode(const char *mode, const char *granularity, const char *counters)
 {
     char level[64] = "TALLY_GRANULARITY=";
     if (granularity)
         strncat(level, granularity, sizeof(level) - strlen(level) - 1);
-    const char *argv[] = {GL_MEASURED_DRAWS, "grouped", NULL};
+    const char *argv[] = {GL_MEASURED_DRAWS, mode, NULL};
     const char *env[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD,
                          "EGL_PLATFORM=surfaceless",
                          "TALLY_BACKEND=driver",
@@ -51,6 +52,11 @@ static run_result run_shimmed(const char *granularity, const char *counters)
                          level, /* "TALLY_GRANULARITY=": unset, as a shell has it */
                          NULL};
     return run_under_layer(argv, ACTIVATE_NONE, env);
+}
+
+static run_result run_shimmed(const char *granularity, const char *counters)
+{
+    return run_mode("grouped", granularity, counters);
 }
 
 static int run_truth(void **state)
@@ -220,6 +226,33 @@ static void per_frame_only_the_asked_counters_are_queried(void **state)
     only_the_asked_counters_are_queried(NULL);
 }
 
+/* GL allows one active query per target: the program's own begin of a
+ * target the frame's open measurement holds ends that measurement first
+ * (the program sees no error and reads its own count), and the statistic
+ * is left to the program for the draws its query spans. */
+static void the_programs_own_query_ends_the_frames_measurement(void **state)
+{
+    (void)state;
+    run_result run = run_mode("collide", NULL, ALL_COUNTERS);
+    assert_int_equal(run.exit_code, 0); /* glGetError said nothing */
+    json_object *lines = output_lines(&run);
+    assert_non_null(lines);
+    /* A strip of 4 vertices is 2 triangles (GL 4.6, 10.1.2). */
+    assert_int_equal(line_value(json_object_array_get_idx(lines, 0), "own_primitives"), 2);
+    json_object *report = report_commands(&run);
+    assert_non_null(report);
+    assert_int_equal(json_object_array_length(report), 2);
+    json_object *first = json_object_array_get_idx(report, 0);
+    json_object *second = json_object_array_get_idx(report, 1);
+    assert_int_equal(command_value(first, "IaVertices"), 4);
+    assert_int_equal(command_value(first, "IaPrimitives"), 2);
+    assert_int_equal(command_value(second, "IaVertices"), 4);
+    assert_int_equal(command_value(second, "IaPrimitives"), 0);
+    assert_true(command_value(second, "GpuTime") > 0);
+    json_object_put(lines);
+    run_result_free(&run);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +262,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(command_measures_each_command),
         cmocka_unit_test(per_draw_only_the_asked_counters_are_queried),
         cmocka_unit_test(per_frame_only_the_asked_counters_are_queried),
+        cmocka_unit_test(the_programs_own_query_ends_the_frames_measurement),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
