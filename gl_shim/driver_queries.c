@@ -340,6 +340,9 @@ bool tally_gl_measure_begin(int kind)
     m->key_pending = true;
     m->pending_group = true;
     m->pending_key = m->recording.count - 1;
+    /* Until the group ends, a plain draw has nothing to measure of its
+     * own: it may take the lane (draw_lane.h) as on simgpu. */
+    ctx->lane = tally_stream_draw_lane(ctx->stream);
     return false;
 }
 
@@ -351,6 +354,7 @@ void tally_gl_measure_split(tally_gl_context *ctx)
     if (!m || !m->group || ctx != tally_gl_current() || ctx->in_begin)
         return;
     end_queries(m);
+    ctx->lane = NULL; /* the next draw begins the next group */
     if (m->key_pending)
         m->key_pending = false; /* no command carried it: read, unused */
     else if (ctx->stream)

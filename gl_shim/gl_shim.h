@@ -40,8 +40,8 @@ typedef struct tally_gl_context {
     /* The stream's draw lane (set with it, tally_gl_set_stream), or NULL
      * where no draw may take it: no stream, or a device whose backend
      * measures, where each draw brackets the driver's call with queries
-     * (driver_queries.c). Fixed for the stream's life: the device's
-     * backend is known before any context is made. */
+     * (driver_queries.c), except while a measured group is open, which
+     * the draws join with nothing of their own to measure. */
     tally_draw_lane *lane;
     /* Who would see the context's draws: the device's listeners (its word,
      * tally_device_listening_word) and the scopes of the context's own
