@@ -167,8 +167,9 @@ TALLY_GL_HIDDEN void tally_gl_measure_split(tally_gl_context *ctx);
 static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results,
                                                  const uint32_t *counters, uint32_t count)
 {
-    if (ctx->measuring) {
-        tally_gl_measure_split(ctx);
+    if (atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed)) {
+        if (ctx->measuring) /* set up at the context's first measured command */
+            tally_gl_measure_split(ctx);
         ctx->scope_measures |=
             tally_device_measures_of(tally_context_device(ctx->engine), counters, count);
     }

@@ -32,6 +32,11 @@
  *   collide  two strips of 4 vertices in one frame, the second inside a
  *          GL_PRIMITIVES_SUBMITTED_ARB query of the program's own, printed
  *          as {"own_primitives":N}; fails unless glGetError says nothing
+ *   monitor  a GL_AMD_performance_monitor monitor of IaVertices alone
+ *          around three strips (4 vertices, 4 vertices 3 times, 4 vertices)
+ *          with a glFlush between the second and third, then what it read
+ *          and the query objects someone else issued, as in grouped:
+ *          {"monitor_ia_vertices":N} and the "others_" line
  *   gles   three draws on an OpenGL ES 3 context (no pipeline statistics;
  *          GL_EXT_disjoint_timer_query where it has it), with timestamp
  *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
@@ -138,7 +143,7 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE, MONITOR } mode;
 
 typedef struct measuring {
     mode mode;
@@ -278,6 +283,67 @@ static void print_others_queries(const GLuint *ours, int count)
     printf("\"others_timestamp\":%llu,\"others_other\":%llu}\n", timestamps, other);
 }
 
+/* The AMD monitor's group and counter named `name`; false if none. */
+static bool amd_counter(const char *name, GLuint *group, GLuint *counter)
+{
+    PFNGLGETPERFMONITORGROUPSAMDPROC groups = gl_proc("glGetPerfMonitorGroupsAMD");
+    PFNGLGETPERFMONITORCOUNTERSAMDPROC counters = gl_proc("glGetPerfMonitorCountersAMD");
+    PFNGLGETPERFMONITORCOUNTERSTRINGAMDPROC string = gl_proc("glGetPerfMonitorCounterStringAMD");
+    GLint group_count = 0;
+    GLuint group_ids[64];
+    if (!groups || !counters || !string)
+        return false;
+    groups(&group_count, 64, group_ids);
+    for (GLint g = 0; g < group_count && g < 64; g++) {
+        GLint count = 0, max_active = 0;
+        GLuint ids[256];
+        counters(group_ids[g], &count, &max_active, 256, ids);
+        for (GLint c = 0; c < count && c < 256; c++) {
+            char text[128] = "";
+            string(group_ids[g], ids[c], sizeof(text), NULL, text);
+            if (!strcmp(text, name)) {
+                *group = group_ids[g];
+                *counter = ids[c];
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* MONITOR: an AMD monitor of IaVertices alone around three strips. */
+static int monitor_draws(void)
+{
+    PFNGLGENPERFMONITORSAMDPROC gen = gl_proc("glGenPerfMonitorsAMD");
+    PFNGLSELECTPERFMONITORCOUNTERSAMDPROC select = gl_proc("glSelectPerfMonitorCountersAMD");
+    PFNGLBEGINPERFMONITORAMDPROC begin = gl_proc("glBeginPerfMonitorAMD");
+    PFNGLENDPERFMONITORAMDPROC end = gl_proc("glEndPerfMonitorAMD");
+    PFNGLGETPERFMONITORCOUNTERDATAAMDPROC data = gl_proc("glGetPerfMonitorCounterDataAMD");
+    GLuint group = 0, counter = 0, monitor = 0;
+    if (!gen || !select || !begin || !end || !data ||
+        !amd_counter("IaVertices", &group, &counter)) {
+        fprintf(stderr, "gl_measured_draws: no GL_AMD_performance_monitor IaVertices\n");
+        return 1;
+    }
+    gen(1, &monitor);
+    select(monitor, GL_TRUE, group, 1, &counter);
+    begin(monitor);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 3);
+    glFlush();
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    end(monitor);
+    glFinish();
+    GLuint result[4] = {0, 0, 0, 0}; /* group, counter, a 64-bit value */
+    GLsizei written = 0;
+    data(monitor, GL_PERFMON_RESULT_AMD, sizeof(result), result, &written);
+    GLuint64 value = 0;
+    memcpy(&value, &result[2], sizeof(value));
+    printf("{\"monitor_ia_vertices\":%llu}\n",
+           written == sizeof(result) ? (unsigned long long)value : ~0ull);
+    return 0;
+}
+
 /* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
 enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
@@ -289,9 +355,10 @@ int main(int argc, char **argv)
                 : argc == 2 && !strcmp(argv[1], "timed")   ? TIMED
                 : argc == 2 && !strcmp(argv[1], "grouped") ? GROUPED
                 : argc == 2 && !strcmp(argv[1], "collide") ? COLLIDE
+                : argc == 2 && !strcmp(argv[1], "monitor") ? MONITOR
                                                            : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide|monitor\n", argv[0]);
         return 2;
     }
     struct gl_fixture fx;
@@ -341,6 +408,12 @@ int main(int argc, char **argv)
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, storage);
 
     glUseProgram(plain);
+    if (mode == MONITOR) {
+        int failed = monitor_draws();
+        print_others_queries(own, 4);
+        gl_fixture_close(&fx);
+        return failed;
+    }
     if (mode == COLLIDE) {
         /* A measurement the shim began at the first draw may still be open
          * when the program begins its own query of the same target. */

@@ -253,6 +253,40 @@ static void the_programs_own_query_ends_the_frames_measurement(void **state)
     run_result_free(&run);
 }
 
+/* A monitor asks for its counters: with a report that asks for nothing
+ * measured, a GL_AMD_performance_monitor monitor of IaVertices makes the
+ * shim query GL_VERTICES_SUBMITTED_ARB alone, and reads the vertices its
+ * draws submitted (4 + 4 x 3 + 4: a strip's count times its instances,
+ * GL 4.6's definition of the statistic), across a flush. */
+static void a_monitor_is_measured_with_its_own_counters_only(void **state)
+{
+    (void)state;
+    run_result run = run_mode("monitor", NULL, "TALLY_COUNTERS=DrawCalls");
+    assert_int_equal(run.exit_code, 0);
+    json_object *lines = output_lines(&run);
+    assert_non_null(lines);
+    json_object *others = NULL;
+    unsigned long long monitored = ~0ull;
+    for (size_t i = 0; i < json_object_array_length(lines); i++) {
+        json_object *line = json_object_array_get_idx(lines, i);
+        if (line_value(line, "monitor_ia_vertices") != ~0ull)
+            monitored = line_value(line, "monitor_ia_vertices");
+        if (line_value(line, "others_timestamp") != ~0ull)
+            others = line;
+    }
+    assert_int_equal(monitored, 20);
+    assert_non_null(others);
+    assert_true(line_value(others, "others_ia_vertices") > 0);
+    for (int s = 1; s < PIPELINE_STATISTICS; s++) {
+        char field[64];
+        snprintf(field, sizeof(field), "others_%s", pipeline_statistics[s][0]);
+        assert_int_equal(line_value(others, field), 0);
+    }
+    assert_int_equal(line_value(others, "others_timestamp"), 0);
+    json_object_put(lines);
+    run_result_free(&run);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +297,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(per_draw_only_the_asked_counters_are_queried),
         cmocka_unit_test(per_frame_only_the_asked_counters_are_queried),
         cmocka_unit_test(the_programs_own_query_ends_the_frames_measurement),
+        cmocka_unit_test(a_monitor_is_measured_with_its_own_counters_only),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
