@@ -340,9 +340,6 @@ bool tally_gl_measure_begin(int kind)
     m->key_pending = true;
     m->pending_group = true;
     m->pending_key = m->recording.count - 1;
-    /* Until the group ends, a plain draw has nothing to measure of its
-     * own: it may take the lane (draw_lane.h) as on simgpu. */
-    ctx->lane = tally_stream_draw_lane(ctx->stream);
     return false;
 }
 
@@ -386,10 +383,15 @@ void tally_gl_measure_pending(tally_gl_context *ctx)
 {
     gl_measuring *m = ctx->measuring;
     if (m->key_pending) {
-        if (m->pending_group)
+        if (m->pending_group) {
             tally_stream_measure_group(ctx->stream, m->pending_key);
-        else
+            /* Until the group ends, a plain draw has nothing to measure of
+             * its own: it may take the lane (draw_lane.h), as on simgpu,
+             * once a command carries the group's key. */
+            ctx->lane = tally_stream_draw_lane(ctx->stream);
+        } else {
             tally_stream_measure(ctx->stream, m->pending_key);
+        }
         m->key_pending = false;
     }
 }
@@ -460,6 +462,35 @@ void tally_gl_before_glBeginQueryIndexed(GLenum target, GLuint index, GLuint id)
     (void)id;
     if (index == 0)
         before_app_query(target);
+}
+
+/* The program asks which query of a target is active: a group's query of
+ * the shim's is none of the program's (the program has none of that
+ * target active, or the group would not hold one), so it answers 0, as
+ * without the shim. */
+static void hide_group_query(GLenum target, GLenum pname, GLint *params)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    int statistic = statistic_of(target);
+    if (!ctx || !params || pname != GL_CURRENT_QUERY || statistic < 0 || !ctx->measuring ||
+        !ctx->measuring->open)
+        return;
+    const gl_measuring *m = ctx->measuring;
+    GLuint ours =
+        m->recording.commands[m->recording.count - 1].queries[GL_QUERY_FIRST_STATISTIC + statistic];
+    if (ours && (GLuint)*params == ours)
+        *params = 0;
+}
+
+void tally_gl_after_glGetQueryiv(GLenum target, GLenum pname, GLint *params)
+{
+    hide_group_query(target, pname, params);
+}
+
+void tally_gl_after_glGetQueryIndexediv(GLenum target, GLuint index, GLenum pname, GLint *params)
+{
+    if (index == 0)
+        hide_group_query(target, pname, params);
 }
 
 void tally_gl_after_glBeginQuery(GLenum target, GLuint id)

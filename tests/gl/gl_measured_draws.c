@@ -32,6 +32,8 @@
  *   collide  two strips of 4 vertices in one frame, the second inside a
  *          GL_PRIMITIVES_SUBMITTED_ARB query of the program's own, printed
  *          as {"own_primitives":N}; fails unless glGetError says nothing
+ *          and, after the first, GL_CURRENT_QUERY of
+ *          GL_VERTICES_SUBMITTED_ARB is 0 (the program began none)
  *   monitor  a GL_AMD_performance_monitor monitor of IaVertices alone
  *          around three strips (4 vertices, 4 vertices 3 times, 4 vertices)
  *          with a glFlush between the second and third, then what it read
@@ -418,7 +420,14 @@ int main(int argc, char **argv)
         /* A measurement the shim began at the first draw may still be open
          * when the program begins its own query of the same target. */
         GLuint64 primitives = 0;
+        GLint current = 0;
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        /* The program has no query active: GL says so. */
+        glGetQueryiv(GL_VERTICES_SUBMITTED_ARB, GL_CURRENT_QUERY, &current);
+        if (current != 0) {
+            fprintf(stderr, "gl_measured_draws: a query %d is active\n", current);
+            return 1;
+        }
         glBeginQuery(GL_PRIMITIVES_SUBMITTED_ARB, own[0]);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
         glEndQuery(GL_PRIMITIVES_SUBMITTED_ARB);

@@ -228,7 +228,8 @@ static void per_frame_only_the_asked_counters_are_queried(void **state)
 
 /* GL allows one active query per target: the program's own begin of a
  * target the frame's open measurement holds ends that measurement first
- * (the program sees no error and reads its own count), and the statistic
+ * (the program sees no error and reads its own count; before it, GL says
+ * no query of the program's is active), and the statistic
  * is left to the program for the draws its query spans. */
 static void the_programs_own_query_ends_the_frames_measurement(void **state)
 {
