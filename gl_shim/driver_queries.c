@@ -473,7 +473,7 @@ static void hide_group_query(GLenum target, GLenum pname, GLint *params)
     tally_gl_context *ctx = tally_gl_current();
     int statistic = statistic_of(target);
     if (!ctx || !params || pname != GL_CURRENT_QUERY || statistic < 0 || !ctx->measuring ||
-        !ctx->measuring->open)
+        !ctx->measuring->group)
         return;
     const gl_measuring *m = ctx->measuring;
     GLuint ours =
