@@ -438,8 +438,11 @@ static void app_query_changed(GLenum target)
         note_app_query(m, statistic);
 }
 
-/* Before the program begins a query of a statistic's target: a group with
- * a query of that target active ends first (GL allows one per target). */
+/* Before the program begins or ends a query of a statistic's target: a
+ * group with a query of that target active ends first. GL allows one
+ * active query per target: the program's begin would fail, and its end
+ * (of a query it never began, an error it must see) would end the
+ * shim's. */
 static void before_app_query(GLenum target)
 {
     tally_gl_context *ctx = tally_gl_current();
@@ -491,6 +494,17 @@ void tally_gl_after_glGetQueryIndexediv(GLenum target, GLuint index, GLenum pnam
 {
     if (index == 0)
         hide_group_query(target, pname, params);
+}
+
+void tally_gl_before_glEndQuery(GLenum target)
+{
+    before_app_query(target);
+}
+
+void tally_gl_before_glEndQueryIndexed(GLenum target, GLuint index)
+{
+    if (index == 0)
+        before_app_query(target);
 }
 
 void tally_gl_after_glBeginQuery(GLenum target, GLuint id)

@@ -32,8 +32,9 @@
  *   collide  two strips of 4 vertices in one frame, the second inside a
  *          GL_PRIMITIVES_SUBMITTED_ARB query of the program's own, printed
  *          as {"own_primitives":N}; fails unless glGetError says nothing
- *          and, after the first, GL_CURRENT_QUERY of
- *          GL_VERTICES_SUBMITTED_ARB is 0 (the program began none)
+ *          but, after the second, its GL_INVALID_OPERATION for ending a
+ *          GL_VERTICES_SUBMITTED_ARB query it never began, and unless,
+ *          after the first, GL_CURRENT_QUERY of that target is 0
  *   monitor  a GL_AMD_performance_monitor monitor of IaVertices alone
  *          around three strips (4 vertices, 4 vertices 3 times, 4 vertices)
  *          with a glFlush between the second and third, then what it read
@@ -431,6 +432,13 @@ int main(int argc, char **argv)
         glBeginQuery(GL_PRIMITIVES_SUBMITTED_ARB, own[0]);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
         glEndQuery(GL_PRIMITIVES_SUBMITTED_ARB);
+        /* Ending a query it never began is the program's error to see. */
+        glEndQuery(GL_VERTICES_SUBMITTED_ARB);
+        GLenum stray = glGetError();
+        if (stray != GL_INVALID_OPERATION) {
+            fprintf(stderr, "gl_measured_draws: a stray glEndQuery gave 0x%x\n", stray);
+            return 1;
+        }
         glFinish();
         glGetQueryObjectui64v(own[0], GL_QUERY_RESULT, &primitives);
         printf("{\"own_primitives\":%llu}\n", (unsigned long long)primitives);
