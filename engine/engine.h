@@ -597,6 +597,7 @@ TALLY_HIDDEN bool tally_capture_takes(const struct tally_device *device, uint64_
 TALLY_HIDDEN void tally_capture_frame_begun(struct tally_device *device);
 TALLY_HIDDEN uint64_t tally_capture_tick(struct tally_device *device, uint64_t device_ns);
 
+
 /* run_metadata.c: the run's metadata, from the device's open to its close,
  * and the report's description of it (at the report's open and close). */
 TALLY_HIDDEN tally_status tally_run_metadata_open(struct tally_device *device);
