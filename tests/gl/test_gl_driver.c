@@ -12,7 +12,9 @@
  * said. An OpenGL ES 3 context measures GpuTime with
  * GL_EXT_disjoint_timer_query, leaving the program's own timestamp queries,
  * GL_GPU_DISJOINT_EXT reads and GL errors alone; one without the extension
- * is offered no measured counter.
+ * is offered no measured counter; the ES catalogue is the same with tally's
+ * EGL door preloaded. Per draw (TALLY_GRANULARITY=command): GL's default
+ * is per frame (test_gl_granularity.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
