@@ -80,6 +80,9 @@ struct tally_backend_ops {
     /* What the front ends should measure per command (tally_measure_bits);
      * the engine hands it to them as tally_device_info.measures. */
     uint32_t (*measures)(const void *state);
+    /* What a raw slot of the catalogue needs measured (tally_measure_bits;
+     * 0: the commands alone give it). NULL: every slot needs `measures`. */
+    uint32_t (*raw_measures)(const void *state, uint32_t raw_slot);
     /*
      * Counts one unit of work from what the GPU measured for its API command
      * (NULL: nothing measured for this unit, e.g. the second draw of a

@@ -19,6 +19,8 @@ void tally_device_options_from_env(tally_device_options *o)
         .trace_path = secure_getenv("TALLY_TRACE"),
         .report_counters = secure_getenv("TALLY_COUNTERS"),
         .granularity = tally_granularity_parse(secure_getenv("TALLY_GRANULARITY")),
+        .granularity_given =
+            secure_getenv("TALLY_GRANULARITY") && *secure_getenv("TALLY_GRANULARITY"),
         .uncalibrated = !tally_calibrate_parse(secure_getenv("TALLY_CALIBRATE")),
         .capture_frames = secure_getenv("TALLY_CAPTURE_FRAMES"),
         .capture_delay = secure_getenv("TALLY_CAPTURE_DELAY"),
@@ -79,6 +81,7 @@ static tally_status open_backend(struct tally_device *d, const tally_device_opti
         .granularity = o->granularity <= TALLY_GRANULARITY_COMMAND_BUFFER
                            ? o->granularity
                            : TALLY_GRANULARITY_COMMAND,
+        .granularity_given = o->granularity_given,
         .calibrate = !o->uncalibrated,
     };
     return TALLY_OK;
@@ -142,6 +145,8 @@ tally_status tally_device_open(const tally_device_options *options, tally_device
         s = tally_executor_init(d);
     if (s == TALLY_OK)
         s = tally_command_report_open(d, o, error, error_size);
+    if (s == TALLY_OK)
+        tally_measures_asked_open(d);
     if (s == TALLY_OK)
         tally_capture_start(d); /* before the queue thread reads the window */
     if (s == TALLY_OK)

@@ -348,6 +348,9 @@ struct tally_device {
     tally_report *report;
     uint32_t *report_counters;
     uint32_t report_counter_count;
+    /* What the report's and trace's counters read (tally_measure_bits):
+     * fixed at open (measures_asked.c). */
+    uint32_t report_measures;
     char *report_path, *trace_path;          /* copies, for messages at close */
     bool report_failed;                      /* a write failed; the report was dropped */
     struct command_report_rows *report_rows; /* command_report.c: the hand-off to the writer */
@@ -493,6 +496,8 @@ TALLY_HIDDEN void tally_listeners_retire(tally_listeners *listeners);
 /* Recounts device->listeners; callers hold listeners_lock, or own the
  * device alone (while it opens). */
 TALLY_HIDDEN void tally_listening_update(struct tally_device *device);
+/* measures_asked.c: report_measures, once the report is open. */
+TALLY_HIDDEN void tally_measures_asked_open(struct tally_device *device);
 /* Whether the command about to execute has anyone to see its work. */
 static inline bool tally_work_observed(struct tally_device *device)
 {

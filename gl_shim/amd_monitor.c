@@ -290,7 +290,7 @@ static bool start(tally_gl_context *ctx, amd_monitor *m)
         free(counters);
         return false;
     }
-    if (tally_gl_marker_begin(ctx, results) != TALLY_OK) {
+    if (tally_gl_marker_begin(ctx, results, counters, count) != TALLY_OK) {
         tally_results_release(results);
         free(counters);
         return false;

@@ -2,7 +2,7 @@
  * glPushGroupMarkerEXT) as the engine's debug labels: each draw's report
  * row is labelled with the groups around it, as Vulkan's debug-utils
  * labels are. */
-#include "gl_shim.h"
+#include "driver_queries.h"
 
 #include <string.h>
 
@@ -21,14 +21,17 @@ static void push(const GLchar *message, GLsizei length, bool zero_means_terminat
     n = n < LABEL_MAX ? n : LABEL_MAX;
     memcpy(label, message, n);
     label[n] = '\0';
+    tally_gl_measure_debug_group(ctx);
     tally_stream_label_push(ctx->stream, label);
 }
 
 static void pop(void)
 {
     tally_gl_context *ctx = tally_gl_current_context;
-    if (ctx && ctx->stream)
-        tally_stream_label_pop(ctx->stream); /* with none pushed: the engine ignores it */
+    if (!ctx || !ctx->stream)
+        return;
+    tally_gl_measure_debug_group(ctx);
+    tally_stream_label_pop(ctx->stream); /* with none pushed: the engine ignores it */
 }
 
 void tally_gl_after_glPushDebugGroup(GLenum source, GLuint id, GLsizei length,

@@ -150,7 +150,8 @@ enum { MAX_INDEX_BYTES = 1 << 20 };
  * draw, as for indirect parameters, but only while someone counts
  * (tally_stream_observed): an idle shim must not stall the program on a
  * readback. Without them (too many, no way to read, or nobody counting),
- * the draw is recorded without. */
+ * the draw is recorded without; under a backend that measures the GPU,
+ * always without. */
 static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLsizei instances,
                            GLenum type, const void *indices, uint32_t first_instance,
                            int32_t vertex_offset)
@@ -160,7 +161,11 @@ static void record_indexed(const char *api_name, GLenum mode, GLsizei count, GLs
     tally_gl_context *ctx = tally_gl_current();
     if (!ctx || tally_gl_unheard(ctx))
         return;
-    bool wanted = ctx->stream && tally_stream_observed(ctx->stream);
+    /* A backend that measures the GPU counts what the GPU did, not what a
+     * model makes of the indices: it needs none, and each read waits for
+     * the GPU (docs/driver.md, "Granularity in GL"). */
+    bool wanted = ctx->stream && tally_stream_observed(ctx->stream) &&
+                  !atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed);
     void *data = wanted && bytes && bytes <= MAX_INDEX_BYTES ? malloc(bytes) : NULL;
     if (data && !read_bound_buffer(GL_ELEMENT_ARRAY_BUFFER, GL_ELEMENT_ARRAY_BUFFER_BINDING,
                                    indices, data, bytes)) {

@@ -77,6 +77,12 @@ void tally_gl_calibrate(gl_measuring *m)
     if (!c->usable || (c->valid && monotonic_now() - c->taken_ns < CALIBRATION_PERIOD_NS))
         return;
     c->valid = sample(c);
+    if (!c->valid && c->said) {
+        /* It answered before: the context is no longer current underneath
+         * (eglTerminate or eglReleaseThread left the shim's view behind),
+         * not one that cannot say. Nothing to say; the next poll retries. */
+        return;
+    }
     if (!c->valid) {
         c->usable = false;
         tally_log(TALLY_LOG_WARN, "GL: glGetInteger64v(GL_TIMESTAMP) answered nothing; GPU "

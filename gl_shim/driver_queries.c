@@ -185,6 +185,10 @@ gl_measuring *tally_gl_measuring_set_up(tally_gl_context *ctx)
     if (!m)
         return NULL;
     m->measures = measures;
+    /* GL's default is a measurement per submission (frame): its queries
+     * cost per statistic, and per draw they serialize the GPU; per draw on
+     * demand (docs/driver.md, "Granularity in GL"). */
+    m->granularity = info.granularity_given ? info.granularity : TALLY_GRANULARITY_COMMAND_BUFFER;
     m->has_query_buffer = query_buffer;
     m->has_disjoint = disjoint && (measures & TALLY_MEASURE_TIME);
     tally_gl_learn_version(ctx);
@@ -264,27 +268,25 @@ static void end_queries(gl_measuring *m)
     if (c->queries[GL_QUERY_END_TIME])
         REAL_glQueryCounter(c->queries[GL_QUERY_END_TIME], GL_TIMESTAMP);
     m->open = false;
+    m->group = false;
 }
 
-bool tally_gl_measure_begin(int kind)
+/* What a measurement begun now brackets: of what the context measures, what
+ * the device's listeners and the context's open scopes read, less what the
+ * program's own queries hold. A group may hold draws and dispatches. */
+static uint32_t bits_for(const tally_gl_context *ctx, const gl_measuring *m, int kind)
 {
-    tally_gl_context *ctx = tally_gl_current();
-    if (!ctx || !ctx->stream || ctx->in_begin)
-        return false;
-    gl_measuring *m = tally_gl_measuring(ctx);
-    if (!m)
-        return false;
-    m->key_pending = false;
-    if (m->open)
-        end_queries(m); /* a glBegin the driver refused: no glEnd came */
-    /* Nobody counts (no report, trace, scope or sampler): nothing to measure. */
-    if (!tally_stream_observed(ctx->stream))
-        return false;
-    uint32_t statistics =
-        kind == TALLY_GL_MEASURE_DISPATCH ? TALLY_MEASURE_CS_INVOCATIONS : GRAPHICS_STATISTICS;
-    uint32_t bits = m->measures & (statistics | TALLY_MEASURE_TIME) & ~m->app_active;
-    if (!bits)
-        return false;
+    uint32_t statistics = m->granularity != TALLY_GRANULARITY_COMMAND ? TALLY_MEASURE_STATISTICS
+                          : kind == TALLY_GL_MEASURE_DISPATCH         ? TALLY_MEASURE_CS_INVOCATIONS
+                                                                      : GRAPHICS_STATISTICS;
+    uint32_t asked =
+        tally_device_measures_asked(tally_context_device(ctx->engine)) | ctx->scope_measures;
+    return m->measures & asked & (statistics | TALLY_MEASURE_TIME) & ~m->app_active;
+}
+
+/* Begins the queries of `bits` for a new measured command; false if none began. */
+static bool begin_queries(gl_measuring *m, uint32_t bits)
+{
     gl_measured_command *c = append_command(&m->recording);
     if (!c)
         return false;
@@ -312,14 +314,59 @@ bool tally_gl_measure_begin(int kind)
     return true;
 }
 
+/* Returns true when the command's own queries began (command granularity):
+ * the wrapper ends them after the real call. A group's queries run on. */
+bool tally_gl_measure_begin(int kind)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    if (!ctx || !ctx->stream || ctx->in_begin)
+        return false;
+    gl_measuring *m = tally_gl_measuring(ctx);
+    if (!m || m->group)
+        return false; /* an open group measures this command too */
+    m->key_pending = false;
+    if (m->open)
+        end_queries(m); /* a glBegin the driver refused: no glEnd came */
+    /* Nobody counts (no report, trace, scope or sampler): nothing to measure. */
+    if (!tally_stream_observed(ctx->stream))
+        return false;
+    uint32_t bits = bits_for(ctx, m, kind);
+    if (!bits || !begin_queries(m, bits))
+        return false;
+    if (m->granularity == TALLY_GRANULARITY_COMMAND)
+        return true;
+    /* The group's first recorded command carries it (engine/measured.c). */
+    m->group = true;
+    m->key_pending = true;
+    m->pending_group = true;
+    m->pending_key = m->recording.count - 1;
+    return false;
+}
+
+void tally_gl_measure_split(tally_gl_context *ctx)
+{
+    gl_measuring *m = ctx->measuring;
+    /* GL calls go to the context current on this thread, and none is
+     * allowed between glBegin and glEnd. */
+    if (!m || !m->group || ctx != tally_gl_current() || ctx->in_begin)
+        return;
+    end_queries(m);
+    ctx->lane = NULL; /* the next draw begins the next group */
+    if (m->key_pending)
+        m->key_pending = false; /* no command carried it: read, unused */
+    else if (ctx->stream)
+        tally_stream_measure_end(ctx->stream);
+}
+
 void tally_gl_measure_end(void)
 {
     tally_gl_context *ctx = tally_gl_current();
     gl_measuring *m = ctx ? ctx->measuring : NULL;
-    if (!m || !m->open)
+    if (!m || !m->open || m->group)
         return; /* after glEnd, GL is out of glBegin even before the shim knows */
     end_queries(m);
     m->key_pending = true;
+    m->pending_group = false;
     m->pending_key = m->recording.count - 1;
 }
 
@@ -328,7 +375,7 @@ void tally_gl_measure_end(void)
 void tally_gl_measure_drop(void)
 {
     tally_gl_context *ctx = tally_gl_current();
-    if (ctx && ctx->measuring)
+    if (ctx && ctx->measuring && !ctx->measuring->group)
         ctx->measuring->key_pending = false;
 }
 
@@ -336,7 +383,15 @@ void tally_gl_measure_pending(tally_gl_context *ctx)
 {
     gl_measuring *m = ctx->measuring;
     if (m->key_pending) {
-        tally_stream_measure(ctx->stream, m->pending_key);
+        if (m->pending_group) {
+            tally_stream_measure_group(ctx->stream, m->pending_key);
+            /* Until the group ends, a plain draw has nothing to measure of
+             * its own: it may take the lane (draw_lane.h), as on simgpu,
+             * once a command carries the group's key. */
+            ctx->lane = tally_stream_draw_lane(ctx->stream);
+        } else {
+            tally_stream_measure(ctx->stream, m->pending_key);
+        }
         m->key_pending = false;
     }
 }
@@ -383,6 +438,75 @@ static void app_query_changed(GLenum target)
         note_app_query(m, statistic);
 }
 
+/* Before the program begins or ends a query of a statistic's target: a
+ * group with a query of that target active ends first. GL allows one
+ * active query per target: the program's begin would fail, and its end
+ * (of a query it never began, an error it must see) would end the
+ * shim's. */
+static void before_app_query(GLenum target)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    int statistic = statistic_of(target);
+    if (!ctx || statistic < 0 || !ctx->measuring || !ctx->measuring->group)
+        return;
+    const gl_measuring *m = ctx->measuring;
+    if (m->recording.commands[m->recording.count - 1].queries[GL_QUERY_FIRST_STATISTIC + statistic])
+        tally_gl_measure_split(ctx);
+}
+
+void tally_gl_before_glBeginQuery(GLenum target, GLuint id)
+{
+    (void)id;
+    before_app_query(target);
+}
+
+void tally_gl_before_glBeginQueryIndexed(GLenum target, GLuint index, GLuint id)
+{
+    (void)id;
+    if (index == 0)
+        before_app_query(target);
+}
+
+/* The program asks which query of a target is active: a group's query of
+ * the shim's is none of the program's (the program has none of that
+ * target active, or the group would not hold one), so it answers 0, as
+ * without the shim. */
+static void hide_group_query(GLenum target, GLenum pname, GLint *params)
+{
+    tally_gl_context *ctx = tally_gl_current();
+    int statistic = statistic_of(target);
+    if (!ctx || !params || pname != GL_CURRENT_QUERY || statistic < 0 || !ctx->measuring ||
+        !ctx->measuring->group)
+        return;
+    const gl_measuring *m = ctx->measuring;
+    GLuint ours =
+        m->recording.commands[m->recording.count - 1].queries[GL_QUERY_FIRST_STATISTIC + statistic];
+    if (ours && (GLuint)*params == ours)
+        *params = 0;
+}
+
+void tally_gl_after_glGetQueryiv(GLenum target, GLenum pname, GLint *params)
+{
+    hide_group_query(target, pname, params);
+}
+
+void tally_gl_after_glGetQueryIndexediv(GLenum target, GLuint index, GLenum pname, GLint *params)
+{
+    if (index == 0)
+        hide_group_query(target, pname, params);
+}
+
+void tally_gl_before_glEndQuery(GLenum target)
+{
+    before_app_query(target);
+}
+
+void tally_gl_before_glEndQueryIndexed(GLenum target, GLuint index)
+{
+    if (index == 0)
+        before_app_query(target);
+}
+
 void tally_gl_after_glBeginQuery(GLenum target, GLuint id)
 {
     (void)id;
@@ -406,4 +530,12 @@ void tally_gl_after_glEndQueryIndexed(GLenum target, GLuint index)
 {
     if (index == 0)
         app_query_changed(target);
+}
+
+/* At render-pass granularity a debug group's push and pop end the group
+ * measured so far: each range of a debug group is measured apart. */
+void tally_gl_measure_debug_group(tally_gl_context *ctx)
+{
+    if (ctx->measuring && ctx->measuring->granularity == TALLY_GRANULARITY_RENDER_PASS)
+        tally_gl_measure_split(ctx);
 }

@@ -71,8 +71,14 @@ typedef struct gl_measuring {
     bool recording_time_lost; /* the current recording's timestamps span a disjoint event */
     bool said_disjoint;
     gl_calibration calibration;
-    bool open;        /* the current command's queries have begun */
-    bool key_pending; /* ended, for the next recorded draw or dispatch */
+    /* What one measurement brackets (docs/driver.md, "Granularity in GL"):
+     * each draw and dispatch (command), the commands within one debug group
+     * (render-pass), or within one submission (command-buffer). */
+    tally_granularity granularity;
+    bool open;        /* the current command's (or group's) queries have begun */
+    bool group;       /* the open measurement is a group's, which runs on past its first command */
+    bool key_pending; /* for the next recorded draw or dispatch */
+    bool pending_group; /* the pending key begins a group */
     uint32_t pending_key;
     gl_command_list recording; /* the commands of the context's current stream */
     /* Free query names per target (statistics in bit order, then timestamps). */
@@ -112,6 +118,8 @@ static inline void tally_gl_measure_attach(tally_gl_context *ctx)
     if (ctx->measuring)
         tally_gl_measure_pending(ctx);
 }
+/* A debug group is pushed or popped (debug_groups.c). */
+TALLY_GL_HIDDEN void tally_gl_measure_debug_group(tally_gl_context *ctx);
 /* Query names go back to their pools. */
 TALLY_GL_HIDDEN void tally_gl_release_queries(gl_measuring *m, const gl_measured_command *command);
 

@@ -22,6 +22,8 @@
 bool tally_gl_hold_submission(tally_gl_context *ctx, const char *api_name, uint32_t flags)
 {
     gl_measuring *m = ctx->measuring;
+    if (m)
+        tally_gl_measure_split(ctx); /* a group ends with its submission */
     if (!m || (m->recording.count == 0 && !m->held))
         return false;
     m->key_pending = false;

@@ -111,6 +111,7 @@ def main():
             enums.setdefault(enum.get("name"), enum.get("value"))
 
     roles = {}
+    before = set()  # "after" commands with a hook before the real call too
     measured = {}  # command -> how the driver backend measures it (MEASURED)
     fast = {}  # command -> whether draw_lane.h has its inline lane form
     wanted_enums = []
@@ -125,6 +126,9 @@ def main():
         else:
             if value not in commands:
                 sys.exit(f"{value} is not a command of gl.xml")
+            if role == "before":
+                before.add(value)
+                role = "after"
             if role in MEASURED:
                 measured[value] = role
                 if role in ("lane", "draw", "dispatch"):
@@ -138,6 +142,8 @@ def main():
     for name, command in sorted(commands.items()):
         if command.alias in roles and roles[command.alias] == "after" and name not in roles:
             roles[name] = "alias"
+            if command.alias in before:
+                before.add(name)
             if command.alias in measured:
                 measured[name] = measured[command.alias]
 
@@ -178,6 +184,9 @@ def main():
             params = result + [f"{t} {n}" if not t.endswith("*") else f"{t}{n}"
                                for t, n in c.params]
             out.append(f"void tally_gl_after_{name}({', '.join(params) or 'void'});")
+            if name in before:
+                params = [f"{t} {n}" if not t.endswith("*") else f"{t}{n}" for t, n in c.params]
+                out.append(f"void tally_gl_before_{name}({', '.join(params) or 'void'});")
     out.append("void tally_gl_after_vertex(void);")
     out.append("\n/* The driver backend's measurement of one command (driver_queries.c). */")
     out.append("enum { TALLY_GL_MEASURE_DRAW = 0, TALLY_GL_MEASURE_DISPATCH = 1 };")
@@ -219,6 +228,8 @@ def main():
         else:
             src.append(f"{c.result} {name}({c.param_list()})\n{{")
         src.append(f"    PFN_{name} real = {real};")
+        if name in before:
+            src.append(f"    tally_gl_before_{hook_of}({c.arg_list()});")
         kind, opens, closes = MEASURED.get(measured.get(name), (None, False, False))
         # Only a command that opens and closes its own measurement needs to
         # know whether it opened one; end and drop check for themselves.

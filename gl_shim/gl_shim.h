@@ -41,8 +41,8 @@ typedef struct tally_gl_context {
     /* The stream's draw lane (set with it, tally_gl_set_stream), or NULL
      * where no draw may take it: no stream, or a device whose backend
      * measures, where each draw brackets the driver's call with queries
-     * (driver_queries.c). Fixed for the stream's life: the device's
-     * backend is known before any context is made. */
+     * (driver_queries.c), except while a measured group is open, which
+     * the draws join with nothing of their own to measure. */
     tally_draw_lane *lane;
     /* Who would see the context's draws: the device's listeners (its word,
      * tally_device_listeners) and the scopes of the context's own
@@ -50,6 +50,9 @@ typedef struct tally_gl_context {
      * (tally_gl_marker_begin). With neither, a draw is not recorded. */
     const tally_listeners *listening;
     uint32_t open_markers;
+    /* What the open scopes' counters read (tally_measure_bits), measured
+     * with what the device's listeners ask; 0 once none is open. */
+    uint32_t scope_measures;
     bool stream_has_work;
     bool
         state_bound; /* render area and program bound in the stream (they carry over submissions) */
@@ -154,10 +157,23 @@ static inline void tally_gl_recorded(tally_gl_context *ctx)
 {
     ctx->stream_has_work = true;
 }
+/* driver_queries.c: ends the measurement of a group of commands open in
+ * the context, if any, so that what follows is measured apart (a scope's
+ * begin or end, a debug group at render-pass granularity, a submission). */
+TALLY_GL_HIDDEN void tally_gl_measure_split(tally_gl_context *ctx);
 /* A monitor's or query's scope recorded into the context's stream, counted
- * in open_markers as the engine counts them in the stream. */
-static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results)
+ * in open_markers as the engine counts them in the stream. Under a
+ * measuring backend its counters' inputs are measured while it is open
+ * (scope_measures), and no measured group straddles its begin or end. */
+static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_results *results,
+                                                 const uint32_t *counters, uint32_t count)
 {
+    if (atomic_load_explicit(&tally_gl_device_measures, memory_order_relaxed)) {
+        if (ctx->measuring) /* set up at the context's first measured command */
+            tally_gl_measure_split(ctx);
+        ctx->scope_measures |=
+            tally_device_measures_of(tally_context_device(ctx->engine), counters, count);
+    }
     tally_status status = tally_stream_marker_begin(ctx->stream, results, 0);
     if (status == TALLY_OK) {
         ctx->open_markers++;
@@ -167,10 +183,14 @@ static inline tally_status tally_gl_marker_begin(tally_gl_context *ctx, tally_re
 }
 static inline tally_status tally_gl_marker_end(tally_gl_context *ctx, tally_results *results)
 {
+    if (ctx->measuring)
+        tally_gl_measure_split(ctx);
     tally_status status = tally_stream_marker_end(ctx->stream, results, 0);
     if (status == TALLY_OK) {
         if (ctx->open_markers)
             ctx->open_markers--;
+        if (!ctx->open_markers)
+            ctx->scope_measures = 0;
         tally_gl_recorded(ctx);
     }
     return status;

@@ -309,7 +309,7 @@ EXPORT void glBeginPerfQueryINTEL(GLuint queryHandle)
         tally_gl_error(ctx, GL_INVALID_OPERATION);
         return;
     }
-    if (tally_gl_marker_begin(ctx, results) != TALLY_OK) {
+    if (tally_gl_marker_begin(ctx, results, set->counters, set->counter_count) != TALLY_OK) {
         tally_results_release(results);
         tally_gl_error(ctx, GL_OUT_OF_MEMORY);
         return;

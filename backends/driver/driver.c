@@ -24,6 +24,7 @@ struct driver {
     /* Raw slots in this device's catalogue, TALLY_NOT_RAW where not offered. */
     uint32_t statistic_slot[TALLY_STATISTIC_COUNT];
     uint32_t draws_slot, dispatches_slot, workgroups_slot;
+    uint32_t time_slot; /* GpuTime's */
 };
 
 static uint32_t raw_slot(const struct tally_catalogue *cat, const char *symbol)
@@ -52,7 +53,8 @@ static tally_status create(const tally_device_options *options, void **state, ch
         if (g->statistic_slot[i] != TALLY_NOT_RAW)
             g->measures |= 1u << i;
     }
-    if (raw_slot(g->catalogue, "GpuTime") != TALLY_NOT_RAW)
+    g->time_slot = raw_slot(g->catalogue, "GpuTime");
+    if (g->time_slot != TALLY_NOT_RAW)
         g->measures |= TALLY_MEASURE_TIME;
     g->draws_slot = raw_slot(g->catalogue, "DrawCalls");
     g->dispatches_slot = raw_slot(g->catalogue, "Dispatches");
@@ -93,6 +95,19 @@ static void constants(const void *state, uint64_t *values)
 static uint32_t measures(const void *state)
 {
     return ((const struct driver *)state)->measures;
+}
+
+static uint32_t raw_measures(const void *state, uint32_t slot)
+{
+    const struct driver *g = state;
+    if (slot == TALLY_NOT_RAW)
+        return 0;
+    if (slot == g->time_slot)
+        return TALLY_MEASURE_TIME;
+    for (uint32_t i = 0; i < TALLY_STATISTIC_COUNT; i++)
+        if (g->statistic_slot[i] == slot)
+            return 1u << i;
+    return 0; /* the commands' own counts */
 }
 
 static void add(uint64_t *raw, uint32_t slot, uint64_t value)
@@ -161,5 +176,6 @@ const struct tally_backend_ops tally_driver_backend = {
     .constants = constants,
     .execute = execute,
     .measures = measures,
+    .raw_measures = raw_measures,
     .execute_measured = execute_measured,
 };

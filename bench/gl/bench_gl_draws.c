@@ -6,7 +6,8 @@
  * queries), one glFinish at the end, after as many frames untimed (and at
  * least half a second of them). Prints the calling thread's CPU time and
  * the wall time per draw, and the thread's CPU time in the draw loops alone
- * (the flushes left out) per draw; tally_bench_gl_driver runs it with and without
+ * (the flushes left out) per draw, after a line naming the renderer;
+ * tally_bench_gl_driver runs it with and without
  * the shim and backends (docs/benchmarks.md).
  *
  * usage: bench_gl_draws [FRAMES [DRAWS [arrays|elements]]]
@@ -110,6 +111,8 @@ static void report(double cpu_start, double wall_start, double draws)
 {
     double cpu = seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
     double wall = seconds(CLOCK_MONOTONIC) - wall_start;
+    /* The renderer on a line of its own, before the figures' line. */
+    printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
     printf("thread_ns_per_draw %.1f wall_ns_per_draw %.1f draw_loop_ns_per_draw %.1f error 0x%x\n",
            cpu / draws * 1e9, wall / draws * 1e9, draw_loops_cpu / draws * 1e9, glGetError());
 }

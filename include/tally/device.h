@@ -53,6 +53,9 @@ typedef struct tally_device_options {
      * knows. Ignored by simulated backends. */
     uint32_t measurable;
     tally_granularity granularity; /* for a backend that measures the real GPU */
+    /* Whether granularity was asked for (TALLY_GRANULARITY set): where it
+     * was not, each front end uses its own default (docs/driver.md). */
+    bool granularity_given;
     /* TALLY_CALIBRATE=0: front ends place the GPU's timestamps by the
      * correlation (docs/driver.md, "GPU time") instead of calibrating them
      * to CLOCK_MONOTONIC. */
@@ -155,6 +158,7 @@ typedef struct tally_device_info {
     uint32_t measures;
     /* How finely front ends group those measurements (the options'). */
     tally_granularity granularity;
+    bool granularity_given; /* the options': else a front end's own default */
     /* Whether front ends put measured GPU timestamps on CLOCK_MONOTONIC
      * where they can (not the options' uncalibrated). */
     bool calibrate;
@@ -162,6 +166,14 @@ typedef struct tally_device_info {
 
 TALLY_API void tally_device_get_info(const tally_device *device, tally_device_info *info);
 TALLY_API const tally_catalogue *tally_device_catalogue(const tally_device *device);
+/* Of `measures`, what the device's own listeners read now: the inputs of
+ * the report's and trace's counters, and everything while a sampler or a
+ * timeline reader is open. A front end whose queries cost per statistic
+ * (GL) measures only these, and what its own scopes' counters read. */
+TALLY_API uint32_t tally_device_measures_asked(const tally_device *device);
+/* Of `measures`, what the given catalogue counters read. */
+TALLY_API uint32_t tally_device_measures_of(const tally_device *device, const uint32_t *counters,
+                                            uint32_t count);
 /* Values of the catalogue's constants for this device, in catalogue order. */
 TALLY_API const uint64_t *tally_device_constants(const tally_device *device);
 /*

@@ -23,6 +23,23 @@
  *          makes one invalid draw, and fails unless glGetError reports
  *          exactly that draw's GL_INVALID_ENUM and the buffer was never
  *          written
+ *   grouped  the plain commands, the second and third inside a debug
+ *          group (glPushDebugGroup), then one JSON line of the query
+ *          objects someone else (the shim) issued in the context, by
+ *          target, from llvmpipe's own state (glIsQuery is true only for a
+ *          name a query was begun or written with; GL_QUERY_TARGET):
+ *          {"others_ia_vertices":N,...,"others_timestamp":N,"others_other":N}
+ *   collide  two strips of 4 vertices in one frame, the second inside a
+ *          GL_PRIMITIVES_SUBMITTED_ARB query of the program's own, printed
+ *          as {"own_primitives":N}; fails unless glGetError says nothing
+ *          but, after the second, its GL_INVALID_OPERATION for ending a
+ *          GL_VERTICES_SUBMITTED_ARB query it never began, and unless,
+ *          after the first, GL_CURRENT_QUERY of that target is 0
+ *   monitor  a GL_AMD_performance_monitor monitor of IaVertices alone
+ *          around three strips (4 vertices, 4 vertices 3 times, 4 vertices)
+ *          with a glFlush between the second and third, then what it read
+ *          and the query objects someone else issued, as in grouped:
+ *          {"monitor_ia_vertices":N} and the "others_" line
  *   gles   three draws on an OpenGL ES 3 context (no pipeline statistics;
  *          GL_EXT_disjoint_timer_query where it has it), with timestamp
  *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
@@ -129,7 +146,7 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE, MONITOR } mode;
 
 typedef struct measuring {
     mode mode;
@@ -185,6 +202,12 @@ typedef void (*query_result_fn)(GLuint id, GLenum pname, GLuint64 *value);
 static int gles_draws(void)
 {
     struct gl_fixture fx;
+    /* As EGL programs do before they make a context: list the display's
+     * extensions (where tally's EGL door adds its own). */
+    EGLDisplay display =
+        eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (display != EGL_NO_DISPLAY && eglInitialize(display, NULL, NULL))
+        eglQueryString(display, EGL_EXTENSIONS);
     if (gl_fixture_open(&fx, EGL_OPENGL_ES_API, 3) != 0) {
         fprintf(stderr, "gl_measured_draws: no surfaceless GLES 3 context\n");
         return 1;
@@ -236,18 +259,115 @@ static int gles_draws(void)
     return status;
 }
 
+/* Query names below this are scanned for the shim's. */
+enum { SCANNED_QUERY_NAMES = 4096 };
+
+/* Prints how many query objects other than the program's own (`ours`,
+ * count of them) llvmpipe holds, by target. */
+static void print_others_queries(const GLuint *ours, int count)
+{
+    unsigned long long by_statistic[STATISTIC_COUNT] = {0}, timestamps = 0, other = 0;
+    for (GLuint name = 1; name < SCANNED_QUERY_NAMES; name++) {
+        bool own = false;
+        for (int i = 0; i < count; i++)
+            own |= ours[i] == name;
+        if (own || !glIsQuery(name))
+            continue;
+        GLint target = 0;
+        glGetQueryObjectiv(name, GL_QUERY_TARGET, &target);
+        bool found = false;
+        for (int i = 0; i < STATISTIC_COUNT; i++)
+            if ((GLenum)target == STATISTICS[i]) {
+                by_statistic[i]++;
+                found = true;
+            }
+        if (!found && (GLenum)target == GL_TIMESTAMP)
+            timestamps++;
+        else if (!found)
+            other++;
+    }
+    printf("{");
+    for (int i = 0; i < STATISTIC_COUNT; i++)
+        printf("\"others_%s\":%llu,", FIELDS[i], by_statistic[i]);
+    printf("\"others_timestamp\":%llu,\"others_other\":%llu}\n", timestamps, other);
+}
+
+/* The AMD monitor's group and counter named `name`; false if none. */
+static bool amd_counter(const char *name, GLuint *group, GLuint *counter)
+{
+    PFNGLGETPERFMONITORGROUPSAMDPROC groups = gl_proc("glGetPerfMonitorGroupsAMD");
+    PFNGLGETPERFMONITORCOUNTERSAMDPROC counters = gl_proc("glGetPerfMonitorCountersAMD");
+    PFNGLGETPERFMONITORCOUNTERSTRINGAMDPROC string = gl_proc("glGetPerfMonitorCounterStringAMD");
+    GLint group_count = 0;
+    GLuint group_ids[64];
+    if (!groups || !counters || !string)
+        return false;
+    groups(&group_count, 64, group_ids);
+    for (GLint g = 0; g < group_count && g < 64; g++) {
+        GLint count = 0, max_active = 0;
+        GLuint ids[256];
+        counters(group_ids[g], &count, &max_active, 256, ids);
+        for (GLint c = 0; c < count && c < 256; c++) {
+            char text[128] = "";
+            string(group_ids[g], ids[c], sizeof(text), NULL, text);
+            if (!strcmp(text, name)) {
+                *group = group_ids[g];
+                *counter = ids[c];
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* MONITOR: an AMD monitor of IaVertices alone around three strips. */
+static int monitor_draws(void)
+{
+    PFNGLGENPERFMONITORSAMDPROC gen = gl_proc("glGenPerfMonitorsAMD");
+    PFNGLSELECTPERFMONITORCOUNTERSAMDPROC select = gl_proc("glSelectPerfMonitorCountersAMD");
+    PFNGLBEGINPERFMONITORAMDPROC begin = gl_proc("glBeginPerfMonitorAMD");
+    PFNGLENDPERFMONITORAMDPROC end = gl_proc("glEndPerfMonitorAMD");
+    PFNGLGETPERFMONITORCOUNTERDATAAMDPROC data = gl_proc("glGetPerfMonitorCounterDataAMD");
+    GLuint group = 0, counter = 0, monitor = 0;
+    if (!gen || !select || !begin || !end || !data ||
+        !amd_counter("IaVertices", &group, &counter)) {
+        fprintf(stderr, "gl_measured_draws: no GL_AMD_performance_monitor IaVertices\n");
+        return 1;
+    }
+    gen(1, &monitor);
+    select(monitor, GL_TRUE, group, 1, &counter);
+    begin(monitor);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 3);
+    glFlush();
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    end(monitor);
+    glFinish();
+    GLuint result[4] = {0, 0, 0, 0}; /* group, counter, a 64-bit value */
+    GLsizei written = 0;
+    data(monitor, GL_PERFMON_RESULT_AMD, sizeof(result), result, &written);
+    GLuint64 value = 0;
+    memcpy(&value, &result[2], sizeof(value));
+    printf("{\"monitor_ia_vertices\":%llu}\n",
+           written == sizeof(result) ? (unsigned long long)value : ~0ull);
+    return 0;
+}
+
 /* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
 enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
 int main(int argc, char **argv)
 {
-    mode mode = argc == 2 && !strcmp(argv[1], "truth")   ? TRUTH
-                : argc == 2 && !strcmp(argv[1], "own")   ? OWN
-                : argc == 2 && !strcmp(argv[1], "gles")  ? GLES
-                : argc == 2 && !strcmp(argv[1], "timed") ? TIMED
-                                                         : PLAIN;
+    mode mode = argc == 2 && !strcmp(argv[1], "truth")     ? TRUTH
+                : argc == 2 && !strcmp(argv[1], "own")     ? OWN
+                : argc == 2 && !strcmp(argv[1], "gles")    ? GLES
+                : argc == 2 && !strcmp(argv[1], "timed")   ? TIMED
+                : argc == 2 && !strcmp(argv[1], "grouped") ? GROUPED
+                : argc == 2 && !strcmp(argv[1], "collide") ? COLLIDE
+                : argc == 2 && !strcmp(argv[1], "monitor") ? MONITOR
+                                                           : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own|gles|timed\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide|monitor\n", argv[0]);
         return 2;
     }
     struct gl_fixture fx;
@@ -297,6 +417,43 @@ int main(int argc, char **argv)
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, storage);
 
     glUseProgram(plain);
+    if (mode == MONITOR) {
+        int failed = monitor_draws();
+        print_others_queries(own, 4);
+        gl_fixture_close(&fx);
+        return failed;
+    }
+    if (mode == COLLIDE) {
+        /* A measurement the shim began at the first draw may still be open
+         * when the program begins its own query of the same target. */
+        GLuint64 primitives = 0;
+        GLint current = 0;
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        /* The program has no query active: GL says so. */
+        glGetQueryiv(GL_VERTICES_SUBMITTED_ARB, GL_CURRENT_QUERY, &current);
+        if (current != 0) {
+            fprintf(stderr, "gl_measured_draws: a query %d is active\n", current);
+            return 1;
+        }
+        glBeginQuery(GL_PRIMITIVES_SUBMITTED_ARB, own[0]);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glEndQuery(GL_PRIMITIVES_SUBMITTED_ARB);
+        /* Ending a query it never began is the program's error to see. */
+        glEndQuery(GL_VERTICES_SUBMITTED_ARB);
+        GLenum stray = glGetError();
+        if (stray != GL_INVALID_OPERATION) {
+            fprintf(stderr, "gl_measured_draws: a stray glEndQuery gave 0x%x\n", stray);
+            return 1;
+        }
+        glFinish();
+        glGetQueryObjectui64v(own[0], GL_QUERY_RESULT, &primitives);
+        printf("{\"own_primitives\":%llu}\n", (unsigned long long)primitives);
+        GLenum error = glGetError();
+        if (error != GL_NO_ERROR)
+            fprintf(stderr, "gl_measured_draws: GL error 0x%x\n", error);
+        gl_fixture_close(&fx);
+        return error != GL_NO_ERROR;
+    }
     if (mode == OWN) {
         glBeginQuery(GL_VERTICES_SUBMITTED_ARB, own[0]);
         glBeginQuery(GL_TIME_ELAPSED, own[1]);
@@ -317,12 +474,16 @@ int main(int argc, char **argv)
         }
     }
     glFlush();
+    if (mode == GROUPED)
+        glPushDebugGroup(GL_DEBUG_SOURCE_APPLICATION, 1, -1, "pair");
     measure_begin(&m);
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 3);
     measure_end(&m, "glDrawArraysInstanced", 1);
     measure_begin(&m);
     glDrawElements(GL_TRIANGLES, 12, GL_UNSIGNED_INT, NULL);
     measure_end(&m, "glDrawElements", 1);
+    if (mode == GROUPED)
+        glPopDebugGroup();
     static const GLint firsts[] = {0, 4};
     static const GLsizei counts[] = {3, 6};
     measure_begin(&m);
@@ -365,6 +526,13 @@ int main(int argc, char **argv)
         if (status || (GLuint)bound != query_buffer)
             fprintf(stderr, "gl_measured_draws: the query buffer was written or unbound\n");
         status |= (GLuint)bound != query_buffer;
+    }
+    if (mode == GROUPED) {
+        GLuint ours[STATISTIC_COUNT + 6];
+        memcpy(ours, m.queries, sizeof(m.queries));
+        memcpy(ours + STATISTIC_COUNT, m.stamps, sizeof(m.stamps));
+        memcpy(ours + STATISTIC_COUNT + 2, own, sizeof(own));
+        print_others_queries(ours, STATISTIC_COUNT + 6);
     }
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {

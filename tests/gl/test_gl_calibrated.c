@@ -65,6 +65,7 @@ static int open_fixture(void **state, EGLenum api, int major, bool calibrate)
     memset(&f, 0, sizeof(f));
     setenv("TALLY_BACKEND", "driver", 1);
     setenv("TALLY_CLOCK", "realtime", 1);
+    setenv("TALLY_GRANULARITY", "command", 1); /* each draw's time: GL's default is per frame */
     if (calibrate)
         unsetenv("TALLY_CALIBRATE");
     else

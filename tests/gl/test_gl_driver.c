@@ -12,7 +12,9 @@
  * said. An OpenGL ES 3 context measures GpuTime with
  * GL_EXT_disjoint_timer_query, leaving the program's own timestamp queries,
  * GL_GPU_DISJOINT_EXT reads and GL errors alone; one without the extension
- * is offered no measured counter.
+ * is offered no measured counter; the ES catalogue is the same with tally's
+ * EGL door preloaded. Per draw (TALLY_GRANULARITY=command): GL's default
+ * is per frame (test_gl_granularity.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +47,7 @@ static run_result run_shimmed_with(const char *mode, const char *counters, const
                          "EGL_PLATFORM=surfaceless",
                          "TALLY_BACKEND=driver",
                          "TALLY_LOG=warn",
+                         "TALLY_GRANULARITY=command", /* per draw: GL's default is per frame */
                          counters,
                          "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS,
                          extra,
@@ -239,6 +242,38 @@ static void a_context_without_queries_is_offered_no_measured_counter(void **stat
     run_result_free(&gles);
 }
 
+/* The EGL door (EGL_BRCM_event_monitor) measures nothing: listing EGL's
+ * extensions before the first context, as every EGL program does, must not
+ * open the device with a catalogue of its own. The ES context's catalogue
+ * is the same with the door as without: GpuTime and no statistic, with the
+ * default counters. */
+static void an_es_contexts_catalogue_is_the_same_with_the_egl_door(void **state)
+{
+    (void)state;
+    const char *argv[] = {GL_MEASURED_DRAWS, "gles", NULL};
+    const char *with_door[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD ":" EGL_SHIM_PRELOAD,
+                               "EGL_PLATFORM=surfaceless", "TALLY_BACKEND=driver",
+                               "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS, NULL};
+    const char *without_door[] = {"LD_PRELOAD=" GL_SHIM_PRELOAD, "EGL_PLATFORM=surfaceless",
+                                  "TALLY_BACKEND=driver",
+                                  "TSAN_OPTIONS=suppressions=" GL_TSAN_SUPPRESSIONS, NULL};
+    run_result with = run_under_layer(argv, ACTIVATE_NONE, with_door);
+    run_result without = run_under_layer(argv, ACTIVATE_NONE, without_door);
+    assert_int_equal(with.exit_code, 0);
+    assert_int_equal(without.exit_code, 0);
+    for (int s = 0; s < PIPELINE_STATISTICS - 1; s++) {
+        if (offers(&with, pipeline_statistics[s][1]))
+            print_error("with the EGL door, an ES context is offered %s\n",
+                        pipeline_statistics[s][1]);
+        assert_false(offers(&with, pipeline_statistics[s][1]));
+        assert_false(offers(&without, pipeline_statistics[s][1]));
+    }
+    assert_true(offers(&with, "GpuTime"));
+    assert_true(offers(&without, "GpuTime"));
+    run_result_free(&with);
+    run_result_free(&without);
+}
+
 /* OpenGL ES 3 on llvmpipe has GL_EXT_disjoint_timer_query: GpuTime, and no
  * statistic. */
 static void gles_draws_take_gpu_time_and_the_programs_queries_and_errors_stay_its_own(void **state)
@@ -276,6 +311,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_programs_own_queries_errors_and_query_buffer_are_untouched),
         cmocka_unit_test(a_statistic_the_program_measures_itself_is_left_and_said),
         cmocka_unit_test(a_context_without_queries_is_offered_no_measured_counter),
+        cmocka_unit_test(an_es_contexts_catalogue_is_the_same_with_the_egl_door),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
