@@ -26,15 +26,10 @@ void calibration_note(cl_calibration *c, uint64_t queued, cl_enqueue_bracket bra
 {
     if (!bracket.before || bracket.after < bracket.before)
         return;
-    uint64_t width = bracket.after - bracket.before;
-    if (c->valid && 2 * c->pair.deviation_ns <= width)
+    tally_clock_pair pair = tally_clock_pair_bracketed(queued, bracket.before, bracket.after);
+    if (c->valid && c->pair.deviation_ns <= pair.deviation_ns)
         return;
-    *c = (cl_calibration){
-        .valid = true,
-        .pair = {.gpu_ns = queued,
-                 .monotonic_ns = bracket.before + width / 2,
-                 .deviation_ns = (width + 1) / 2},
-    };
+    *c = (cl_calibration){.valid = true, .pair = pair};
 }
 
 uint64_t calibration_apply(const cl_calibration *c, tally_measurement *values, uint32_t count)

@@ -20,6 +20,13 @@ static bool to_monotonic(const tally_clock_pair *pair, uint64_t gpu_ns, uint64_t
     return true;
 }
 
+tally_clock_pair tally_clock_pair_bracketed(uint64_t gpu_ns, uint64_t before, uint64_t after)
+{
+    uint64_t width = after >= before ? after - before : 0;
+    return (tally_clock_pair){
+        .gpu_ns = gpu_ns, .monotonic_ns = before + width / 2, .deviation_ns = (width + 1) / 2};
+}
+
 uint64_t tally_measurements_to_monotonic(const tally_clock_pair *pair, tally_measurement *values,
                                          uint32_t count, uint64_t read_ns)
 {

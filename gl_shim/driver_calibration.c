@@ -25,20 +25,11 @@
  */
 #include "driver_queries.h"
 
-#include <time.h>
-
 /* The pair is sampled again when older than this: two clocks that drift
  * apart by 100 ppm part by 1 us in 10 ms. */
 #define CALIBRATION_PERIOD_NS (10ull * 1000 * 1000)
 /* Tries per sample; the narrowest bracket wins. */
 enum { CALIBRATION_TRIES = 3 };
-
-static uint64_t monotonic_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 void tally_gl_calibration_open(gl_measuring *m, const tally_gl_context *ctx, bool allowed)
 {
@@ -52,19 +43,16 @@ void tally_gl_calibration_open(gl_measuring *m, const tally_gl_context *ctx, boo
 static bool sample(gl_calibration *c)
 {
     PFN_glGetInteger64v get = REAL_glGetInteger64v;
-    uint64_t best = UINT64_MAX;
     for (int i = 0; i < CALIBRATION_TRIES; i++) {
         GLint64 gpu = -1;
-        uint64_t before = monotonic_now();
+        uint64_t before = tally_monotonic_ns();
         get(GL_TIMESTAMP, &gpu);
-        uint64_t after = monotonic_now();
+        uint64_t after = tally_monotonic_ns();
         if (gpu < 0)
             return false; /* nothing written */
-        if (after - before < best) {
-            best = after - before;
-            c->pair = (tally_clock_pair){.gpu_ns = (uint64_t)gpu,
-                                         .monotonic_ns = before + best / 2,
-                                         .deviation_ns = (best + 1) / 2};
+        tally_clock_pair pair = tally_clock_pair_bracketed((uint64_t)gpu, before, after);
+        if (i == 0 || pair.deviation_ns < c->pair.deviation_ns) {
+            c->pair = pair;
             c->taken_ns = after;
         }
     }
@@ -74,7 +62,7 @@ static bool sample(gl_calibration *c)
 void tally_gl_calibrate(gl_measuring *m)
 {
     gl_calibration *c = &m->calibration;
-    if (!c->usable || (c->valid && monotonic_now() - c->taken_ns < CALIBRATION_PERIOD_NS))
+    if (!c->usable || (c->valid && tally_monotonic_ns() - c->taken_ns < CALIBRATION_PERIOD_NS))
         return;
     c->valid = sample(c);
     if (!c->valid && c->said) {
@@ -101,5 +89,6 @@ uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
     const gl_calibration *c = &m->calibration;
     if (!c->valid)
         return 0;
-    return tally_measurements_to_monotonic(&c->pair, h->values, h->read_commands, monotonic_now());
+    return tally_measurements_to_monotonic(&c->pair, h->values, h->read_commands,
+                                           tally_monotonic_ns());
 }

@@ -61,12 +61,28 @@ static void untrustworthy_times_are_left_alone(void **state)
     assert_int_equal(tally_measurements_to_monotonic(NULL, v, 1, 0), 0);
 }
 
+/* A GPU time read between CLOCK_MONOTONIC 1000 and 1011 lies within 5.5 ns
+ * of the midpoint: the pair takes 1005, deviation 6 (rounded up, so the
+ * true time is always within it). */
+static void a_bracket_pairs_its_midpoint(void **state)
+{
+    (void)state;
+    tally_clock_pair pair = tally_clock_pair_bracketed(77, 1000, 1011);
+    assert_int_equal(pair.gpu_ns, 77);
+    assert_int_equal(pair.monotonic_ns, 1005);
+    assert_int_equal(pair.deviation_ns, 6);
+    pair = tally_clock_pair_bracketed(9, 2000, 2000);
+    assert_int_equal(pair.monotonic_ns, 2000);
+    assert_int_equal(pair.deviation_ns, 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(times_move_by_the_pairs_offset),
         cmocka_unit_test(times_within_the_deviation_end_by_the_read),
         cmocka_unit_test(untrustworthy_times_are_left_alone),
+        cmocka_unit_test(a_bracket_pairs_its_midpoint),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

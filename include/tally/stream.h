@@ -220,6 +220,13 @@ typedef struct tally_clock_pair {
     uint64_t gpu_ns, monotonic_ns, deviation_ns;
 } tally_clock_pair;
 
+/* The pair of a GPU time read between two CLOCK_MONOTONIC reads (a
+ * front end's bracket around a call that reads or stamps the GPU's clock):
+ * the bracket's midpoint, off by at most half its width. A front end keeps
+ * the narrowest of its brackets. */
+TALLY_API tally_clock_pair tally_clock_pair_bracketed(uint64_t gpu_ns, uint64_t before,
+                                                      uint64_t after);
+
 /*
  * Puts the measured times of `values` (GPU ns, not yet on CLOCK_MONOTONIC) on CLOCK_MONOTONIC with
  * `pair`, flagging them TALLY_MEASURE_TIME_MONOTONIC, for a front end that
