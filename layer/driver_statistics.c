@@ -44,8 +44,10 @@ VkResult layer_statistics_pool_create(layer_device *device, const VkQueryPoolCre
         free(pool);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
+    layer_copy_pool_create(device, pool, info->queryCount);
     VkQueryPool handle = (VkQueryPool)(uintptr_t)pool;
     if (object_map_put(&device->query_pools, (uint64_t)handle, pool) != pool) {
+        layer_copy_pool_destroy(device, pool);
         tally_results_release(pool->results);
         free(pool);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
