@@ -327,11 +327,82 @@ static void copy_before_the_reset_reads_the_previous_run(void **state)
     assert_int_equal(f->messages, 0);
 }
 
+static VkCommandBuffer secondary(fixture *f, bool continues)
+{
+    VkCommandBufferAllocateInfo info = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+                                        f->c.pool, VK_COMMAND_BUFFER_LEVEL_SECONDARY, 1};
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    assert_int_equal(vkAllocateCommandBuffers(f->c.device, &info, &cb), VK_SUCCESS);
+    VkCommandBufferInheritanceInfo inherit = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+        .renderPass = continues ? f->c.render_pass : VK_NULL_HANDLE,
+        .framebuffer = continues ? f->c.framebuffer : VK_NULL_HANDLE,
+        /* The dispatch runs inside the primary's query 0. */
+        .pipelineStatistics = continues ? 0 : statistics};
+    VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = continues ? VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT : 0,
+        .pInheritanceInfo = &inherit};
+    assert_int_equal(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+    return cb;
+}
+
+/* Secondaries: query 0 of the primary spans a secondary's dispatch of 3
+ * groups; query 1 begins and ends in a secondary that continues a render
+ * pass instance (its sum is recorded in the primary, after the instance);
+ * query 2 is the primary's own triangle. */
+static void copies_of_queries_in_secondaries_equal_the_results(void **state)
+{
+    fixture *f = *state;
+    VkCommandBuffer dispatch = secondary(f, false);
+    vkCmdBindPipeline(dispatch, VK_PIPELINE_BIND_POINT_COMPUTE, f->c.compute);
+    vkCmdDispatch(dispatch, 3, 1, 1);
+    assert_int_equal(vkEndCommandBuffer(dispatch), VK_SUCCESS);
+    VkCommandBuffer draw = secondary(f, true);
+    vkCmdBindPipeline(draw, VK_PIPELINE_BIND_POINT_GRAPHICS, f->c.triangle);
+    vkCmdBeginQuery(draw, f->pool, 1, 0);
+    vkCmdDraw(draw, 3, 1, 0, 0);
+    vkCmdEndQuery(draw, f->pool, 1);
+    assert_int_equal(vkEndCommandBuffer(draw), VK_SUCCESS);
+
+    copy_case cases[96];
+    size_t n = sweep(cases);
+    memset(f->mapped, SENTINEL, f->size);
+    VkCommandBuffer cb = vk_context_begin(&f->c);
+    after_drawing(cb);
+    vkCmdResetQueryPool(cb, f->pool, 0, QUERIES);
+    vkCmdBeginQuery(cb, f->pool, 0, 0);
+    vkCmdExecuteCommands(cb, 1, &dispatch);
+    vkCmdEndQuery(cb, f->pool, 0);
+    vk_context_begin_render_pass(&f->c, cb, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+    vkCmdExecuteCommands(cb, 1, &draw);
+    vkCmdEndRenderPass(cb);
+    after_drawing(cb);
+    vkCmdBeginQuery(cb, f->pool, 2, 0);
+    vk_context_draw_triangle(&f->c, cb);
+    vkCmdEndQuery(cb, f->pool, 2);
+    record_copies(f, cb, cases, n);
+    to_host(cb);
+    assert_int_equal(end_and_submit(f, cb), VK_SUCCESS);
+    assert_copies_equal_results(f, cases, n, f->mapped);
+    uint64_t values[QUERIES][STATISTICS];
+    assert_int_equal(vkGetQueryPoolResults(f->c.device, f->pool, 0, QUERIES, sizeof values, values,
+                                           sizeof values[0], VK_QUERY_RESULT_64_BIT),
+                     VK_SUCCESS);
+    assert_int_equal(values[0][CS_INDEX], 3 * VK_CONTEXT_LOCAL_SIZE);
+    assert_int_equal(values[1][0], 3);
+    assert_int_equal(values[2][0], 3);
+    VkCommandBuffer all[] = {cb, dispatch, draw};
+    vkFreeCommandBuffers(f->c.device, f->c.pool, 3, all);
+    assert_int_equal(f->messages, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(copy_in_the_same_command_buffer_equals_the_results),
         cmocka_unit_test(copy_before_the_reset_reads_the_previous_run),
+        cmocka_unit_test(copies_of_queries_in_secondaries_equal_the_results),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
