@@ -397,8 +397,10 @@ static void copies_of_queries_in_secondaries_equal_the_results(void **state)
     assert_int_equal(f->messages, 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(copy_in_the_same_command_buffer_equals_the_results),
         cmocka_unit_test(copy_before_the_reset_reads_the_previous_run),
