@@ -460,8 +460,10 @@ void layer_copy_query_begin(layer_command_buffer *cb, layer_query_pool *pool, ui
 /* Every statistics query of a secondary executed while a served query is active. */
 void layer_copy_executes(layer_command_buffer *primary, layer_command_buffer *secondary)
 {
-    layer_copy_cb *cc = primary->measured ? primary->measured->copies : NULL;
     layer_measured_cb *smc = secondary->measured;
+    bool pending = smc && smc->copies && smc->copies->pending_count;
+    bool open = primary->measured && primary->measured->copies && primary->measured->copies->open;
+    layer_copy_cb *cc = pending || open ? copies_of(primary) : NULL;
     if (!cc || !smc)
         return;
     layer_measure_family *family = &primary->device->measuring->families[smc->family];
@@ -606,9 +608,9 @@ void layer_copy_query_end(layer_command_buffer *cb, layer_query_pool *pool, uint
 
 void layer_copy_pass_begin(layer_command_buffer *cb, bool suspending)
 {
-    layer_copy_cb *cc = cb->measured ? cb->measured->copies : NULL;
-    if (!cc && cb->measured && atomic_load(&cb->device->measuring->serves_queries))
-        cc = copies_of(cb);
+    /* Every measured command buffer knows whether it is inside an instance:
+     * a pool made on another thread may serve a query that ends in this one. */
+    layer_copy_cb *cc = copies_of(cb);
     if (!cc)
         return;
     cc->inside = true;
