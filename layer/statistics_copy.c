@@ -62,6 +62,13 @@ typedef struct copy_query {
     uint32_t range_count, range_capacity;
 } copy_query;
 
+/* Queries of one pool this recording reset and has not ended since: a copy
+ * of them later in the recording finds them unavailable for certain. */
+typedef struct copy_resets {
+    const layer_query_pool *pool;
+    uint64_t *bits;
+} copy_resets;
+
 typedef struct layer_copy_cb {
     bool open; /* a served query is active: `region` gathers its ranges */
     uint32_t open_block, open_used;
@@ -71,6 +78,8 @@ typedef struct layer_copy_cb {
     uint32_t pending_count, pending_capacity;
     uint32_t *slots; /* of the parameter arena, held by this recording */
     uint32_t slot_count, slot_capacity;
+    copy_resets *resets;
+    uint32_t reset_count, reset_capacity;
 } layer_copy_cb;
 
 static void warn_once(atomic_bool *said, const char *what)
@@ -374,11 +383,15 @@ enum {
 
 /* The slots become unavailable; barriers order the fill after earlier reads
  * and writes of them and before later ones. */
+static void resets_mark(layer_command_buffer *cb, const layer_query_pool *pool, uint32_t first,
+                        uint32_t count, bool reset);
+
 void layer_copy_cmd_reset(layer_command_buffer *cb, layer_query_pool *pool, uint32_t first,
                           uint32_t count)
 {
     if (!pool->shadow || !cb || !count)
         return;
+    resets_mark(cb, pool, first, count, true);
     barrier(cb, STAGES, WRITES, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     cb->device->dispatch.CmdFillBuffer(cb->handle, pool->shadow->buffer,
                                        (VkDeviceSize)first * SLOT_BYTES,
@@ -396,6 +409,45 @@ static layer_copy_cb *copies_of(layer_command_buffer *cb)
     if (!mc->copies)
         mc->copies = calloc(1, sizeof(*mc->copies));
     return mc->copies;
+}
+
+static bool grow(void **items, uint32_t *capacity, uint32_t need, size_t size);
+
+/* The bits of a pool's queries in the recording's resets; NULL if it has none (and `make` is
+ * false). */
+static uint64_t *resets_of(layer_copy_cb *cc, const layer_query_pool *pool, bool make)
+{
+    for (uint32_t i = 0; i < cc->reset_count; i++)
+        if (cc->resets[i].pool == pool)
+            return cc->resets[i].bits;
+    if (!make ||
+        !grow((void **)&cc->resets, &cc->reset_capacity, cc->reset_count + 1, sizeof(*cc->resets)))
+        return NULL;
+    uint32_t queries = tally_results_slot_count(pool->results);
+    uint64_t *bits = calloc((queries + 63) / 64 ? (queries + 63) / 64 : 1, sizeof(*bits));
+    if (bits)
+        cc->resets[cc->reset_count++] = (copy_resets){pool, bits};
+    return bits;
+}
+
+static void resets_mark(layer_command_buffer *cb, const layer_query_pool *pool, uint32_t first,
+                        uint32_t count, bool reset)
+{
+    layer_copy_cb *cc = reset ? copies_of(cb) : cb->measured ? cb->measured->copies : NULL;
+    uint64_t *bits = cc ? resets_of(cc, pool, reset) : NULL;
+    for (uint32_t q = first; bits && q < first + count; q++) {
+        if (reset)
+            bits[q / 64] |= 1ull << (q % 64);
+        else
+            bits[q / 64] &= ~(1ull << (q % 64));
+    }
+}
+
+static bool reset_here(layer_command_buffer *cb, const layer_query_pool *pool, uint32_t q)
+{
+    layer_copy_cb *cc = cb->measured ? cb->measured->copies : NULL;
+    uint64_t *bits = cc ? resets_of(cc, pool, false) : NULL;
+    return bits && (bits[q / 64] >> (q % 64) & 1);
 }
 
 static bool grow(void **items, uint32_t *capacity, uint32_t need, size_t size)
@@ -464,6 +516,13 @@ void layer_copy_executes(layer_command_buffer *primary, layer_command_buffer *se
     bool pending = smc && smc->copies && smc->copies->pending_count;
     bool open = primary->measured && primary->measured->copies && primary->measured->copies->open;
     layer_copy_cb *cc = pending || open ? copies_of(primary) : NULL;
+    /* A secondary may end or reset any query: what the primary knew of its
+     * resets no longer holds, and its copies write every value again. */
+    layer_copy_cb *known = primary->measured ? primary->measured->copies : NULL;
+    for (uint32_t i = 0; known && i < known->reset_count; i++)
+        free(known->resets[i].bits);
+    if (known)
+        known->reset_count = 0;
     if (!cc || !smc)
         return;
     layer_measure_family *family = &primary->device->measuring->families[smc->family];
@@ -581,7 +640,7 @@ void layer_copy_query_end(layer_command_buffer *cb, layer_query_pool *pool, uint
     layer_copy_cb *cc = pool->shadow && cb->measured ? cb->measured->copies : NULL;
     if (!cc || !cc->open)
         return;
-    (void)query;
+    resets_mark(cb, pool, query, 1, false);
     layer_measured_cb *mc = cb->measured;
     layer_measure_family *family = &cb->device->measuring->families[mc->family];
     copy_query *q = &cc->region;
@@ -644,19 +703,31 @@ bool layer_copy_record(layer_command_buffer *cb, layer_query_pool *pool, uint32_
         return pool->shadow != NULL;
     bool wide = flags & VK_QUERY_RESULT_64_BIT;
     VkDeviceSize word = wide ? 8 : 4;
-    VkDeviceSize size =
-        (pool->counter_count + !!(flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT)) * word;
+    bool with_availability = flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT;
+    VkDeviceSize values = pool->counter_count * word;
+    /* Without WAIT or PARTIAL the driver writes no values of a query that
+     * is unavailable: one this recording reset and has not ended since is. */
+    bool skip_unavailable = !(flags & (VK_QUERY_RESULT_WAIT_BIT | VK_QUERY_RESULT_PARTIAL_BIT));
     VkBufferCopy *regions = malloc(count * sizeof(*regions));
     if (!regions)
         return false;
-    for (uint32_t i = 0; i < count; i++)
-        regions[i] = (VkBufferCopy){.srcOffset = (VkDeviceSize)(first + i) * SLOT_BYTES +
-                                                 (wide ? 0 : SLOT_NARROW),
-                                    .dstOffset = offset + i * stride,
-                                    .size = size};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        VkBufferCopy r = {.srcOffset =
+                              (VkDeviceSize)(first + i) * SLOT_BYTES + (wide ? 0 : SLOT_NARROW),
+                          .dstOffset = offset + i * stride,
+                          .size = values + (with_availability ? word : 0)};
+        if (skip_unavailable && cb && reset_here(cb, pool, first + i)) {
+            r.srcOffset += values; /* the availability word alone, 0 */
+            r.dstOffset += values;
+            r.size -= values;
+        }
+        if (r.size)
+            regions[n++] = r;
+    }
     VkCommandBuffer handle = cb ? cb->handle : VK_NULL_HANDLE;
-    if (handle)
-        cb->device->dispatch.CmdCopyBuffer(handle, pool->shadow->buffer, dst, count, regions);
+    if (handle && n)
+        cb->device->dispatch.CmdCopyBuffer(handle, pool->shadow->buffer, dst, n, regions);
     free(regions);
     return handle != VK_NULL_HANDLE;
 }
@@ -676,6 +747,9 @@ void layer_copy_cb_reset(layer_command_buffer *cb)
         pthread_mutex_unlock(&c->lock);
     }
     cc->slot_count = 0;
+    for (uint32_t i = 0; i < cc->reset_count; i++)
+        free(cc->resets[i].bits);
+    cc->reset_count = 0;
     for (uint32_t i = 0; i < cc->pending_count; i++)
         query_free(&cc->pending[i]);
     cc->pending_count = 0;
@@ -691,6 +765,7 @@ void layer_copy_cb_free(layer_command_buffer *cb)
         return;
     free(cc->pending);
     free(cc->slots);
+    free(cc->resets);
     free(cc);
     cb->measured->copies = NULL;
 }
