@@ -392,11 +392,19 @@ void layer_copy_cmd_reset(layer_command_buffer *cb, layer_query_pool *pool, uint
     if (!pool->shadow || !cb || !count)
         return;
     resets_mark(cb, pool, first, count, true);
-    barrier(cb, STAGES, WRITES, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    /* The compute stage only where the family has it (the barrier must name
+     * stages the queue supports); without it no summing pass runs there. */
+    layer_measuring *m = cb->device->measuring;
+    bool compute = cb->measured && m && m->families[cb->measured->family].compute;
+    VkPipelineStageFlags stages = compute ? STAGES : VK_PIPELINE_STAGE_TRANSFER_BIT;
+    VkAccessFlags writes = compute ? WRITES : VK_ACCESS_TRANSFER_WRITE_BIT;
+    VkAccessFlags accesses =
+        compute ? ACCESSES : VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier(cb, stages, writes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     cb->device->dispatch.CmdFillBuffer(cb->handle, pool->shadow->buffer,
                                        (VkDeviceSize)first * SLOT_BYTES,
                                        (VkDeviceSize)count * SLOT_BYTES, 0);
-    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, STAGES, ACCESSES);
+    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stages, accesses);
 }
 
 /* --- command buffers ---------------------------------------------------------- */
