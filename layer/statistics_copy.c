@@ -88,6 +88,14 @@ static void warn_once(atomic_bool *said, const char *what)
         tally_log(TALLY_LOG_WARN, "Vulkan layer: %s", what);
 }
 
+/* Misuse (queries past the pool's end) touches no memory beyond the shadow:
+ * the range is cut to the pool. */
+static uint32_t clamp_count(const layer_query_pool *pool, uint32_t first, uint32_t count)
+{
+    uint32_t queries = tally_results_slot_count(pool->results);
+    return first >= queries ? 0 : count < queries - first ? count : queries - first;
+}
+
 /* --- device ---------------------------------------------------------------- */
 
 static const void *find_in_chain(const void *pNext, VkStructureType type)
@@ -360,6 +368,7 @@ void layer_copy_pool_destroy(layer_device *device, layer_query_pool *pool)
 
 void layer_copy_host_reset(layer_query_pool *pool, uint32_t first, uint32_t count)
 {
+    count = clamp_count(pool, first, count);
     if (pool->shadow)
         memset((char *)pool->shadow->mapped + (size_t)first * SLOT_BYTES, 0,
                (size_t)count * SLOT_BYTES);
@@ -389,6 +398,7 @@ static void resets_mark(layer_command_buffer *cb, const layer_query_pool *pool, 
 void layer_copy_cmd_reset(layer_command_buffer *cb, layer_query_pool *pool, uint32_t first,
                           uint32_t count)
 {
+    count = clamp_count(pool, first, count);
     if (!pool->shadow || !cb || !count)
         return;
     resets_mark(cb, pool, first, count, true);
@@ -441,6 +451,7 @@ static uint64_t *resets_of(layer_copy_cb *cc, const layer_query_pool *pool, bool
 static void resets_mark(layer_command_buffer *cb, const layer_query_pool *pool, uint32_t first,
                         uint32_t count, bool reset)
 {
+    count = clamp_count(pool, first, count);
     layer_copy_cb *cc = reset ? copies_of(cb) : cb->measured ? cb->measured->copies : NULL;
     uint64_t *bits = cc ? resets_of(cc, pool, reset) : NULL;
     for (uint32_t q = first; bits && q < first + count; q++) {
@@ -453,6 +464,8 @@ static void resets_mark(layer_command_buffer *cb, const layer_query_pool *pool, 
 
 static bool reset_here(layer_command_buffer *cb, const layer_query_pool *pool, uint32_t q)
 {
+    if (!clamp_count(pool, q, 1))
+        return false;
     layer_copy_cb *cc = cb->measured ? cb->measured->copies : NULL;
     uint64_t *bits = cc ? resets_of(cc, pool, false) : NULL;
     return bits && (bits[q / 64] >> (q % 64) & 1);
@@ -505,7 +518,7 @@ static void add_range(layer_device *device, copy_query *q, layer_measure_block *
 
 void layer_copy_query_begin(layer_command_buffer *cb, layer_query_pool *pool, uint32_t query)
 {
-    layer_copy_cb *cc = pool->shadow ? copies_of(cb) : NULL;
+    layer_copy_cb *cc = pool->shadow && clamp_count(pool, query, 1) ? copies_of(cb) : NULL;
     if (!cc)
         return;
     layer_measured_cb *mc = cb->measured;
@@ -707,6 +720,7 @@ bool layer_copy_record(layer_command_buffer *cb, layer_query_pool *pool, uint32_
                        uint32_t count, VkBuffer dst, VkDeviceSize offset, VkDeviceSize stride,
                        VkQueryResultFlags flags)
 {
+    count = clamp_count(pool, first, count);
     if (!pool->shadow || !count)
         return pool->shadow != NULL;
     bool wide = flags & VK_QUERY_RESULT_64_BIT;
