@@ -184,6 +184,7 @@ static void reset_recording(layer_command_buffer *cb)
         tally_stream_reset(cb->stream);
     cb->graphics_program = NULL;
     cb->compute_program = NULL;
+    cb->compute_pipeline = VK_NULL_HANDLE;
     cb->stream_program = NULL;
     layer_command_buffer_ready(cb);
     cb->topology = TALLY_TOPOLOGY_TRIANGLE_LIST;
@@ -298,6 +299,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdExecuteCommands(VkCommandBuffer commandBuff
             tally_stream_execute(cb->stream, secondary->stream);
             layer_indirect_inherit(cb, secondary);
             layer_measure_executes(cb, secondary);
+            layer_copy_executes(cb, secondary);
         }
     }
     /* Vulkan leaves the primary's bindings undefined after secondaries ran:

@@ -189,7 +189,17 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
     if ((engine_info.measures & TALLY_MEASURE_TIME) && engine_info.calibrate)
         down = layer_calibration_device_info(instance, physicalDevice, down, &calibrated_copy,
                                              &calibrated_storage, &calibrating);
+    /* And bufferDeviceAddress, for the pass that serves copies of the
+     * application's statistics pools (statistics_copy.c). */
+    VkDeviceCreateInfo address_copy;
+    void *address_storage = NULL;
+    bool address_enabled = false;
+    if (engine_info.measures & TALLY_MEASURE_STATISTICS)
+        down = layer_copy_device_info(instance, physicalDevice,
+                                      effective_api_version(instance, physicalDevice), down,
+                                      &address_copy, &address_storage, &address_enabled);
     VkResult result = next_create(physicalDevice, down, pAllocator, pDevice);
+    free(address_storage);
     free(calibrated_storage);
     free(measured_storage);
     if (device->performance_query_emulated)
@@ -211,6 +221,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateDevice(VkPhysicalDevice physicalDevi
         layer_extension_enable(&device->extensions, pCreateInfo->ppEnabledExtensionNames[i]);
     layer_device_dispatch_fill(&device->dispatch, next_gdpa, *pDevice);
     layer_measuring_open(device);
+    layer_copy_open(device, address_enabled);
     layer_calibration_open(device, calibrating);
     layer_device_register(device);
     return VK_SUCCESS;

@@ -150,6 +150,7 @@ void layer_measuring_open(layer_device *device)
     }
     for (uint32_t i = 0; i < m->family_count; i++) {
         m->families[i].statistics = family_statistics(&families[i], m->measures);
+        m->families[i].compute = families[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
         m->families[i].timestamp_valid_bits =
             (m->measures & TALLY_MEASURE_TIME) ? families[i].timestampValidBits : 0;
     }
@@ -165,6 +166,7 @@ void layer_measuring_close(layer_device *device)
     if (!m)
         return;
     layer_measure_readbacks_destroy_all(device);
+    layer_copy_close(device);
     object_map_destroy(&m->pool_families);
     pthread_mutex_destroy(&m->lock);
     free(m->families);

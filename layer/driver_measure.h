@@ -14,6 +14,8 @@
  *                        engine's measurement reader
  *   driver_statistics.c  the application's own pipeline-statistics pools,
  *                        served from the layer's per-command measurements
+ *   statistics_copy.c    vkCmdCopyQueryPoolResults from those pools, served
+ *                        on the GPU from a shadow of each query
  */
 #ifndef TALLY_LAYER_DRIVER_MEASURE_H
 #define TALLY_LAYER_DRIVER_MEASURE_H
@@ -25,19 +27,45 @@
 /* Commands per block of the layer's query pools. */
 #define LAYER_MEASURE_BLOCK 256u
 
+/* A buffer of the layer's that shaders reach by address (statistics_copy.c). */
+typedef struct layer_gpu_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceAddress address;
+    void *mapped; /* host-visible and coherent */
+} layer_gpu_buffer;
+
 /* One pair of the layer's query pools: 2 timestamps and 1 statistics query
  * per command and view. */
 typedef struct layer_measure_block {
     VkQueryPool timestamps; /* VK_NULL_HANDLE: the family writes none */
     VkQueryPool statistics; /* VK_NULL_HANDLE: the family counts none */
     uint32_t used;          /* statistics queries written by the recording */
+    /* The statistics copied out for a served query's shadow (statistics_copy.c);
+     * made when first needed. */
+    layer_gpu_buffer mirror;
 } layer_measure_block;
 
 /* What a queue family of the device can measure. */
 typedef struct layer_measure_family {
     VkQueryPipelineStatisticFlags statistics;
     uint32_t timestamp_valid_bits;
+    bool compute; /* its command buffers may dispatch (the copy's summing pass) */
 } layer_measure_family;
+
+/* The device's means of serving copies of statistics pools (statistics_copy.c). */
+typedef struct layer_copy_device {
+    bool address_enabled; /* bufferDeviceAddress is on (the layer enabled it) */
+    pthread_mutex_t lock; /* guards what follows */
+    bool tried, ready;    /* the pipeline and the arena were made */
+    VkShaderModule module;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    uint32_t memory_type;   /* host-visible, coherent */
+    layer_gpu_buffer arena; /* the summing pass's parameters, one slot per dispatch */
+    uint32_t *free_slots;
+    uint32_t free_count;
+} layer_copy_device;
 
 /* Attached to a VkDevice whose engine measures (layer_device.measuring). */
 typedef struct layer_measuring {
@@ -60,6 +88,7 @@ typedef struct layer_measuring {
     /* VK_EXT_calibrated_timestamps, enabled by the layer: NULL where the
      * device cannot calibrate (driver_calibration.c). */
     PFN_vkGetCalibratedTimestampsEXT calibrate;
+    layer_copy_device copy;
 } layer_measuring;
 
 /* Attached to a layer_command_buffer of a measuring device. */
@@ -85,6 +114,8 @@ typedef struct layer_measured_cb {
     /* Secondaries it executes: their queries go with its submissions. */
     struct layer_command_buffer **secondaries;
     uint32_t secondary_count, secondary_capacity;
+    /* Served statistics queries it ends, and copies of them (statistics_copy.c). */
+    struct layer_copy_cb *copies;
 } layer_measured_cb;
 
 /* driver_device.c */
@@ -182,5 +213,43 @@ VkResult layer_statistics_pool_create(layer_device *device, const VkQueryPoolCre
 VkResult layer_statistics_pool_read(layer_device *device, layer_query_pool *pool, uint32_t first,
                                     uint32_t count, size_t size, void *data, VkDeviceSize stride,
                                     VkQueryResultFlags flags);
+
+/* statistics_copy.c: vkCmdCopyQueryPoolResults from a served statistics pool.
+ * Each application query has a shadow slot in a buffer of the layer's, which
+ * a small compute pass fills (at the query's end, or after the render pass
+ * instance it ends in) with the sum of the layer's statistics queries of its
+ * commands; the application's copy becomes a vkCmdCopyBuffer from it. */
+/* The create info with bufferDeviceAddress enabled, in storage owned by
+ * *storage (free it after the device is created); *enabled says whether it
+ * is (Vulkan 1.2 and the feature). */
+const VkDeviceCreateInfo *layer_copy_device_info(layer_instance *instance,
+                                                 VkPhysicalDevice physical, uint32_t api_version,
+                                                 const VkDeviceCreateInfo *info,
+                                                 VkDeviceCreateInfo *copy, void **storage,
+                                                 bool *enabled);
+/* After layer_measuring_open. */
+void layer_copy_open(layer_device *device, bool address_enabled);
+void layer_copy_close(layer_device *device);
+/* A served statistics pool's shadow, or why its copies are not served. */
+void layer_copy_pool_create(layer_device *device, layer_query_pool *pool, uint32_t query_count);
+void layer_copy_pool_destroy(layer_device *device, layer_query_pool *pool);
+void layer_copy_host_reset(layer_query_pool *pool, uint32_t first, uint32_t count);
+void layer_copy_cmd_reset(layer_command_buffer *cb, layer_query_pool *pool, uint32_t first,
+                          uint32_t count);
+/* After the layer's split at the application's begin and end. */
+void layer_copy_query_begin(layer_command_buffer *cb, layer_query_pool *pool, uint32_t query);
+void layer_copy_query_end(layer_command_buffer *cb, layer_query_pool *pool, uint32_t query);
+void layer_copy_executes(layer_command_buffer *primary, layer_command_buffer *secondary);
+/* A render pass instance begins (`suspending`: it goes on in a later one);
+ * after the driver's end of one. */
+void layer_copy_pass_begin(layer_command_buffer *cb, bool suspending);
+void layer_copy_pass_end(layer_command_buffer *cb);
+/* The application's copy; false where it cannot be served. */
+bool layer_copy_record(layer_command_buffer *cb, layer_query_pool *pool, uint32_t first,
+                       uint32_t count, VkBuffer dst, VkDeviceSize offset, VkDeviceSize stride,
+                       VkQueryResultFlags flags);
+void layer_copy_cb_reset(layer_command_buffer *cb);
+void layer_copy_cb_free(layer_command_buffer *cb);
+void layer_copy_buffer_destroy(layer_device *device, layer_gpu_buffer *b);
 
 #endif

@@ -62,6 +62,7 @@ static void destroy_block(layer_device *device, layer_measure_block *b)
         device->dispatch.DestroyQueryPool(device->handle, b->timestamps, NULL);
     if (b->statistics)
         device->dispatch.DestroyQueryPool(device->handle, b->statistics, NULL);
+    layer_copy_buffer_destroy(device, &b->mirror);
 }
 
 static bool create_block(layer_device *device, const layer_measure_family *family,
@@ -119,6 +120,7 @@ void layer_measure_reset(layer_command_buffer *cb)
     layer_measured_cb *mc = cb->measured;
     if (!mc)
         return;
+    layer_copy_cb_reset(cb);
     for (uint32_t i = 0; i < mc->block_count; i++)
         mc->blocks[i].used = 0;
     mc->block = 0;
@@ -137,6 +139,7 @@ void layer_measure_free(layer_command_buffer *cb)
     layer_measured_cb *mc = cb->measured;
     if (!mc)
         return;
+    layer_copy_cb_free(cb);
     for (uint32_t i = 0; i < mc->block_count; i++)
         destroy_block(cb->device, &mc->blocks[i]);
     free(mc->blocks);

@@ -44,8 +44,10 @@ VkResult layer_statistics_pool_create(layer_device *device, const VkQueryPoolCre
         free(pool);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
+    layer_copy_pool_create(device, pool, info->queryCount);
     VkQueryPool handle = (VkQueryPool)(uintptr_t)pool;
     if (object_map_put(&device->query_pools, (uint64_t)handle, pool) != pool) {
+        layer_copy_pool_destroy(device, pool);
         tally_results_release(pool->results);
         free(pool);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -99,6 +101,12 @@ VkResult layer_statistics_pool_read(layer_device *device, layer_query_pool *pool
                 put(at, c, values[c].u64, wide);
         else
             result = VK_NOT_READY;
+        /* PARTIAL without WAIT: an unavailable query gets a value between
+         * zero and its final one; the layer writes zero, as its copies do. */
+        if (!available && (flags & VK_QUERY_RESULT_PARTIAL_BIT) &&
+            !(flags & VK_QUERY_RESULT_WAIT_BIT))
+            for (uint32_t c = 0; c < n; c++)
+                put(at, c, 0, wide);
         if (with_availability)
             put(at, n, available, wide);
     }

@@ -84,6 +84,9 @@ typedef struct layer_query_pool {
     /* Nonzero: the application's pipeline-statistics pool, served from the
      * layer's measurements (driver_statistics.c); zero: a performance pool. */
     VkQueryPipelineStatisticFlags statistics;
+    /* A statistics pool's shadow on the GPU, which its copies read
+     * (statistics_copy.c); NULL: they are not served. */
+    struct layer_gpu_buffer *shadow;
     uint32_t counter_count;
     const tally_catalogue *catalogue;
 } layer_query_pool;
@@ -150,6 +153,7 @@ typedef struct layer_command_buffer {
     /* The rest: */
     VkCommandPool pool;
     tally_program *compute_program;
+    VkPipeline compute_pipeline; /* the application's, bound again after the layer's pass */
     layer_indirect_list indirect;
     /* Render state (render_state.c): a secondary's inheritance info counts. */
     VkCommandBufferLevel level;

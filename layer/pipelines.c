@@ -276,6 +276,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBindPipeline(VkCommandBuffer commandBuffer,
             layer_render_state_scissor(cb, record->scissor);
     } else if (pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE) {
         cb->compute_program = program;
+        cb->compute_pipeline = pipeline;
     }
 }
 

@@ -79,8 +79,9 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_vkCreateQueryPool(VkDevice handle,
     return device->dispatch.CreateQueryPool(handle, pCreateInfo, pAllocator, pQueryPool);
 }
 
-static void pool_free(layer_query_pool *pool)
+static void pool_free(layer_device *device, layer_query_pool *pool)
 {
+    layer_copy_pool_destroy(device, pool);
     /* Streams that still mark into the results keep them alive. */
     tally_results_release(pool->results);
     free(pool);
@@ -93,7 +94,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyQueryPool(VkDevice handle, VkQueryPool 
     layer_query_pool *pool =
         queryPool ? object_map_remove(&device->query_pools, (uint64_t)queryPool) : NULL;
     if (pool) {
-        pool_free(pool);
+        pool_free(device, pool);
         return;
     }
     device->dispatch.DestroyQueryPool(handle, queryPool, pAllocator);
@@ -101,13 +102,13 @@ VKAPI_ATTR void VKAPI_CALL hook_vkDestroyQueryPool(VkDevice handle, VkQueryPool 
 
 static void free_pool_value(void *value, void *user)
 {
-    (void)user;
-    pool_free(value);
+    pool_free(user, value);
 }
 
+/* After vkDestroyDevice: the shadows went before it (layer_copy_close). */
 void layer_query_pools_destroy_all(layer_device *device)
 {
-    object_map_for_each(&device->query_pools, free_pool_value, NULL);
+    object_map_for_each(&device->query_pools, free_pool_value, device);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
@@ -125,6 +126,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginQuery(VkCommandBuffer commandBuffer,
         layer_measure_split(cb); /* the query sees whole measurements */
     if (cb && cb->stream)
         tally_stream_marker_begin(cb->stream, pool->results, query);
+    if (cb && pool->statistics)
+        layer_copy_query_begin(cb, pool, query);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQueryPool queryPool,
@@ -141,6 +144,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndQuery(VkCommandBuffer commandBuffer, VkQ
         layer_measure_split(cb);
     if (cb && cb->stream)
         tally_stream_marker_end(cb->stream, pool->results, query);
+    if (cb && pool->statistics)
+        layer_copy_query_end(cb, pool, query);
 }
 
 /* Under the driver backend, the application's timestamps end the layer's
@@ -261,6 +266,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdResetQueryPool(VkCommandBuffer commandBuffe
     }
     if (cb && cb->stream)
         tally_stream_reset_results(cb->stream, pool->results, firstQuery, queryCount);
+    if (cb && pool->statistics)
+        layer_copy_cmd_reset(cb, pool, firstQuery, queryCount);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkResetQueryPool(VkDevice handle, VkQueryPool queryPool,
@@ -273,26 +280,29 @@ VKAPI_ATTR void VKAPI_CALL hook_vkResetQueryPool(VkDevice handle, VkQueryPool qu
         return;
     }
     tally_results_reset(pool->results, firstQuery, queryCount);
+    layer_copy_host_reset(pool, firstQuery, queryCount);
 }
 
-/* Copies are not offered (allowCommandBufferQueryCopies is VK_FALSE): a copy
- * from a performance pool records nothing. */
+/* A copy from a served statistics pool reads the queries' shadows on the GPU
+ * (statistics_copy.c). Copies from performance pools are not offered
+ * (allowCommandBufferQueryCopies is VK_FALSE): such a copy records nothing. */
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdCopyQueryPoolResults(
     VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount,
     VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags)
 {
-    layer_device *device = layer_device_of(commandBuffer);
+    layer_command_buffer *cb;
+    layer_device *device = layer_command_buffer_device(commandBuffer, &cb);
     layer_query_pool *pool = layer_query_pool_find(device, queryPool);
     if (pool) {
-        /* A performance pool says allowCommandBufferQueryCopies = VK_FALSE;
-         * a statistics pool's values are sums the GPU does not hold. */
         static atomic_bool said;
-        if (pool->statistics && !atomic_exchange(&said, true))
+        if (pool->statistics &&
+            !layer_copy_record(cb, pool, firstQuery, queryCount, dstBuffer, dstOffset, stride,
+                               flags) &&
+            !atomic_exchange(&said, true))
             tally_log(TALLY_LOG_WARN,
                       "Vulkan layer: vkCmdCopyQueryPoolResults from a pipeline-statistics pool "
-                      "served by the driver backend writes nothing (its values are sums of the "
-                      "layer's measurements, known on the host); read them with "
-                      "vkGetQueryPoolResults");
+                      "served by the driver backend wrote nothing on this device (see the "
+                      "warning before); vkGetQueryPoolResults reads them");
         return;
     }
     device->dispatch.CmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount,

@@ -291,6 +291,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass(VkCommandBuffer commandBuff
     layer_device *device = cb ? cb->device : layer_device_of(commandBuffer);
     if (cb && cb->measured)
         layer_measure_pass_begin(cb, render_pass_spannable(cb, pRenderPassBegin, contents));
+    if (cb && cb->measured)
+        layer_copy_pass_begin(cb, false);
     device->dispatch.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
     if (cb)
         begin_render_pass(cb, pRenderPassBegin);
@@ -305,6 +307,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRenderPass2(VkCommandBuffer commandBuf
     if (cb && cb->measured)
         layer_measure_pass_begin(
             cb, render_pass_spannable(cb, pRenderPassBegin, pSubpassBeginInfo->contents));
+    if (cb && cb->measured)
+        layer_copy_pass_begin(cb, false);
     device->dispatch.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
     if (cb)
         begin_render_pass(cb, pRenderPassBegin);
@@ -360,6 +364,8 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdBeginRendering(VkCommandBuffer commandBuffe
     /* Any flag (secondaries, suspending, resuming) keeps measurements out of it. */
     if (cb && cb->measured)
         layer_measure_pass_begin(cb, !pRenderingInfo->flags && !pRenderingInfo->viewMask);
+    if (cb && cb->measured)
+        layer_copy_pass_begin(cb, pRenderingInfo->flags & VK_RENDERING_SUSPENDING_BIT);
     device->dispatch.CmdBeginRendering(commandBuffer, pRenderingInfo);
     if (!cb)
         return;
@@ -508,6 +514,14 @@ static layer_command_buffer *end_render_pass(VkCommandBuffer commandBuffer)
     return cb;
 }
 
+/* After the driver's end of the instance: what the served queries that
+ * ended inside it need is recorded now (statistics_copy.c). */
+static void render_pass_ended(layer_command_buffer *cb)
+{
+    if (cb && cb->measured)
+        layer_copy_pass_end(cb);
+}
+
 static layer_device *device_of(layer_command_buffer *cb, VkCommandBuffer commandBuffer)
 {
     return cb ? cb->device : layer_device_of(commandBuffer);
@@ -517,6 +531,7 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass(VkCommandBuffer commandBuffer
 {
     layer_command_buffer *cb = end_render_pass(commandBuffer);
     device_of(cb, commandBuffer)->dispatch.CmdEndRenderPass(commandBuffer);
+    render_pass_ended(cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass2(VkCommandBuffer commandBuffer,
@@ -524,10 +539,12 @@ VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRenderPass2(VkCommandBuffer commandBuffe
 {
     layer_command_buffer *cb = end_render_pass(commandBuffer);
     device_of(cb, commandBuffer)->dispatch.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
+    render_pass_ended(cb);
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_vkCmdEndRendering(VkCommandBuffer commandBuffer)
 {
     layer_command_buffer *cb = end_render_pass(commandBuffer);
     device_of(cb, commandBuffer)->dispatch.CmdEndRendering(commandBuffer);
+    render_pass_ended(cb);
 }
