@@ -6,6 +6,7 @@
  */
 #include "driver_measure.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,42 +49,6 @@ static bool statistics_enabled(const VkDeviceCreateInfo *info,
     return info->pEnabledFeatures && info->pEnabledFeatures->pipelineStatisticsQuery;
 }
 
-/* Shallow copies of the chain's structures up to VkPhysicalDeviceFeatures2,
- * whose copy enables the feature; the rest of the chain is shared. */
-static const void *chain_with_statistics(const void *pNext, void **storage)
-{
-    size_t total = 0;
-    for (const VkBaseInStructure *s = pNext; s; s = s->pNext) {
-        size_t size = layer_struct_size(s->sType);
-        if (!size)
-            return NULL; /* a structure the registry does not know comes first */
-        total += (size + 15) & ~(size_t)15;
-        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
-            break;
-    }
-    char *block = malloc(total);
-    if (!block)
-        return NULL;
-    *storage = block;
-    VkBaseOutStructure *head = NULL, *tail = NULL;
-    for (const VkBaseInStructure *s = pNext; s; s = s->pNext) {
-        size_t size = layer_struct_size(s->sType);
-        VkBaseOutStructure *copy = (VkBaseOutStructure *)block;
-        memcpy(copy, s, size);
-        block += (size + 15) & ~(size_t)15;
-        if (tail)
-            tail->pNext = copy;
-        else
-            head = copy;
-        tail = copy;
-        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
-            ((VkPhysicalDeviceFeatures2 *)copy)->features.pipelineStatisticsQuery = VK_TRUE;
-            break; /* copy->pNext is still the application's rest */
-        }
-    }
-    return head;
-}
-
 const VkDeviceCreateInfo *layer_measure_device_info(const VkDeviceCreateInfo *info,
                                                     VkDeviceCreateInfo *copy, void **storage)
 {
@@ -93,7 +58,9 @@ const VkDeviceCreateInfo *layer_measure_device_info(const VkDeviceCreateInfo *in
         return info;
     *copy = *info;
     if (features2) {
-        const void *chain = chain_with_statistics(info->pNext, storage);
+        const void *chain = layer_chain_enabling(
+            info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+            offsetof(VkPhysicalDeviceFeatures2, features.pipelineStatisticsQuery), storage);
         if (!chain)
             return info;
         copy->pNext = chain;

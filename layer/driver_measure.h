@@ -126,6 +126,13 @@ uint32_t layer_measurable(layer_instance *instance, VkPhysicalDevice physical);
  * feature is on already or not wanted. */
 const VkDeviceCreateInfo *layer_measure_device_info(const VkDeviceCreateInfo *info,
                                                     VkDeviceCreateInfo *copy, void **storage);
+/* feature_chain.c: shallow copies of a pNext chain up to the structure of
+ * `type`, whose copy has the VkBool32 at byte `field` set; the rest of the
+ * chain stays the application's. NULL when a structure before it is not in
+ * the registry, or without memory; *storage (one block) is the caller's to
+ * free. */
+const void *layer_chain_enabling(const void *pNext, VkStructureType type, size_t field,
+                                 void **storage);
 /* Sets device->measuring when the engine measures; after the device exists. */
 void layer_measuring_open(layer_device *device);
 void layer_measuring_close(layer_device *device);

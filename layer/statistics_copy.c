@@ -106,44 +106,6 @@ static const void *find_in_chain(const void *pNext, VkStructureType type)
     return NULL;
 }
 
-/* Shallow copies of the chain up to the structure of `type`, whose copy gets
- * bufferDeviceAddress set at `field`; the rest of the chain is shared. */
-static const void *chain_with_address(const void *pNext, VkStructureType type, size_t field,
-                                      void **storage)
-{
-    size_t total = 0;
-    for (const VkBaseInStructure *s = pNext; s; s = s->pNext) {
-        size_t size = layer_struct_size(s->sType);
-        if (!size)
-            return NULL;
-        total += (size + 15) & ~(size_t)15;
-        if (s->sType == type)
-            break;
-    }
-    char *block = malloc(total);
-    if (!block)
-        return NULL;
-    *storage = block;
-    VkBaseOutStructure *head = NULL, *tail = NULL;
-    for (const VkBaseInStructure *s = pNext; s; s = s->pNext) {
-        size_t size = layer_struct_size(s->sType);
-        VkBaseOutStructure *copy = (VkBaseOutStructure *)block;
-        memcpy(copy, s, size);
-        block += (size + 15) & ~(size_t)15;
-        if (tail)
-            tail->pNext = copy;
-        else
-            head = copy;
-        tail = copy;
-        if (s->sType == type) {
-            VkBool32 on = VK_TRUE;
-            memcpy((char *)copy + field, &on, sizeof on);
-            break;
-        }
-    }
-    return head;
-}
-
 const VkDeviceCreateInfo *layer_copy_device_info(layer_instance *instance,
                                                  VkPhysicalDevice physical, uint32_t api_version,
                                                  const VkDeviceCreateInfo *info,
@@ -172,10 +134,10 @@ const VkDeviceCreateInfo *layer_copy_device_info(layer_instance *instance,
     *copy = *info;
     if (v12 || own) {
         const void *chain =
-            v12 ? chain_with_address(
+            v12 ? layer_chain_enabling(
                       info->pNext, v12->sType,
                       offsetof(VkPhysicalDeviceVulkan12Features, bufferDeviceAddress), storage)
-                : chain_with_address(
+                : layer_chain_enabling(
                       info->pNext, own->sType,
                       offsetof(VkPhysicalDeviceBufferDeviceAddressFeatures, bufferDeviceAddress),
                       storage);
