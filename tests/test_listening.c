@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -213,16 +214,24 @@ static void a_sampler_listens(void **state)
     assert_int_equal(clock_after(fx), closed);
 }
 
-static void a_report_listens(void **state)
+/* A device writing a report to a new file of /tmp, named in path. */
+static tally_device *open_reporting(char path[static 32])
 {
-    (void)state;
-    char path[] = "/tmp/tally_listening_XXXXXX.csv";
+    strcpy(path, "/tmp/tally_listening_XXXXXX.csv");
     int fd = mkstemps(path, 4);
     assert_true(fd >= 0);
     close(fd);
     tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL, .report_path = path};
-    struct engine_fixture fx = {0};
-    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
+    tally_device *device = NULL;
+    assert_int_equal(tally_device_open(&options, &device, NULL, 0), TALLY_OK);
+    return device;
+}
+
+static void a_report_listens(void **state)
+{
+    (void)state;
+    char path[32];
+    struct engine_fixture fx = {.device = open_reporting(path)};
     assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
     assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
     assert_true(tally_stream_observed(fx.stream));
@@ -240,13 +249,8 @@ static void a_report_listens(void **state)
 static void the_listeners_outlive_their_device(void **state)
 {
     (void)state;
-    char path[] = "/tmp/tally_listening_XXXXXX.csv";
-    int fd = mkstemps(path, 4);
-    assert_true(fd >= 0);
-    close(fd);
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL, .report_path = path};
-    tally_device *device = NULL;
-    assert_int_equal(tally_device_open(&options, &device, NULL, 0), TALLY_OK);
+    char path[32];
+    tally_device *device = open_reporting(path);
     const tally_listeners *listeners = tally_device_listeners(device);
     assert_true(tally_listening_now(listeners));
     tally_device_close(device);
