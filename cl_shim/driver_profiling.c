@@ -396,6 +396,7 @@ void profiling_queue_gone(queue_record *q)
         next_cl()->clReleaseEvent(p->events[i]);
     free(p->events);
     free(p->enqueued);
+    gate_release(&p->gate);
     profiling_orphan_held_locked(q);
     free(p);
     q->profiling = NULL;
