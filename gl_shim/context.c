@@ -276,42 +276,7 @@ void tally_gl_flush(tally_gl_context *ctx, const char *api_name, bool wait)
 
 /* ---- EGL and GLX entry points that make, destroy and swap contexts ---- */
 
-typedef unsigned int egl_boolean;
-typedef egl_boolean (*PFN_eglMakeCurrent)(void *, void *, void *, void *);
-typedef egl_boolean (*PFN_eglDestroyContext)(void *, void *);
-typedef egl_boolean (*PFN_eglSwapBuffers)(void *, void *);
-typedef int (*PFN_glXMakeCurrent)(void *, unsigned long, void *);
-typedef int (*PFN_glXMakeContextCurrent)(void *, unsigned long, unsigned long, void *);
-typedef void (*PFN_glXDestroyContext)(void *, void *);
-typedef void (*PFN_glXSwapBuffers)(void *, unsigned long);
-
-static _Atomic(void *) real_eglMakeCurrent, real_eglDestroyContext, real_eglSwapBuffers;
-static _Atomic(void *) real_glXMakeCurrent, real_glXMakeContextCurrent, real_glXDestroyContext,
-    real_glXSwapBuffers;
-
-#define EXPORT __attribute__((visibility("default")))
-
-EXPORT egl_boolean eglMakeCurrent(void *display, void *draw, void *read, void *context)
-{
-    PFN_eglMakeCurrent real =
-        (PFN_eglMakeCurrent)TALLY_PRELOAD_NEXT(real_eglMakeCurrent, "eglMakeCurrent");
-    before_make_current(TALLY_GL_EGL, context);
-    egl_boolean ok = real ? real(display, draw, read, context) : 0;
-    if (ok)
-        make_current(TALLY_GL_EGL, context);
-    return ok;
-}
-
-EXPORT egl_boolean eglDestroyContext(void *display, void *context)
-{
-    PFN_eglDestroyContext real =
-        (PFN_eglDestroyContext)TALLY_PRELOAD_NEXT(real_eglDestroyContext, "eglDestroyContext");
-    egl_boolean ok = real ? real(display, context) : 0;
-    if (ok)
-        destroy_context(TALLY_GL_EGL, context);
-    return ok;
-}
-
+/* A swap ends the current context's frame: its recording is submitted. */
 static void frame_end(const char *api_name)
 {
     tally_gl_context *ctx = tally_gl_current();
@@ -322,54 +287,10 @@ static void frame_end(const char *api_name)
     }
 }
 
-EXPORT egl_boolean eglSwapBuffers(void *display, void *surface)
-{
-    frame_end("eglSwapBuffers");
-    PFN_eglSwapBuffers real =
-        (PFN_eglSwapBuffers)TALLY_PRELOAD_NEXT(real_eglSwapBuffers, "eglSwapBuffers");
-    return real ? real(display, surface) : 0;
-}
-
-EXPORT int glXMakeCurrent(void *display, unsigned long drawable, void *context)
-{
-    PFN_glXMakeCurrent real =
-        (PFN_glXMakeCurrent)TALLY_PRELOAD_NEXT(real_glXMakeCurrent, "glXMakeCurrent");
-    before_make_current(TALLY_GL_GLX, context);
-    int ok = real ? real(display, drawable, context) : 0;
-    if (ok)
-        make_current(TALLY_GL_GLX, context);
-    return ok;
-}
-
-EXPORT int glXMakeContextCurrent(void *display, unsigned long draw, unsigned long read,
-                                 void *context)
-{
-    PFN_glXMakeContextCurrent real = (PFN_glXMakeContextCurrent)TALLY_PRELOAD_NEXT(
-        real_glXMakeContextCurrent, "glXMakeContextCurrent");
-    before_make_current(TALLY_GL_GLX, context);
-    int ok = real ? real(display, draw, read, context) : 0;
-    if (ok)
-        make_current(TALLY_GL_GLX, context);
-    return ok;
-}
-
-EXPORT void glXDestroyContext(void *display, void *context)
-{
-    PFN_glXDestroyContext real =
-        (PFN_glXDestroyContext)TALLY_PRELOAD_NEXT(real_glXDestroyContext, "glXDestroyContext");
-    if (real)
-        real(display, context);
-    destroy_context(TALLY_GL_GLX, context);
-}
-
-EXPORT void glXSwapBuffers(void *display, unsigned long drawable)
-{
-    frame_end("glXSwapBuffers");
-    PFN_glXSwapBuffers real =
-        (PFN_glXSwapBuffers)TALLY_PRELOAD_NEXT(real_glXSwapBuffers, "glXSwapBuffers");
-    if (real)
-        real(display, drawable);
-}
+/* The hooks, one per entry point, and their table window_symbols, generated
+ * from window_hooks.txt with the signatures of glx.xml and EGL/egl.h
+ * (gen_window_hooks.py). */
+#include "window_hooks.inc"
 
 /* ---- fork ---- */
 
@@ -403,16 +324,6 @@ static void forget_in_child(void)
     atomic_store_explicit(&tally_gl_device_measures, false, memory_order_relaxed);
     unlock_after_fork();
 }
-
-static tally_preload_symbol window_symbols[] = {
-    {"eglMakeCurrent", (void *)eglMakeCurrent, &real_eglMakeCurrent, false},
-    {"eglDestroyContext", (void *)eglDestroyContext, &real_eglDestroyContext, false},
-    {"eglSwapBuffers", (void *)eglSwapBuffers, &real_eglSwapBuffers, false},
-    {"glXMakeCurrent", (void *)glXMakeCurrent, &real_glXMakeCurrent, false},
-    {"glXMakeContextCurrent", (void *)glXMakeContextCurrent, &real_glXMakeContextCurrent, false},
-    {"glXDestroyContext", (void *)glXDestroyContext, &real_glXDestroyContext, false},
-    {"glXSwapBuffers", (void *)glXSwapBuffers, &real_glXSwapBuffers, false},
-};
 
 __attribute__((constructor)) static void register_gl_shim(void)
 {
