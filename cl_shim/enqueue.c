@@ -182,17 +182,17 @@ static void bracket_end(cl_enqueue_bracket *bracket)
 }
 
 /* A kernel enqueue the inline test could not pass straight down: asked
- * again, then recorded. */
+ * again (enqueue_event_begin's queue_heard), then recorded. */
 static __attribute__((noinline)) cl_int
 general_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                const size_t *offset, const size_t *global, const size_t *local,
                                WAIT_ARGS)
 {
-    if (!queue_heard(queue))
-        return next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
-                                                 num_events, wait_list, event);
     enqueue_event ev;
     enqueue_event_begin(&ev, queue, num_events, wait_list, event, true);
+    if (!ev.heard)
+        return next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
+                                                 num_events, wait_list, event);
     cl_enqueue_bracket bracket = bracket_begin(&ev);
     cl_int err = next_cl()->clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local,
                                                    num_events, wait_list, ev.returned);
@@ -222,10 +222,10 @@ TALLY_CL_EXPORT(clEnqueueNDRangeKernel);
 static __attribute__((noinline)) cl_int general_clEnqueueTask(cl_command_queue queue,
                                                               cl_kernel kernel, WAIT_ARGS)
 {
-    if (!queue_heard(queue))
-        return next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
     enqueue_event ev;
     enqueue_event_begin(&ev, queue, num_events, wait_list, event, true);
+    if (!ev.heard)
+        return next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, event);
     cl_enqueue_bracket bracket = bracket_begin(&ev);
     cl_int err = next_cl()->clEnqueueTask(queue, kernel, num_events, wait_list, ev.returned);
     bracket_end(&bracket);
