@@ -8,11 +8,14 @@ the shim on simgpu idle and reporting, and with the shim on the driver
 backend idle (nobody listens: no queries) and reporting with its default
 counters, per draw (TALLY_GRANULARITY=command: the shim's timestamp and
 pipeline-statistics queries around each draw, read at the next flushes),
-and per frame (the default: one measurement per glFlush), and per draw with
+and per frame (the default: one measurement per glFlush) with the report
+and with a sampled output alone (TALLY_SAMPLE=10ms: measured per frame, no
+row per draw), and per draw with
 one counter asked (GpuTime: two timestamps a draw; IaVertices: one
 statistics query a draw), which tell a driver's timestamp and statistics
 costs apart. Configurations are
-interleaved, each is run --runs times pinned to one CPU, and the medians of
+interleaved, each is run --runs times pinned to --cpu (a taskset list: one
+CPU by default, the engine's threads with the program's), and the medians of
 the program's thread CPU time and wall time per draw are shown, with each
 one's CPU over the pass-through preload's (the median of the rounds'
 differences). Then the targets (docs/driver.md, "Granularity in GL"): per
@@ -25,7 +28,7 @@ backend (simgpu's ratio is printed with it).
 Runs from a build directory or a copy of one (bin/ and lib/ side by side):
     build/bin/tally_bench_gl_driver --runs 5
 
-usage: bench_gl_driver.py [--runs N] [--cpu N] [--frames N] [--draws N]
+usage: bench_gl_driver.py [--runs N] [--cpu LIST] [--frames N] [--draws N]
 """
 import argparse
 import os
@@ -54,6 +57,7 @@ def configs(workdir):
     base["EGL_PLATFORM"] = "surfaceless"
     base["GLIBC_TUNABLES"] = MALLOC_TUNABLES
     report = os.path.join(workdir, "report.csv")
+    samples = os.path.join(workdir, "samples.csv")
     driver = dict(base, LD_PRELOAD=shim, TALLY_BACKEND="driver")
     return [
         ("no shim", base),
@@ -69,6 +73,8 @@ def configs(workdir):
                                               TALLY_COUNTERS="IaVertices",
                                               TALLY_GRANULARITY="command")),
         ("driver, report, per frame", dict(driver, TALLY_OUTPUT=report)),
+        ("driver, samples, per frame", dict(driver, TALLY_SAMPLE="10ms",
+                                            TALLY_SAMPLE_OUTPUT=samples)),
     ]
 
 
@@ -90,8 +96,8 @@ def run_once(program, env, args):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--cpu", type=int, default=1)
-    parser.add_argument("--frames", type=int, default=50)
+    parser.add_argument("--cpu", default="1", help="taskset's CPU list for the whole process")
+    parser.add_argument("--frames", type=int, default=500)
     parser.add_argument("--draws", type=int, default=200)
     args = parser.parse_args()
     program = os.path.join(BUILD, "bin", "bench_gl_draws")
@@ -135,6 +141,9 @@ def check_targets(results):
     ]
     for text, ok in checks:
         print(f"{'ok  ' if ok else 'MISS'} {text}")
+    sampled = ratio("driver, samples, per frame", 0)
+    print(f"info per frame, sampled output alone (no row per draw): thread CPU x{sampled:.3f} "
+          f"of no shim")
     # What measuring adds per frame beyond recording the report's rows,
     # which simgpu's per-draw report pays too.
     share = statistics.median(r[0] - b[0] for r, b in zip(results["driver, report, per frame"],
