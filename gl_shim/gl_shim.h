@@ -104,7 +104,7 @@ typedef struct tally_gl_context {
 
 /* The calling thread's current context, or NULL. Initial-exec: every draw
  * reads it, and the default model for a shared library (a __tls_get_addr
- * call each time) cost an idle shim about 40 instructions a draw. The
+ * call each time) would put a call on every draw of an idle shim. The
  * shim is preloaded, so a pointer of static TLS is there for it; Mesa's
  * libglapi keeps its current context the same way. */
 extern TALLY_GL_HIDDEN _Thread_local tally_gl_context *tally_gl_current_context

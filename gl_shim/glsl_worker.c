@@ -1,8 +1,8 @@
 /*
  * One worker thread compiles linked programs' GLSL with glslang. The first
  * compile of each stage builds glslang's built-in symbol tables, tens of
- * milliseconds that glLinkProgram's caller would otherwise wait for: a
- * short replay (glretrace -b) ran 5 to 15% slower for it. The program is
+ * milliseconds that glLinkProgram's caller would otherwise wait for, which
+ * a short replay (glretrace -b) feels in its frame rate. The program is
  * bound at once as a pending engine program; the engine's queue, not the
  * application, waits for its profile.
  */

@@ -43,8 +43,8 @@ BUILD = os.path.dirname(HERE)
 
 # One allocator setting for every configuration, as in bench_gl.py: without
 # it, whether glibc trims and re-grows llvmpipe's heap between frames
-# decides the figures (no shim measured 150 ns a draw slower than the
-# pass-through preload).
+# decides the figures (the program without a shim can measure slower
+# than under the pass-through preload).
 MALLOC_TUNABLES = ("glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864:"
                    "glibc.malloc.mmap_threshold=1073741824")
 

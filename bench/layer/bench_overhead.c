@@ -94,12 +94,11 @@ static int child_record(uint32_t draws)
 /*
  * The paired figures: no layer, the pass-through layer and tally idle, each
  * its own instance in one process, enabling its layer by name, measured in
- * turn round after round. Separate processes differ by more than the
- * layers do on some machines (a driver's no-layer recording moved from 29
- * to 46 ns a draw between runs on one lent H100 host, and the idle frame
- * over pass-through from -6 to +15 ns between runs of one build on
- * another); here every round compares the three under the same
- * conditions, and each figure is the median of the rounds' differences.
+ * turn round after round. Separate processes differ from one another by
+ * more than the layers do on some machines (the same build's no-layer
+ * recording moves by tens of ns a draw between runs); here every round
+ * compares the three under the same conditions, and each figure is the
+ * median of the rounds' differences.
  */
 enum { PAIRED = 3, MAX_ROUNDS = 64, MAX_PAIRED_ROUNDS = 4 * MAX_ROUNDS + 1 };
 static const char *const paired_names[PAIRED] = {"no layer", "pass-through layer", "tally, idle"};

@@ -1,21 +1,20 @@
 /* A plain OpenCL program for the report test: no counters asked, queues never
  * flushed at the end nor released, as careless programs do. The shim must
  * still put every command in TALLY_OUTPUT. */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "cl_first_device.h"
+
 #include <stdio.h>
 #include <time.h>
 
 int main(void)
 {
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS)
+    cl_first_device cl; /* never closed: the careless program's way */
+    if (!cl_first_device_open(NULL, &cl))
         return 1;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    cl_context context = cl.context;
+    cl_device_id device = cl.device;
+    cl_command_queue queue = cl.queue;
+    cl_int err;
     const char *source = "kernel void k(global int *p) { p[get_global_id(0)] = 1; }";
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
     if (clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)

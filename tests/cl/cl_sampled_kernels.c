@@ -5,8 +5,8 @@
  *
  * Usage: cl_sampled_kernels ROUNDS GLOBAL_SIZE
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "cl_first_device.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -23,14 +23,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s ROUNDS GLOBAL_SIZE\n", argv[0]);
         return 2;
     }
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS)
+    cl_first_device cl;
+    if (!cl_first_device_open(NULL, &cl))
         return 1;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    cl_context context = cl.context;
+    cl_device_id device = cl.device;
+    cl_command_queue queue = cl.queue;
+    cl_int err;
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
     if (clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
         return 1;
@@ -45,8 +44,7 @@ int main(int argc, char **argv)
     clReleaseMemObject(buffer);
     clReleaseKernel(kernel);
     clReleaseProgram(program);
-    clReleaseCommandQueue(queue);
-    clReleaseContext(context);
+    cl_first_device_close(&cl);
     printf("%ld rounds %s\n", rounds, err == CL_SUCCESS ? "done" : "failed");
     return err == CL_SUCCESS ? 0 : 1;
 }

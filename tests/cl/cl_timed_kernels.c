@@ -6,8 +6,8 @@
  * kernels on a queue that did not ask and keeps no events,
  * {"queue":"plain","global":N}.
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "cl_first_device.h"
+
 #include <stdio.h>
 
 static const char *source = "kernel void fill(global int *out) {\n"
@@ -16,19 +16,17 @@ static const char *source = "kernel void fill(global int *out) {\n"
 
 int main(void)
 {
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS)
-        return 1;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     cl_queue_properties profiling[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_command_queue profiled =
-        clCreateCommandQueueWithProperties(context, device, profiling, &err);
+    cl_first_device cl;
+    if (!cl_first_device_open(profiling, &cl))
+        return 1;
+    cl_context context = cl.context;
+    cl_device_id device = cl.device;
+    cl_command_queue profiled = cl.queue;
+    cl_int err;
     cl_command_queue plain = clCreateCommandQueueWithProperties(context, device, NULL, &err);
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-    if (!profiled || !plain || clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
+    if (!plain || clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
         return 1;
     cl_kernel kernel = clCreateKernel(program, "fill", &err);
     cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
@@ -61,9 +59,8 @@ int main(void)
     clReleaseMemObject(out);
     clReleaseKernel(kernel);
     clReleaseProgram(program);
-    clReleaseCommandQueue(profiled);
     clReleaseCommandQueue(plain);
-    clReleaseContext(context);
+    cl_first_device_close(&cl);
     if (err != CL_SUCCESS)
         fprintf(stderr, "cl_timed_kernels: an OpenCL call failed\n");
     return err == CL_SUCCESS ? 0 : 1;
