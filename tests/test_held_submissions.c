@@ -24,6 +24,7 @@ struct fake_gpu {
     uint32_t reads[MAX_COMMANDS];
     uint32_t recorded;
     uint32_t released; /* payloads given back to the door */
+    uint32_t readied;  /* polls that had something to submit */
 };
 
 struct fixture {
@@ -54,6 +55,11 @@ static bool read_completed(void *user, tally_held *h, bool force)
     return true;
 }
 
+static void count_ready(void *user)
+{
+    ((struct fake_gpu *)user)->readied++;
+}
+
 static uint64_t began_unknown(void *user, tally_held *h)
 {
     (void)user, (void)h;
@@ -66,8 +72,10 @@ static void free_payload(void *user, tally_held *h)
     free(h->payload);
 }
 
-static const tally_held_door fake_door = {
-    .read = read_completed, .prepare = began_unknown, .release = free_payload};
+static const tally_held_door fake_door = {.read = read_completed,
+                                          .ready = count_ready,
+                                          .prepare = began_unknown,
+                                          .release = free_payload};
 
 static int setup(void **state)
 {
@@ -135,6 +143,7 @@ static void a_later_recording_read_first_waits_for_the_earlier_one(void **state)
     uint64_t durations[MAX_COMMANDS];
     assert_int_equal(executed_durations(f, durations, MAX_COMMANDS), 0);
     assert_int_equal(tally_completed_seqno(f->engine.device), 0);
+    assert_int_equal(f->gpu.readied, 0);
 
     f->gpu.completed[0] = true;
     assert_int_equal(tally_held_poll(&f->held, false), 2); /* the second submission's seqno */
@@ -143,6 +152,7 @@ static void a_later_recording_read_first_waits_for_the_earlier_one(void **state)
     assert_int_equal(durations[1], 200);
     assert_true(tally_held_empty(&f->held));
     assert_int_equal(f->gpu.released, 2);
+    assert_int_equal(f->gpu.readied, 1); /* once for the poll, not per submission */
 }
 
 static void a_reader_goes_on_from_where_it_stopped(void **state)
