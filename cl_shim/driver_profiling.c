@@ -12,9 +12,10 @@
  * measurement reader over those times. Work-items and work-groups are the
  * NDRange's (driver.c), exactly. The times go on CLOCK_MONOTONIC where the
  * kernels' enqueues were bracketed (driver_calibration.c). A queue released
- * with recordings still
- * held leaves them to the process, read at later flushes of any queue and,
- * at exit, waited for a bounded time.
+ * with recordings still held leaves them to the process, read at later
+ * flushes of any queue and, at exit, waited for a bounded time. The
+ * holding, the order and the submission are the engine's (tally_held.h);
+ * this file reads the events, keeps the gates and the orphans.
  *
  * The same hold keeps back, under any backend, a command that waits on a
  * user event the program had not completed when it enqueued it (a gate):
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "shim.h"
+#include "tally_held.h"
 
 /* A command that waits on user events not yet completed: its own event and
  * those user events, all retained. command NULL: no gate. */
@@ -40,22 +42,16 @@ typedef struct gate {
     uint32_t wait_count;
 } gate;
 
-/* A recording held until its kernels (and its gate's command) completed. */
-typedef struct held {
-    struct held *next;
-    tally_stream *stream;
-    const char *api_name;
-    uint32_t flags;
+/* OpenCL's part of a recording held until its kernels (and its gate's
+ * command) completed: tally_held.payload. The engine's part says whether it
+ * is measured (the driver backend), and how many of its events were read. */
+typedef struct cl_held {
     uint32_t commands; /* recorded in the stream */
-    bool measured;     /* submitted with the kernels' times (the driver backend) */
     gate gate;
-    cl_event *events;             /* the measured kernels', by measurement key; NULL once read */
+    cl_event *events;             /* the measured kernels', by measurement key (tally_held.count) */
     cl_enqueue_bracket *enqueued; /* each one's enqueue call */
-    uint32_t count;
-    tally_measurement *values;
-    uint32_t read; /* events read so far, in order */
     cl_calibration calibration;
-} held;
+} cl_held;
 
 struct cl_profiling {
     bool measures;    /* false: the queue only holds gated commands */
@@ -63,8 +59,10 @@ struct cl_profiling {
     cl_enqueue_bracket *enqueued;
     uint32_t count, capacity;
     gate gate; /* the current recording's first command's */
-    held *first, *last;
+    tally_held_queue held;
 };
+
+static const tally_held_door held_door;
 
 /* Set when a queue measures with calibration on; every queue's device is
  * the one shared device, so one flag serves them all. */
@@ -72,7 +70,7 @@ static atomic_bool calibrating;
 
 /* Recordings of released queues, oldest first. */
 static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
-static held *orphans;
+static tally_held_queue orphans = {.door = &held_door};
 static _Atomic(bool) have_orphans;
 
 /* At exit, how long the shim waits for the device to complete what it holds. */
@@ -96,6 +94,14 @@ bool profiling_asked(const cl_queue_properties *properties)
     return false;
 }
 
+static cl_profiling *profiling_new(bool measures)
+{
+    cl_profiling *p = calloc(1, sizeof(cl_profiling));
+    if (p)
+        *p = (cl_profiling){.measures = measures, .held = {.door = &held_door}};
+    return p;
+}
+
 cl_profiling *profiling_create(void)
 {
     if (!profiling_measures())
@@ -103,10 +109,7 @@ cl_profiling *profiling_create(void)
     tally_device_info info;
     tally_device_get_info(session_device(), &info);
     atomic_store_explicit(&calibrating, info.calibrate, memory_order_relaxed);
-    cl_profiling *p = calloc(1, sizeof(cl_profiling));
-    if (p)
-        p->measures = true;
-    return p;
+    return profiling_new(true);
 }
 
 bool profiling_calibrates(void)
@@ -224,7 +227,7 @@ void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events
     cl_profiling *p = q->profiling;
     if (q->unsubmitted || (p && p->gate.command))
         queue_submit_locked(q, api_name, 0); /* what came before goes on its own */
-    if (!p && !(p = q->profiling = calloc(1, sizeof(*p))))
+    if (!p && !(p = q->profiling = profiling_new(false)))
         return; /* no memory: the command is reported as if it ran */
     const struct _cl_icd_dispatch *cl = next_cl();
     gate g = {.waits = malloc(num_events * sizeof(cl_event))};
@@ -242,58 +245,45 @@ void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events
 bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags)
 {
     cl_profiling *p = q->profiling;
-    if (!p || (p->count == 0 && !p->first && !p->gate.command))
+    if (!p || (p->count == 0 && tally_held_empty(&p->held) && !p->gate.command))
         return false;
-    held *h = calloc(1, sizeof(*h));
-    tally_measurement *values = calloc(p->count ? p->count : 1, sizeof(*values));
-    tally_stream *fresh = NULL;
-    if (!h || !values || tally_stream_create(q->context, &fresh) != TALLY_OK) {
+    const tally_held *before = p->held.last;
+    cl_held *c = malloc(sizeof(*c));
+    if (!c || !tally_held_push(&p->held, q->context, &q->stream, api_name, flags, p->count,
+                               p->measures, c)) {
         /* No memory: the recording goes now, unmeasured and ungated. */
-        free(h);
-        free(values);
+        free(c);
         for (uint32_t i = 0; i < p->count; i++)
             next_cl()->clReleaseEvent(p->events[i]);
         p->count = 0;
         gate_release(&p->gate);
         return false;
     }
-    *h = (held){.stream = q->stream,
-                .api_name = api_name,
-                .flags = flags,
-                .commands = q->unsubmitted,
-                .measured = p->measures,
-                .gate = p->gate,
-                .events = p->events,
-                .enqueued = p->enqueued,
-                .count = p->count,
-                .values = values};
+    *c = (cl_held){
+        .commands = q->unsubmitted, .gate = p->gate, .events = p->events, .enqueued = p->enqueued};
     /* An in-order queue runs nothing of this recording before the gate of
      * the one held before it opened. */
-    if (!h->gate.command && p->last && !q->out_of_order)
-        h->gate = gate_copy(&p->last->gate);
+    if (!c->gate.command && before && !q->out_of_order)
+        c->gate = gate_copy(&((const cl_held *)before->payload)->gate);
     p->gate = (gate){0};
     p->events = NULL;
     p->enqueued = NULL;
     p->count = p->capacity = 0;
-    if (p->last)
-        p->last->next = h;
-    else
-        p->first = h;
-    p->last = h;
-    q->stream = fresh;
     q->bound_program = NULL; /* the fresh stream binds the next kernel's program */
     return true;
 }
 
 /* Reads the completed kernels' times, in order; true when every one was
  * read. A kernel that failed, or whose times cannot be read, takes none. */
-static bool read_held(held *h)
+static bool read_held(void *user, tally_held *h, bool force)
 {
+    (void)user, (void)force; /* the exit's wait is profiling_finish_all's */
+    cl_held *c = h->payload;
     const struct _cl_icd_dispatch *cl = next_cl();
-    if (!gate_open(&h->gate))
+    if (!gate_open(&c->gate))
         return false;
     for (; h->read < h->count; h->read++) {
-        cl_event event = h->events[h->read];
+        cl_event event = c->events[h->read];
         cl_int status = CL_QUEUED;
         if (cl->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
                                NULL) == CL_SUCCESS &&
@@ -309,57 +299,44 @@ static bool read_held(held *h)
             h->values[h->read] =
                 (tally_measurement){.valid = TALLY_MEASURE_TIME, .begin_ns = start, .end_ns = end};
             cl_ulong queued = 0;
-            if (h->enqueued[h->read].before &&
+            if (c->enqueued[h->read].before &&
                 cl->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_QUEUED, sizeof(queued),
                                             &queued, NULL) == CL_SUCCESS &&
                 queued <= start)
-                calibration_note(&h->calibration, queued, h->enqueued[h->read]);
+                calibration_note(&c->calibration, queued, c->enqueued[h->read]);
         }
         cl->clReleaseEvent(event);
     }
     return true;
 }
 
-static void submit_held(held *h)
+static uint64_t prepare_held(void *user, tally_held *h)
 {
-    tally_device *d = session_device();
-    for (uint32_t i = h->read; i < h->count; i++)
-        next_cl()->clReleaseEvent(h->events[i]); /* unread: given up */
-    uint64_t began = calibration_apply(&h->calibration, h->values, h->count);
-    if (d && h->measured)
-        tally_submit_stream_measured(d, h->stream, h->flags, h->api_name, h->values, h->count,
-                                     began, NULL);
-    else
-        free(h->values);
-    if (d && !h->measured)
-        tally_submit_stream(d, h->stream, h->flags, h->api_name, NULL);
-    gate_release(&h->gate);
-    tally_stream_destroy(h->stream);
-    free(h->events);
-    free(h->enqueued);
-    free(h);
+    (void)user;
+    cl_held *c = h->payload;
+    return calibration_apply(&c->calibration, h->values, h->count);
 }
 
-/* Submits the list's recordings read whole, oldest first; returns what is
- * left of the list. */
-static held *submit_ready(held *list)
+static void release_held(void *user, tally_held *h)
 {
-    while (list && read_held(list)) {
-        held *h = list;
-        list = h->next;
-        submit_held(h);
-    }
-    return list;
+    (void)user;
+    cl_held *c = h->payload;
+    for (uint32_t i = h->read; i < h->count; i++)
+        next_cl()->clReleaseEvent(c->events[i]); /* unread: given up */
+    gate_release(&c->gate);
+    free(c->events);
+    free(c->enqueued);
+    free(c);
 }
+
+static const tally_held_door held_door = {
+    .read = read_held, .prepare = prepare_held, .release = release_held};
 
 void profiling_poll_locked(queue_record *q)
 {
     cl_profiling *p = q->profiling;
-    if (!p || !p->first)
-        return;
-    p->first = submit_ready(p->first);
-    if (!p->first)
-        p->last = NULL;
+    if (p)
+        tally_held_poll(&p->held, false);
 }
 
 void profiling_poll_orphans(void)
@@ -367,24 +344,20 @@ void profiling_poll_orphans(void)
     if (!atomic_load_explicit(&have_orphans, memory_order_acquire))
         return;
     pthread_mutex_lock(&orphans_lock);
-    orphans = submit_ready(orphans);
-    atomic_store_explicit(&have_orphans, orphans != NULL, memory_order_release);
+    tally_held_poll(&orphans, false);
+    atomic_store_explicit(&have_orphans, !tally_held_empty(&orphans), memory_order_release);
     pthread_mutex_unlock(&orphans_lock);
 }
 
 void profiling_orphan_held_locked(queue_record *q)
 {
     cl_profiling *p = q->profiling;
-    if (!p || !p->first)
+    if (!p || tally_held_empty(&p->held))
         return;
     pthread_mutex_lock(&orphans_lock);
-    held **tail = &orphans;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = p->first;
+    tally_held_move(&orphans, &p->held);
     atomic_store_explicit(&have_orphans, true, memory_order_release);
     pthread_mutex_unlock(&orphans_lock);
-    p->first = p->last = NULL;
 }
 
 void profiling_queue_gone(queue_record *q)
@@ -405,7 +378,7 @@ void profiling_queue_gone(queue_record *q)
 void profiling_forget(void)
 {
     pthread_mutex_init(&orphans_lock, NULL);
-    orphans = NULL;
+    orphans = (tally_held_queue){.door = &held_door};
     atomic_store_explicit(&have_orphans, false, memory_order_relaxed);
 }
 
@@ -438,45 +411,31 @@ bool profiling_hidden(cl_event event)
 
 /* Flushes the queue of every event not yet complete, so that the device
  * gets to them even where the program never flushed. */
-static void flush_queues_of(const held *list)
+static void flush_queues_of(const tally_held_queue *list)
 {
     const struct _cl_icd_dispatch *cl = next_cl();
-    for (const held *h = list; h; h = h->next)
+    for (const tally_held *h = list->first; h; h = h->next)
         for (uint32_t i = h->read; i < h->count; i++) {
             cl_command_queue queue = NULL;
-            if (cl->clGetEventInfo(h->events[i], CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue,
-                                   NULL) == CL_SUCCESS &&
+            if (cl->clGetEventInfo(((const cl_held *)h->payload)->events[i], CL_EVENT_COMMAND_QUEUE,
+                                   sizeof(queue), &queue, NULL) == CL_SUCCESS &&
                 queue)
                 cl->clFlush(queue);
         }
 }
 
-static void discard_held(held *h)
-{
-    for (uint32_t i = h->read; i < h->count; i++)
-        next_cl()->clReleaseEvent(h->events[i]);
-    gate_release(&h->gate);
-    tally_stream_destroy(h->stream);
-    free(h->values);
-    free(h->events);
-    free(h->enqueued);
-    free(h);
-}
-
 /* Takes the recordings whose gate never opens out of the list (their
  * commands never ran) and returns how many commands they held. */
-static uint64_t drop_never_run(held **list)
+static uint64_t drop_never_run(tally_held_queue *list)
 {
     uint64_t dropped = 0;
-    for (held **at = list; *at;) {
-        held *h = *at;
-        if (!gate_shut(&h->gate)) {
-            at = &h->next;
-            continue;
+    for (tally_held *h = list->first, *next; h; h = next) {
+        next = h->next;
+        const cl_held *c = h->payload;
+        if (gate_shut(&c->gate)) {
+            dropped += c->commands;
+            tally_held_discard(list, h);
         }
-        *at = h->next;
-        dropped += h->commands;
-        discard_held(h);
     }
     return dropped;
 }
@@ -490,17 +449,17 @@ void profiling_finish_all(void)
                   "OpenCL: %llu commands waited on user events the program never completed; "
                   "they never ran and are not reported",
                   (unsigned long long)never_ran);
-    flush_queues_of(orphans);
+    flush_queues_of(&orphans);
     uint64_t until = tally_monotonic_ns() + EXIT_WAIT_NS;
-    while ((orphans = submit_ready(orphans)) && tally_monotonic_ns() < until)
+    for (;;) {
+        tally_held_poll(&orphans, false);
+        if (tally_held_empty(&orphans) || tally_monotonic_ns() >= until)
+            break;
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
-    if (orphans)
-        tally_log(TALLY_LOG_WARN, "OpenCL: kernels still running at exit take no GPU time");
-    while (orphans) {
-        held *h = orphans;
-        orphans = h->next;
-        submit_held(h);
     }
+    if (!tally_held_empty(&orphans))
+        tally_log(TALLY_LOG_WARN, "OpenCL: kernels still running at exit take no GPU time");
+    tally_held_drain(&orphans);
     atomic_store_explicit(&have_orphans, false, memory_order_release);
     pthread_mutex_unlock(&orphans_lock);
 }

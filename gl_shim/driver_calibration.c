@@ -84,11 +84,10 @@ void tally_gl_calibrate(gl_measuring *m)
     }
 }
 
-uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h)
+uint64_t tally_gl_calibration_apply(gl_measuring *m, const tally_held *h)
 {
     const gl_calibration *c = &m->calibration;
     if (!c->valid)
         return 0;
-    return tally_measurements_to_monotonic(&c->pair, h->values, h->read_commands,
-                                           tally_monotonic_ns());
+    return tally_measurements_to_monotonic(&c->pair, h->values, h->read, tally_monotonic_ns());
 }

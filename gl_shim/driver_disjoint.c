@@ -27,18 +27,18 @@ void tally_gl_disjoint_check(tally_gl_context *ctx)
     if (!gl_disjoint_shim_reads(&m->disjoint, driver != 0))
         return;
     m->calibration.valid = false; /* the GPU's clock may have jumped since the pair */
-    for (gl_held_submission *h = m->held; h; h = h->next)
-        h->time_lost = true;
+    for (tally_held *h = m->held.first; h; h = h->next)
+        ((gl_held_queries *)h->payload)->time_lost = true;
     m->recording_time_lost = m->recording.count > 0;
 }
 
-void tally_gl_disjoint_strip(tally_gl_context *ctx, gl_held_submission *h)
+void tally_gl_disjoint_strip(tally_gl_context *ctx, tally_held *h)
 {
     gl_measuring *m = ctx->measuring;
-    if (!m || !h->time_lost)
+    if (!m || !((const gl_held_queries *)h->payload)->time_lost)
         return;
     uint32_t lost = 0;
-    for (uint32_t i = 0; i < h->list.count; i++)
+    for (uint32_t i = 0; i < h->count; i++)
         if (h->values[i].valid & TALLY_MEASURE_TIME) {
             h->values[i].valid &= ~TALLY_MEASURE_TIME;
             lost++;

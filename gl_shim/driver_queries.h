@@ -12,6 +12,7 @@
 
 #include "disjoint_flag.h"
 #include "gl_shim.h"
+#include "tally_held.h"
 
 /* Slots of a measured command's queries: the two timestamps, then one per
  * pipeline statistic in tally_measure_bits order. */
@@ -35,19 +36,13 @@ typedef struct gl_command_list {
     uint32_t count, capacity;
 } gl_command_list;
 
-/* A submission held until its queries can be read: the recording in a
- * stream of its own, and what has been read of it so far. */
-typedef struct gl_held_submission {
-    struct gl_held_submission *next;
-    tally_stream *stream;
-    const char *api_name;
-    uint32_t flags;
-    gl_command_list list;
-    tally_measurement *values; /* list.count entries, filled in order */
-    uint32_t read_commands;    /* commands whose every query was read */
-    uint32_t read_queries;     /* queries of the next command already read */
-    bool time_lost;            /* a disjoint event may lie within its timestamps */
-} gl_held_submission;
+/* GL's part of a held submission (tally_held.payload, driver_readback.c):
+ * its measured commands, and how far into the next one the reads went. */
+typedef struct gl_held_queries {
+    gl_command_list list;  /* tally_held.count commands; values[i] is commands[i]'s */
+    uint32_t read_queries; /* queries of the command at tally_held.read already read */
+    bool time_lost;        /* a disjoint event may lie within its timestamps */
+} gl_held_queries;
 
 /* A (GPU, CLOCK_MONOTONIC) pair of the context (driver_calibration.c). */
 typedef struct gl_calibration {
@@ -86,7 +81,7 @@ typedef struct gl_measuring {
         GLuint *names;
         uint32_t count, capacity;
     } pool[GL_QUERY_TARGETS];
-    gl_held_submission *held, *held_tail; /* oldest first */
+    tally_held_queue held; /* submissions waiting for their queries, oldest first */
     bool said_lost;
 } gl_measuring;
 
@@ -138,7 +133,7 @@ TALLY_GL_HIDDEN void tally_gl_poll_held(tally_gl_context *ctx, bool force);
  * every command whose queries were issued before it. */
 TALLY_GL_HIDDEN void tally_gl_disjoint_check(tally_gl_context *ctx);
 /* A held submission goes to the engine: without GPU time if it was lost. */
-TALLY_GL_HIDDEN void tally_gl_disjoint_strip(tally_gl_context *ctx, gl_held_submission *h);
+TALLY_GL_HIDDEN void tally_gl_disjoint_strip(tally_gl_context *ctx, tally_held *h);
 
 /* driver_calibration.c. Whether the context calibrates (allowed: the
  * device's calibrate), decided when it starts measuring. */
@@ -151,7 +146,7 @@ TALLY_GL_HIDDEN void tally_gl_calibrate(gl_measuring *m);
  * allows (TALLY_MEASURE_TIME_MONOTONIC); the others stay as they are.
  * Returns the earliest converted time (0: none), when the submission's work
  * began on the GPU: its tally_submission.issued_ns. */
-TALLY_GL_HIDDEN uint64_t tally_gl_calibration_apply(gl_measuring *m, gl_held_submission *h);
+TALLY_GL_HIDDEN uint64_t tally_gl_calibration_apply(gl_measuring *m, const tally_held *h);
 /* The program's glGetIntegerv, glGetInteger64v and glGetBooleanv of
  * GL_GPU_DISJOINT_EXT (data not NULL), through the real function. */
 TALLY_GL_HIDDEN void tally_gl_get_disjoint_integer(PFN_glGetIntegerv real, GLint *data);
