@@ -162,7 +162,7 @@ static void attach_engine(queue_record *q)
     q->profiling = profiling_create();
     q->listening = tally_device_listeners(d);
     say_driver(q->device, q->context);
-    q->always_heard = q->counter_count > 0 || q->profiling;
+    q->always_heard = q->counter_count > 0;
 }
 
 /* Takes ownership of counters and app_properties. profiling_hidden: the

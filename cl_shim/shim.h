@@ -109,7 +109,7 @@ typedef struct queue_record {
     /* The device's listeners (tally_device_listeners); NULL while the
      * queue has no stream. */
     const tally_listeners *listening;
-    /* Counters or the driver backend's timing: every command is recorded. */
+    /* Counters: every command is recorded, for its events' scopes. */
     bool always_heard;
     tally_program *bound_program; /* the stream's; it stays bound across submissions */
     uint32_t unsubmitted;         /* commands recorded since the last submission */
@@ -129,12 +129,13 @@ typedef struct queue_record {
 SHIM_HIDDEN queue_record *queue_find(cl_command_queue queue);
 /*
  * Whether anyone would see the queue's next command: a queue with counters
- * (its events' scopes), a device that measures (the driver backend), or a
- * listener of the whole device (a report, trace, timeline reader or
+ * (its events' scopes), or a listener of the whole device (a report, trace, timeline reader or
  * sampler: tally_device_listening). A scope of another queue counts only
  * its own queue's work. Otherwise an enqueue records nothing and goes
  * straight down, as through no shim (docs/opencl.md, "What an idle shim
- * costs an enqueue"). A listener that starts later sees the commands
+ * costs an enqueue"), under the driver backend too: nobody reads a time
+ * nobody listens for, so no event is made and no enqueue bracketed for
+ * it. A listener that starts later sees the commands
  * enqueued after it started: a CL command may start as soon as it is
  * enqueued (PoCL's do; clFlush only guarantees it), so that is where a real
  * device's counters would start seeing it too.

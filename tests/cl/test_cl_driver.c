@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -154,6 +155,63 @@ static void a_queue_with_profiling_keeps_its_times(void **state)
     clReleaseCommandQueue(queue);
 }
 
+static cl_uint reference_count(cl_event event)
+{
+    cl_uint count = 0;
+    assert_int_equal(clGetEventInfo(event, CL_EVENT_REFERENCE_COUNT, sizeof(count), &count, NULL),
+                     CL_SUCCESS);
+    return count;
+}
+
+/* The event's references once the driver let go of its own (PoCL holds one
+ * while the command runs): asked until it reads `expected`, for at most 5 s,
+ * without a submission point of the shim's (no flush, finish or wait). */
+static cl_uint settled_references(cl_event event, cl_uint expected)
+{
+    const struct timespec pause = {0, 1000 * 1000};
+    cl_uint count = reference_count(event);
+    for (int i = 0; i < 5000 && count != expected; i++) {
+        nanosleep(&pause, NULL);
+        count = reference_count(event);
+    }
+    return count;
+}
+
+/* Nobody listens (no report, trace or sampler; the queue named no counters):
+ * the shim passes the enqueue straight down and keeps nothing of it, as
+ * under simgpu: once the kernel ran, the program's reference is the only
+ * one. A queue with counters keeps the program's event until it reads the
+ * kernel's times and the program asks for its counters' results. */
+static void an_unheard_queue_keeps_no_event_of_the_programs(void **state)
+{
+    struct cl_fixture *fx = *state;
+    cl_int err;
+    cl_command_queue plain = clCreateCommandQueue(fx->context, fx->device, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_uint uuids[] = {uuid_of(fx, cl_name("GpuTime"))};
+    cl_command_queue counted = counter_queue(fx, uuids, 1);
+    cl_kernel kernel = build_kernel(fx, kernel_source, "fill");
+    cl_mem out = output_buffer(fx, kernel);
+    size_t global[2] = {8, 8};
+    cl_event unheard, heard;
+    assert_int_equal(
+        clEnqueueNDRangeKernel(plain, kernel, 2, NULL, global, NULL, 0, NULL, &unheard),
+        CL_SUCCESS);
+    assert_int_equal(
+        clEnqueueNDRangeKernel(counted, kernel, 2, NULL, global, NULL, 0, NULL, &heard),
+        CL_SUCCESS);
+    assert_int_equal(settled_references(unheard, 1), 1);
+    assert_true(settled_references(heard, 1) > 1); /* the shim's, kept until it reads */
+    assert_int_equal(clFinish(plain), CL_SUCCESS);
+    assert_int_equal(clFinish(counted), CL_SUCCESS);
+    clReleaseEvent(unheard);
+    clReleaseEvent(heard);
+    clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    clReleaseCommandQueue(plain);
+    clReleaseCommandQueue(counted);
+}
+
 /* The driver backend offers OpenCL GPU time and the NDRange's counts, and
  * none of the statistics only a graphics query measures. */
 static void the_catalogue_offers_what_opencl_measures(void **state)
@@ -198,6 +256,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_queue_without_profiling_answers_as_one),
         cmocka_unit_test(a_queue_with_profiling_keeps_its_times),
         cmocka_unit_test(the_catalogue_offers_what_opencl_measures),
+        cmocka_unit_test(an_unheard_queue_keeps_no_event_of_the_programs),
     };
     return cmocka_run_group_tests(tests, cl_fixture_setup, cl_fixture_teardown);
 }
