@@ -88,11 +88,16 @@ struct tally_backend_ops {
      * (NULL: nothing measured for this unit, e.g. the second draw of a
      * multi-draw): adds its counts into raw like execute. The engine takes
      * the work's time from the measurement's timestamps itself; a backend
-     * with execute_measured is never asked to execute. Queue thread only.
+     * with execute_measured is never asked to execute. Returns what the
+     * measurement lacks that this kind of work would need for the
+     * catalogue's counters (tally_measure_bits; 0 for NULL): the counters
+     * made from those are not known for this unit (an OpenGL ES context,
+     * which has no statistics, in a process whose catalogue has them), not
+     * 0. Queue thread only.
      */
-    void (*execute_measured)(void *state, const struct tally_work *work,
-                             const struct tally_exec_state *exec, const tally_measurement *measured,
-                             uint64_t *raw);
+    uint32_t (*execute_measured)(void *state, const struct tally_work *work,
+                                 const struct tally_exec_state *exec,
+                                 const tally_measurement *measured, uint64_t *raw);
 };
 
 /* --- the registry (registry.c): every backend built into libtally ---------- */

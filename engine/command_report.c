@@ -50,6 +50,9 @@ struct command_report_rows {
      * queue thread first saw that (0: not yet). */
     bool trace_written;
     uint64_t trace_unflushed_since_ns;
+    /* Per report counter (the first 64): what it is made from needs
+     * measured (tally_measure_bits), for the row's unmeasured columns. */
+    uint32_t *column_measures;
     /* The label column of the latest row, and what it was made from. */
     uint32_t label_context;
     uint64_t label_changes;
@@ -172,9 +175,12 @@ static tally_status open_rows(struct tally_device *d)
     rows->memos = calloc(d->report_counter_count + 1, sizeof *rows->memos);
     rows->derived_column = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
     rows->sources = malloc((d->report_counter_count + 1) * sizeof *rows->sources);
-    if (!rows->plain_raw || !rows->memos || !rows->derived_column || !rows->sources)
+    rows->column_measures = malloc((d->report_counter_count + 1) * sizeof(uint32_t));
+    if (!rows->plain_raw || !rows->memos || !rows->derived_column || !rows->sources ||
+        !rows->column_measures)
         return TALLY_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < d->report_counter_count; i++) {
+        rows->column_measures[i] = tally_device_measures_of(d, &d->report_counters[i], 1);
         if (tally_counter_is_plain_raw(d->catalogue, d->report_counters[i], &rows->plain_raw[i])) {
             rows->sources[i] = &d->exec.delta[rows->plain_raw[i]];
             continue;
@@ -274,6 +280,22 @@ static const tally_value *selected_values(struct tally_device *d)
     return values;
 }
 
+/* The columns whose counter is made from something the command's own
+ * measurement lacked. */
+static uint64_t unmeasured_columns(const struct tally_device *d)
+{
+    uint32_t unknown = d->exec.unknown_measures;
+    if (!unknown)
+        return 0;
+    const uint32_t *needs = d->report_rows->column_measures;
+    uint32_t count = d->report_counter_count < 64 ? d->report_counter_count : 64;
+    uint64_t columns = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (needs[i] & unknown)
+            columns |= 1ull << i;
+    return columns;
+}
+
 void tally_command_report_write(struct tally_device *d, const struct tally_command *command,
                                 const struct tally_context *ctx, uint64_t stream_id,
                                 uint64_t begin_ns, uint64_t end_ns)
@@ -303,6 +325,7 @@ void tally_command_report_write(struct tally_device *d, const struct tally_comma
         .target_height = command->type == TALLY_CMD_DRAW ? e->render.height : 0,
         .begin_ns = begin_ns,
         .end_ns = end_ns,
+        .unmeasured = unmeasured_columns(d),
     };
     if (d->trace) {
         pthread_mutex_lock(&d->listeners_lock);
@@ -363,6 +386,7 @@ static void close_rows(struct tally_device *d)
     free(rows->memos);
     free(rows->derived_column);
     free(rows->sources);
+    free(rows->column_measures);
     free(rows);
     d->report_rows = NULL;
 }

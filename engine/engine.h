@@ -244,6 +244,10 @@ struct tally_executor {
     /* Inside a measured group (tally_stream_measure_group): what its first
      * command's measurement held, which the others' work is part of. */
     uint32_t group_valid;
+    /* What the last unit of work's own measurement lacked (the backend's
+     * execute_measured): its counters made from those are not known. A
+     * group's other commands lack nothing: theirs is in the group's. */
+    uint32_t unknown_measures;
     bool anchored;
     uint64_t anchor_gpu_ns, anchor_engine_ns;
     tally_render_state render;
@@ -609,7 +613,6 @@ TALLY_HIDDEN bool tally_capture_open_now(struct tally_device *device, uint64_t d
 TALLY_HIDDEN bool tally_capture_takes(const struct tally_device *device, uint64_t frame);
 TALLY_HIDDEN void tally_capture_frame_begun(struct tally_device *device);
 TALLY_HIDDEN uint64_t tally_capture_tick(struct tally_device *device, uint64_t device_ns);
-
 
 /* run_metadata.c: the run's metadata, from the device's open to its close,
  * and the report's description of it (at the report's open and close). */

@@ -81,10 +81,12 @@ uint64_t tally_measured_work(struct tally_device *d, const struct tally_work *wo
     struct tally_executor *e = &d->exec;
     const tally_measurement *m = e->has_measurement ? &e->measurement : NULL;
     tally_measurement in_group = {.valid = e->group_valid};
-    if (!m && e->group_valid)
+    bool group_member = !m && e->group_valid;
+    if (group_member)
         m = &in_group;
     e->has_measurement = false; /* the API command's (or group's) first unit carries it */
-    d->backend->execute_measured(d->backend_state, work, exec, m, e->delta);
+    uint32_t unknown = d->backend->execute_measured(d->backend_state, work, exec, m, e->delta);
+    e->unknown_measures = group_member ? 0 : unknown;
     uint64_t begin = e->gpu_ns, end = begin;
     if (m && (m->valid & TALLY_MEASURE_TIME) && m->end_ns >= m->begin_ns) {
         if (d->info.clock == TALLY_CLOCK_VIRTUAL) {

@@ -13,7 +13,7 @@ enum { DEFAULT_BLOCKS = 8, DEFAULT_BLOCK_BYTES = 256 * 1024, MIN_BLOCK_BYTES = 4
  * record's context_api, label and pipeline_name, each with its NUL. */
 struct row {
     uint64_t sequence, frame, submission, stream, begin_ns, end_ns;
-    uint64_t pipeline, shader_hash;
+    uint64_t pipeline, shader_hash, unmeasured;
     const char *kind, *api_name;
     uint32_t context, tid, target_width, target_height;
     uint32_t bytes;          /* the whole row, a multiple of 8 */
@@ -82,6 +82,7 @@ static void sink_block(report_ring *ring, const struct block *b)
             .target_height = row->target_height,
             .begin_ns = row->begin_ns,
             .end_ns = row->end_ns,
+            .unmeasured = row->unmeasured,
         };
         ring->status = ring->sink.row(ring->sink.user, &record, row->values);
         at += row->bytes;
@@ -242,6 +243,7 @@ tally_value *report_ring_append(report_ring *ring, const tally_command_record *r
         .end_ns = record->end_ns,
         .pipeline = record->pipeline,
         .shader_hash = record->shader_hash,
+        .unmeasured = record->unmeasured,
         .kind = record->kind,
         .api_name = record->api_name,
         .context = record->context,

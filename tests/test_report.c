@@ -552,6 +552,40 @@ static void json_writes_non_finite_floats_as_zero(void **state)
     json_object_put(root);
 }
 
+/* A value the command's measurement lacked (tally_command_record's
+ * unmeasured, bit per column) is left out: an empty CSV field, null in
+ * JSON; the other columns are written as ever. */
+static void values_not_measured_are_empty_in_csv_and_null_in_json(void **state)
+{
+    struct fixture *fx = *state;
+    tally_command_record record = sample_record(1);
+    record.unmeasured = 1u << 0 | 1u << 2; /* GpuTime and DrawCalls */
+    tally_value values[3] = {{.u64 = 0}, {.f64 = 62.5}, {.u64 = 0}};
+
+    const char *csv = path_in(fx, "unmeasured.csv");
+    tally_report *report = open_report(csv, TALLY_REPORT_CSV);
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    char *text = read_text(csv);
+    const char *row = second_line(text);
+    assert_non_null(strstr(row, ",1000,3500,2500,,62.500,\n"));
+    free(text);
+
+    const char *json = path_in(fx, "unmeasured.json");
+    report = open_report(json, TALLY_REPORT_JSON);
+    assert_int_equal(tally_report_write(report, &record, values), TALLY_OK);
+    assert_int_equal(tally_report_close(report), TALLY_OK);
+    json_object *root = parse_json_file(json);
+    json_object *command = json_object_array_get_idx(member(root, "commands"), 0);
+    json_object *got = member(command, "values"), *value = (json_object *)1;
+    assert_true(json_object_object_get_ex(got, "GpuTime", &value));
+    assert_null(value);
+    assert_true(json_object_object_get_ex(got, "DrawCalls", &value));
+    assert_null(value);
+    assert_true(json_object_get_double(member(got, "GpuBusy")) == 62.5);
+    json_object_put(root);
+}
+
 /* A locale whose decimal point is not '.', or NULL if none is installed. */
 static const char *comma_locale(void)
 {
@@ -1623,6 +1657,8 @@ int main(int argc, char **argv)
                                         make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(json_replaces_bytes_that_are_not_utf8, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(values_not_measured_are_empty_in_csv_and_null_in_json,
+                                        make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(json_writes_non_finite_floats_as_zero, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(floats_use_a_decimal_point_whatever_the_locale, make_dir,

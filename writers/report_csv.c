@@ -80,7 +80,8 @@ char *report_csv_row(const tally_report *r, char *p, const tally_command_record 
     p = text_u64(p, record->end_ns >= record->begin_ns ? record->end_ns - record->begin_ns : 0);
     for (uint32_t i = 0; i < r->count; i++) {
         *p++ = ',';
-        p = report_put_value(p, r->columns[i], values[i], false);
+        if (!report_value_unmeasured(record, i)) /* else the field stays empty */
+            p = report_put_value(p, r->columns[i], values[i], false);
     }
     *p++ = '\n';
     return p;

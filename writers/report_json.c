@@ -107,7 +107,9 @@ char *report_json_row(const tally_report *r, char *p, const tally_command_record
             *p++ = ',';
         p = text_json_string(p, symbol, strlen(symbol));
         *p++ = ':';
-        p = report_put_value(p, r->columns[i], values[i], true);
+        p = report_value_unmeasured(record, i)
+                ? put_literal(p, "null")
+                : report_put_value(p, r->columns[i], values[i], true);
     }
     return put_literal(p, "}}");
 }

@@ -21,7 +21,7 @@ struct tally_report {
     /* The writing process's id, in every row: formatted once. */
     char pid_text[TEXT_INTEGER_MAX];
     uint32_t pid_length;
-    bool failed;   /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
+    bool failed; /* a write failed (errno said why then): the rows return TALLY_ERROR_IO */
     /* Rows are formatted into text and reach the file's stream when the
      * next one might not fit: one stream call for many rows. */
     char *text;
@@ -64,6 +64,13 @@ void report_json_footer(tally_report *r);
 void report_description_free(struct report_description *description);
 void report_json_metadata(tally_report *r, FILE *out);
 const char *report_counter_exactness(const tally_counter_info *counter);
+
+/* Column i's value is not known for this command (tally_command_record's
+ * unmeasured): the formats leave it out. */
+static inline bool report_value_unmeasured(const tally_command_record *record, uint32_t i)
+{
+    return i < 64 && (record->unmeasured >> i & 1);
+}
 
 /* A value as its column's storage says: unsigned, signed or float (with
  * three decimals). JSON has no NaN or infinity: json_safe writes a

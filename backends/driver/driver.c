@@ -130,9 +130,21 @@ static uint64_t local_invocations(const tally_dispatch *d, const tally_program_d
     return n;
 }
 
-static void execute_measured(void *state, const struct tally_work *work,
-                             const struct tally_exec_state *exec, const tally_measurement *m,
-                             uint64_t *raw)
+/* What a unit of work of this type would need measured among what the
+ * device measures: a draw its time and graphics statistics, a dispatch its
+ * time (its invocations, where no query measured them, are the NDRange's),
+ * a transfer its time. A statistic of the other kind is 0 by what the work
+ * is, not unknown. */
+static uint32_t needed_for(const struct driver *g, uint32_t type)
+{
+    uint32_t graphics = TALLY_MEASURE_STATISTICS & ~TALLY_MEASURE_CS_INVOCATIONS;
+    uint32_t needed = TALLY_MEASURE_TIME | (type == TALLY_WORK_DRAW ? graphics : 0);
+    return needed & g->measures;
+}
+
+static uint32_t execute_measured(void *state, const struct tally_work *work,
+                                 const struct tally_exec_state *exec, const tally_measurement *m,
+                                 uint64_t *raw)
 {
     const struct driver *g = state;
     uint32_t valid = m ? m->valid : 0;
@@ -151,6 +163,7 @@ static void execute_measured(void *state, const struct tally_work *work,
         if (!(valid & TALLY_MEASURE_CS_INVOCATIONS))
             add(raw, g->statistic_slot[10], groups * local_invocations(d, exec->program));
     }
+    return m ? needed_for(g, work->type) & ~valid : 0;
 }
 
 /* Never called: execute_measured takes every unit of work (into raw the
@@ -158,7 +171,7 @@ static void execute_measured(void *state, const struct tally_work *work,
 static uint64_t execute(void *state, const struct tally_work *work,
                         const struct tally_exec_state *exec, uint64_t *raw)
 {
-    execute_measured(state, work, exec, NULL, raw);
+    (void)execute_measured(state, work, exec, NULL, raw);
     return 0;
 }
 

@@ -49,6 +49,12 @@ typedef struct tally_command_record {
     uint64_t shader_hash;
     uint32_t target_width, target_height;
     uint64_t begin_ns, end_ns;
+    /* Bit i: the value of column i (of the first 64) is not known for this
+     * command, because what it is made from was not measured (under the
+     * driver backend, an OpenGL ES context's statistics in a process whose
+     * catalogue has them). Its value is 0, and the report leaves it out: an
+     * empty CSV field, null in JSON (a trace's counter tracks read 0). */
+    uint64_t unmeasured;
 } tally_command_record;
 
 typedef struct tally_report tally_report;

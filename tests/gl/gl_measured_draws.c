@@ -44,6 +44,10 @@
  *          GL_EXT_disjoint_timer_query where it has it), with timestamp
  *          queries and GL_GPU_DISJOINT_EXT reads of its own and one
  *          GL_INVALID_ENUM (gles_draws)
+ *   mixed  one strip of 4 vertices on a desktop GL 4 context, closed, then
+ *          what gles does on an OpenGL ES 3 context, in the same process
+ *          (the process's catalogue is the desktop context's, with
+ *          statistics the ES context cannot measure)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,7 +150,7 @@ static GLuint program_of(int count, const GLenum *types, const char *const *sour
     return program;
 }
 
-typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE, MONITOR } mode;
+typedef enum mode { TRUTH, PLAIN, OWN, GLES, TIMED, GROUPED, COLLIDE, MONITOR, MIXED } mode;
 
 typedef struct measuring {
     mode mode;
@@ -353,6 +357,27 @@ static int monitor_draws(void)
     return 0;
 }
 
+/* MIXED's first part: one strip of 4 vertices on a desktop GL 4 context,
+ * finished and closed. */
+static int desktop_strip(void)
+{
+    struct gl_fixture fx;
+    if (gl_fixture_open(&fx, EGL_OPENGL_API, 4) != 0) {
+        fprintf(stderr, "gl_measured_draws: no surfaceless GL 4 context\n");
+        return 1;
+    }
+    GLenum types[] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    const char *sources[] = {VERTEX, FRAGMENT};
+    glUseProgram(program_of(2, types, sources));
+    GLuint vertex_array;
+    glGenVertexArrays(1, &vertex_array);
+    glBindVertexArray(vertex_array);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glFinish();
+    gl_fixture_close(&fx);
+    return 0;
+}
+
 /* Bytes of the buffer kept bound to GL_QUERY_BUFFER in "own" mode. */
 enum { QUERY_BUFFER_BYTES = 256, QUERY_BUFFER_FILL = 0xab };
 
@@ -365,14 +390,18 @@ int main(int argc, char **argv)
                 : argc == 2 && !strcmp(argv[1], "grouped") ? GROUPED
                 : argc == 2 && !strcmp(argv[1], "collide") ? COLLIDE
                 : argc == 2 && !strcmp(argv[1], "monitor") ? MONITOR
+                : argc == 2 && !strcmp(argv[1], "mixed")   ? MIXED
                                                            : PLAIN;
     if (argc != 2 || (mode == PLAIN && strcmp(argv[1], "plain"))) {
-        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide|monitor\n", argv[0]);
+        fprintf(stderr, "usage: %s truth|plain|own|gles|timed|grouped|collide|monitor|mixed\n",
+                argv[0]);
         return 2;
     }
     struct gl_fixture fx;
     if (mode == GLES)
         return gles_draws();
+    if (mode == MIXED)
+        return desktop_strip() || gles_draws();
     if (gl_fixture_open(&fx, EGL_OPENGL_API, 4) != 0) {
         fprintf(stderr, "gl_measured_draws: no surfaceless GL 4 context\n");
         return 1;
