@@ -110,7 +110,7 @@ typedef struct config {
 } config;
 
 static char tally_layers[4096], passthrough_layers[4096];
-static const char *const ICD = "VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+static const char *const ICD = "VK_DRIVER_FILES=" TALLY_LAVAPIPE_ICD;
 
 /* Runs a command with extra environment; returns its first output line as a number. */
 static double run_child(const char *const *argv, const char *const *env, char *line, size_t size)
@@ -195,7 +195,7 @@ static int backends_table(const char *self)
 {
     static char icd[1024];
     const char *files = getenv("BENCH_VK_DRIVER_FILES");
-    files = files ? files : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+    files = files ? files : TALLY_LAVAPIPE_ICD;
     if (!driver_present(files))
         return 1;
     snprintf(icd, sizeof(icd), "VK_DRIVER_FILES=%s", files);

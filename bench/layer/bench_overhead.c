@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "--frame") == 0)
         return child_frame((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
     int rounds = 5, cpu = first_allowed_cpu();
-    static char icd[4096] = "VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+    static char icd[4096] = "VK_DRIVER_FILES=" TALLY_LAVAPIPE_ICD;
     if (getenv("VK_DRIVER_FILES"))
         snprintf(icd, sizeof icd, "VK_DRIVER_FILES=%s", getenv("VK_DRIVER_FILES"));
     for (int i = 1; i < argc; i++) {

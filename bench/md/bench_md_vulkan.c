@@ -31,7 +31,7 @@
 #define TALLY_BENCH_BUILD_TYPE "unknown"
 #endif
 
-#define LAVAPIPE_ICD "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+#define LAVAPIPE_ICD TALLY_LAVAPIPE_ICD
 
 extern char **environ;
 

@@ -66,7 +66,7 @@ run_result run_under_layer(const char *const *argv, activation how, const char *
         unsetenv("TALLY");
         unsetenv("TALLY_DISABLE");
         unsetenv("TALLY_TRACE");
-        setenv("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", 1);
+        setenv("VK_DRIVER_FILES", TALLY_LAVAPIPE_ICD, 1);
         setenv("TALLY_OUTPUT", report_json, 1);
         setenv("ASAN_OPTIONS", "detect_leaks=0", 1); /* the driver's leaks */
         set_activation(how);

@@ -11,12 +11,14 @@ Run with Debian's python3 (python3-renderdoc):
 """
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
 import time
 
-VK_ENV = {"VK_DRIVER_FILES": "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"}
+# lavapipe's manifest is named for the CPU it runs on (RenderDoc runs natively).
+VK_ENV = {"VK_DRIVER_FILES": f"/usr/share/vulkan/icd.d/lvp_icd.{platform.machine()}.json"}
 
 
 def capture(tally, template):

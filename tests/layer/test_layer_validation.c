@@ -214,7 +214,7 @@ static void an_instance_for_vulkan_1_0_gets_no_message_from_the_layer(void **sta
     char path[4096];
     snprintf(path, sizeof(path), "%s/share/vulkan/explicit_layer.d", TALLY_BUILD_DIR);
     setenv("VK_ADD_LAYER_PATH", path, 1);
-    setenv("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", 1);
+    setenv("VK_DRIVER_FILES", TALLY_LAVAPIPE_ICD, 1);
     setenv("VK_INSTANCE_LAYERS", "VK_LAYER_TALLY_counters:VK_LAYER_KHRONOS_validation", 1);
     unsigned messages = 0;
     VkDebugUtilsMessengerCreateInfoEXT messenger = {

@@ -12,7 +12,7 @@ static void activate_layer(const char *extra_layer)
     setenv("VK_ADD_LAYER_PATH", path, 1);
     /* lavapipe, unless a run on real hardware names its driver (docs/driver.md). */
     const char *driver = getenv("TALLY_TEST_VK_DRIVER_FILES");
-    setenv("VK_DRIVER_FILES", driver ? driver : "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", 1);
+    setenv("VK_DRIVER_FILES", driver ? driver : TALLY_LAVAPIPE_ICD, 1);
     unsetenv("DISPLAY");
     char layers[256];
     /* Listed after tally, validation sits below it and checks the layer's own calls. */
