@@ -3,7 +3,8 @@
  * struct offset the library relies on, as numbers derived by hand from
  * Intel's public header (intel/metrics-discovery,
  * inc/common/instrumentation/api/metrics_discovery_api.h, interface 1.13,
- * MD_API_BUILD_NUMBER_CURRENT 180), x86-64 Itanium C++ ABI:
+ * MD_API_BUILD_NUMBER_CURRENT 180), Itanium C++ ABI on x86-64 (arm64 lays
+ * out the same; only its pointers to members differ, see slot_of):
  *
  *   slot   = position in declaration order through the inheritance chain;
  *            the virtual destructor is slots 0 and 1; an override with a
@@ -31,7 +32,10 @@ extern "C" {
 using namespace MetricsDiscovery;
 
 /* A pointer to a virtual member is 1 + the slot's byte offset in the
- * vtable (Itanium C++ ABI 2.3). */
+ * vtable (Itanium C++ ABI 2.3). ARM's variant of the ABI (arm64, the
+ * Raspberry Pi's) keeps the plain byte offset and marks "virtual" in the low
+ * bit of the adjustment instead, since a function's address may be odd
+ * there. Vtables and slots are the same on both. */
 template <typename F> static long slot_of(F member)
 {
     struct {
@@ -40,7 +44,11 @@ template <typename F> static long slot_of(F member)
     } rep;
     static_assert(sizeof(member) == sizeof(rep), "a pointer to member is two words");
     memcpy(&rep, &member, sizeof(rep));
+#if defined(__aarch64__) || defined(__arm__)
+    return (rep.adj & 1) ? (long)(rep.ptr / sizeof(void *)) : -1;
+#else
     return (rep.ptr & 1) ? (long)((rep.ptr - 1) / sizeof(void *)) : -1;
+#endif
 }
 
 #define SLOT(cls, fn, expected) assert_int_equal(slot_of(&cls::fn), expected)
