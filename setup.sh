@@ -23,12 +23,18 @@ packages=(build-essential cmake pkg-config python3 libcmocka-dev uuid-dev clang
           renderdoccmd python3-renderdoc python3-pandas chromium)
 
 # The arm64 build (the Raspberry Pi's, where EGL_BRCM_event_monitor is used):
-# Debian's cross compiler, qemu-user to run its tests, and for arm64
-# (multiarch) the libraries of libtally and its tests, the Vulkan loader and
-# lavapipe for the layer's smoke test (docs/ci.md).
-arm64_packages=(gcc-aarch64-linux-gnu qemu-user libc6:arm64 libcmocka-dev:arm64
-                libjson-c-dev:arm64 libxxhash-dev:arm64 uuid-dev:arm64
-                libvulkan-dev:arm64 mesa-vulkan-drivers:arm64)
+# Debian's cross compilers (C, and C++ for libigdmd), qemu-user to run its
+# tests, and for arm64 (multiarch) the libraries of libtally and its tests,
+# the front doors' GL, GLES, EGL, X11 and OpenCL (ICD loader) libraries, and
+# the drivers the tests run on under qemu-user: the Vulkan loader and
+# lavapipe, Mesa's EGL and llvmpipe (docs/ci.md). glslang and PoCL come
+# apart (unpack_arm64).
+arm64_packages=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user libc6:arm64
+                libcmocka-dev:arm64 libjson-c-dev:arm64 libxxhash-dev:arm64 uuid-dev:arm64
+                libvulkan-dev:arm64 mesa-vulkan-drivers:arm64
+                libgl-dev:arm64 libegl-dev:arm64 libgles-dev:arm64 libopengl0:arm64
+                libx11-dev:arm64 ocl-icd-opencl-dev:arm64
+                libegl-mesa0:arm64 libgl1-mesa-dri:arm64)
 
 install_missing() { # install_missing PACKAGE...
     local missing=()
@@ -58,10 +64,45 @@ run_tests() { # run_tests DIR [CTEST-OPTIONS...]
     (cd "$dir" && ctest -j "$(nproc)" --output-on-failure "$@")
 }
 
-# arm64: libtally, the tally command, the Vulkan layer and their tests (not
-# the other front doors, whose arm64 GL, EGL, OpenCL and glslang libraries
-# the tests do not need), the tests labelled "portable" run by ctest through
-# qemu-user.
+# Unpacks arm64 packages (NAME:arm64[=VERSION]) into DIR/root, where the
+# cross build finds them, for those that cannot be installed beside the
+# host's packages; again only when the list changes.
+unpack_arm64() { # unpack_arm64 DIR PACKAGE...
+    local dir=$1 deb
+    shift
+    [ "$(cat "$dir/unpacked" 2>/dev/null)" = "$*" ] && return
+    rm -rf "$dir"
+    mkdir -p "$dir/debs"
+    # apt's lists may be older than the packages installed from them
+    if ! (cd "$dir/debs" && apt-get download -q "$@"); then
+        local sudo=
+        [ "$(id -u)" -eq 0 ] || sudo=sudo
+        $sudo apt-get update -q
+        (cd "$dir/debs" && apt-get download -q "$@")
+    fi
+    for deb in "$dir"/debs/*.deb; do
+        dpkg-deb -x "$deb" "$dir/root"
+    done
+    echo "$*" > "$dir/unpacked"
+}
+
+# glslang's static libraries for arm64, which the GL shim links:
+# glslang-dev:arm64 needs spirv-tools:arm64, which is not multiarch in
+# Debian 12 and would replace the host's spirv-tools (and with it
+# glslang-dev, glslang-tools and RenderDoc). The headers are the host's
+# glslang-dev's: the same version is unpacked.
+arm64_glslang=(glslang-dev spirv-tools)
+# PoCL for arm64, which the OpenCL shim's smoke test runs on under qemu-user:
+# pocl-opencl-icd:arm64 needs clang-15:arm64, which would replace the host's
+# clang-15 and compilers. The rest of what it loads (LLVM) comes with Mesa.
+arm64_pocl=(pocl-opencl-icd:arm64 libpocl2:arm64 libpocl2-common libclang-cpp15:arm64
+            libclang-common-15-dev:arm64 libhwloc15:arm64 libudev1:arm64)
+
+# arm64: libtally, the tally command, every front door (the Vulkan layer,
+# the GL, EGL and OpenCL shims, libigdmd) and their tests, cross-compiled;
+# ctest runs the tests labelled "portable" through qemu-user: the core's, and
+# the front doors' that run in process on no driver or on llvmpipe and
+# lavapipe (docs/ci.md).
 test_arm64() {
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then
         local sudo=
@@ -69,9 +110,16 @@ test_arm64() {
         $sudo dpkg --add-architecture arm64
     fi
     install_missing "${arm64_packages[@]}"
+    local p glslang=()
+    for p in "${arm64_glslang[@]}"; do
+        glslang+=("$p:arm64=$(dpkg-query -W -f='${Version}' "$p")")
+    done
+    unpack_arm64 build-arm64/glslang-arm64 "${glslang[@]}"
+    unpack_arm64 build-arm64/pocl-arm64 "${arm64_pocl[@]}"
     build build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALLY_WERROR=ON -DTALLY_FRONT_DOORS=OFF \
-        -DTALLY_VULKAN_LAYER=ON
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTALLY_WERROR=ON \
+        -DCMAKE_PREFIX_PATH="$PWD/build-arm64/glslang-arm64/root/usr" \
+        -DTALLY_CROSS_POCL_ROOT="$PWD/build-arm64/pocl-arm64/root"
     run_tests build-arm64 -L portable
 }
 

@@ -1,9 +1,15 @@
 # Cross-compiles tally for arm64 (the Raspberry Pi's VideoCore, where
 # EGL_BRCM_event_monitor's users are) with Debian's cross compiler and arm64
 # multiarch libraries; ctest runs the arm64 tests through qemu-user.
-#   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
-# Debian: gcc-aarch64-linux-gnu qemu-user, and after
-# `dpkg --add-architecture arm64` the libraries as :arm64 (setup.sh test).
+#   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+#         -DCMAKE_PREFIX_PATH=<unpacked glslang-dev:arm64 and spirv-tools:arm64>/usr \
+#         -DTALLY_CROSS_POCL_ROOT=<unpacked pocl-opencl-icd:arm64 and its libraries>
+# Debian: gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user, and after
+# `dpkg --add-architecture arm64` the libraries as :arm64 (setup.sh test,
+# arm64_packages). glslang's arm64 static libraries (the GL shim's) are found
+# through CMAKE_PREFIX_PATH: setup.sh unpacks them, since spirv-tools:arm64
+# cannot be installed beside the host's spirv-tools; PoCL likewise, for the
+# OpenCL shim's smoke test (tests/cl, docs/ci.md).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(TALLY_CROSS_TRIPLE aarch64-linux-gnu)
