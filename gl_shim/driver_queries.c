@@ -446,12 +446,36 @@ static void app_query_changed(GLenum target)
 static void before_app_query(GLenum target)
 {
     tally_gl_context *ctx = tally_gl_current();
+    if (target == GL_TIME_ELAPSED && ctx) {
+        tally_gl_measure_split(ctx); /* a span of the program's own: see glQueryCounter */
+        return;
+    }
     int statistic = statistic_of(target);
     if (!ctx || statistic < 0 || !ctx->measuring || !ctx->measuring->group)
         return;
     const gl_measuring *m = ctx->measuring;
     if (m->recording.commands[m->recording.count - 1].queries[GL_QUERY_FIRST_STATISTIC + statistic])
         tally_gl_measure_split(ctx);
+}
+
+/* Before the program writes a timestamp of its own: an open group ends, so
+ * that a span the program measures with its own timestamps (or a
+ * GL_TIME_ELAPSED query) holds whole groups, whose GpuTime then sums to no
+ * more than it, as the Vulkan layer ends its measurement before
+ * vkCmdWriteTimestamp. */
+void tally_gl_before_glQueryCounter(GLuint id, GLenum target)
+{
+    (void)id;
+    (void)target;
+    tally_gl_context *ctx = tally_gl_current();
+    if (ctx)
+        tally_gl_measure_split(ctx);
+}
+
+void tally_gl_after_glQueryCounter(GLuint id, GLenum target)
+{
+    (void)id; /* the next command begins the next group */
+    (void)target;
 }
 
 void tally_gl_before_glBeginQuery(GLenum target, GLuint id)

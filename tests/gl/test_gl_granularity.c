@@ -254,6 +254,44 @@ static void the_programs_own_query_ends_the_frames_measurement(void **state)
     run_result_free(&run);
 }
 
+/* Per frame (the default), the program's own GL_TIMESTAMPs just before and
+ * just after each command end the frame's open measurement, as Vulkan's
+ * layer ends one before vkCmdWriteTimestamp: each command is a group of its
+ * own, and its GpuTime (on its first row; a multi-draw's second row reads
+ * 0) lies within the span the program measured around it. Without the
+ * split, the frame's first command carried the whole frame's time. */
+static void the_programs_own_timestamps_end_the_frames_measurement(void **state)
+{
+    (void)state;
+    run_result run = run_mode("timed", NULL, ALL_COUNTERS);
+    assert_int_equal(run.exit_code, 0);
+    json_object *lines = output_lines(&run);
+    json_object *report = report_commands(&run);
+    assert_non_null(lines);
+    assert_non_null(report);
+    assert_int_equal(json_object_array_length(report), ROWS);
+    size_t row = 0;
+    for (size_t i = 0; i < json_object_array_length(lines); i++) {
+        json_object *line = json_object_array_get_idx(lines, i);
+        unsigned long long own = line_value(line, "command_ns");
+        unsigned long long records = line_value(line, "records");
+        for (unsigned long long k = 0; k < records; k++, row++) {
+            unsigned long long gpu_time =
+                command_value(json_object_array_get_idx(report, row), "GpuTime");
+            if (k == 0 && (gpu_time == 0 || gpu_time > own))
+                print_error("command %zu: GpuTime %llu, the program's own span %llu ns\n", i,
+                            gpu_time, own);
+            if (k == 0)
+                assert_true(gpu_time > 0 && gpu_time <= own);
+            else
+                assert_int_equal(gpu_time, 0);
+        }
+    }
+    assert_int_equal(row, ROWS);
+    json_object_put(lines);
+    run_result_free(&run);
+}
+
 /* A monitor asks for its counters: with a report that asks for nothing
  * measured, a GL_AMD_performance_monitor monitor of IaVertices makes the
  * shim query GL_VERTICES_SUBMITTED_ARB alone, and reads the vertices its
@@ -298,6 +336,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(per_draw_only_the_asked_counters_are_queried),
         cmocka_unit_test(per_frame_only_the_asked_counters_are_queried),
         cmocka_unit_test(the_programs_own_query_ends_the_frames_measurement),
+        cmocka_unit_test(the_programs_own_timestamps_end_the_frames_measurement),
         cmocka_unit_test(a_monitor_is_measured_with_its_own_counters_only),
     };
     if (argc > 1)
