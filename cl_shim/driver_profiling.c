@@ -15,10 +15,12 @@
  * with recordings still held leaves them to the process, read at later
  * flushes of any queue and, at exit, waited for a bounded time. The
  * holding, the order and the submission are the engine's (tally_held.h);
- * this file reads the events, keeps the gates and the orphans.
+ * this file reads the events and keeps the orphans; gates.c knows which
+ * commands may never run.
  *
  * The same hold keeps back, under any backend, a command that waits on a
- * user event the program had not completed when it enqueued it (a gate):
+ * user event the program had not completed when it enqueued it, directly
+ * or through another such command (a gate, gates.h):
  * the recording is cut before the command, and what follows it is held
  * until the command's own event completed, so a command that never ran
  * (its user event was never set) is never reported. On an in-order queue
@@ -31,23 +33,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "gates.h"
 #include "shim.h"
 #include "tally_held.h"
-
-/* A command that waits on user events not yet completed: its own event and
- * those user events, all retained. command NULL: no gate. */
-typedef struct gate {
-    cl_event command;
-    cl_event *waits;
-    uint32_t wait_count;
-} gate;
 
 /* OpenCL's part of a recording held until its kernels (and its gate's
  * command) completed: tally_held.payload. The engine's part says whether it
  * is measured (the driver backend), and how many of its events were read. */
 typedef struct cl_held {
     uint32_t commands; /* recorded in the stream */
-    gate gate;
+    cl_gate gate;
     cl_event *events;             /* the measured kernels', by measurement key (tally_held.count) */
     cl_enqueue_bracket *enqueued; /* each one's enqueue call */
     cl_calibration calibration;
@@ -58,7 +53,7 @@ struct cl_profiling {
     cl_event *events; /* the current recording's measured kernels, by key */
     cl_enqueue_bracket *enqueued;
     uint32_t count, capacity;
-    gate gate; /* the current recording's first command's */
+    cl_gate gate; /* the current recording's first command's */
     tally_held_queue held;
 };
 
@@ -150,77 +145,6 @@ void profiling_record_locked(queue_record *q, cl_event event, cl_enqueue_bracket
     p->events[p->count++] = event;
 }
 
-static cl_int event_status(cl_event event)
-{
-    cl_int status = CL_QUEUED;
-    if (next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                                  NULL) != CL_SUCCESS)
-        return CL_INVALID_EVENT; /* negative, as a failed command's */
-    return status;
-}
-
-static bool is_waiting_user_event(cl_event event)
-{
-    cl_command_type type = 0;
-    return next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL) ==
-               CL_SUCCESS &&
-           type == CL_COMMAND_USER && event_status(event) > CL_COMPLETE;
-}
-
-bool profiling_gated(cl_uint num_events, const cl_event *wait_list)
-{
-    for (cl_uint i = 0; wait_list && i < num_events; i++)
-        if (is_waiting_user_event(wait_list[i]))
-            return true;
-    return false;
-}
-
-static void gate_release(gate *g)
-{
-    const struct _cl_icd_dispatch *cl = next_cl();
-    if (g->command)
-        cl->clReleaseEvent(g->command);
-    for (uint32_t i = 0; i < g->wait_count; i++)
-        cl->clReleaseEvent(g->waits[i]);
-    free(g->waits);
-    *g = (gate){0};
-}
-
-/* A retained copy of g (the later recordings of an in-order queue wait on
- * it too); no gate when there is no memory for one. */
-static gate gate_copy(const gate *g)
-{
-    gate copy = {0};
-    if (!g->command || (g->wait_count && !(copy.waits = malloc(g->wait_count * sizeof(cl_event)))))
-        return copy;
-    const struct _cl_icd_dispatch *cl = next_cl();
-    cl->clRetainEvent(g->command);
-    copy.command = g->command;
-    for (uint32_t i = 0; i < g->wait_count; i++)
-        if (cl->clRetainEvent(g->waits[i]) == CL_SUCCESS)
-            copy.waits[copy.wait_count++] = g->waits[i];
-    return copy;
-}
-
-/* True once the gate's command completed (or failed): it ran, or never will. */
-static bool gate_open(gate *g)
-{
-    if (!g->command || event_status(g->command) <= CL_COMPLETE) {
-        gate_release(g);
-        return true;
-    }
-    return false;
-}
-
-/* Whether the gate still waits on a user event: its command never ran. */
-static bool gate_shut(const gate *g)
-{
-    for (uint32_t i = 0; g->command && i < g->wait_count; i++)
-        if (event_status(g->waits[i]) > CL_COMPLETE)
-            return true;
-    return false;
-}
-
 void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events,
                            const cl_event *wait_list, const char *api_name)
 {
@@ -229,17 +153,7 @@ void profiling_gate_locked(queue_record *q, cl_event command, cl_uint num_events
         queue_submit_locked(q, api_name, 0); /* what came before goes on its own */
     if (!p && !(p = q->profiling = profiling_new(false)))
         return; /* no memory: the command is reported as if it ran */
-    const struct _cl_icd_dispatch *cl = next_cl();
-    gate g = {.waits = malloc(num_events * sizeof(cl_event))};
-    if (!g.waits || cl->clRetainEvent(command) != CL_SUCCESS) {
-        free(g.waits);
-        return;
-    }
-    g.command = command;
-    for (cl_uint i = 0; i < num_events; i++)
-        if (is_waiting_user_event(wait_list[i]) && cl->clRetainEvent(wait_list[i]) == CL_SUCCESS)
-            g.waits[g.wait_count++] = wait_list[i];
-    p->gate = g;
+    p->gate = cl_gate_make(command, num_events, wait_list);
 }
 
 bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags)
@@ -256,7 +170,7 @@ bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags
         for (uint32_t i = 0; i < p->count; i++)
             next_cl()->clReleaseEvent(p->events[i]);
         p->count = 0;
-        gate_release(&p->gate);
+        cl_gate_release(&p->gate);
         return false;
     }
     *c = (cl_held){
@@ -264,8 +178,8 @@ bool profiling_hold_locked(queue_record *q, const char *api_name, uint32_t flags
     /* An in-order queue runs nothing of this recording before the gate of
      * the one held before it opened. */
     if (!c->gate.command && before && !q->out_of_order)
-        c->gate = gate_copy(&((const cl_held *)before->payload)->gate);
-    p->gate = (gate){0};
+        c->gate = cl_gate_copy(&((const cl_held *)before->payload)->gate);
+    p->gate = (cl_gate){0};
     p->events = NULL;
     p->enqueued = NULL;
     p->count = p->capacity = 0;
@@ -280,7 +194,7 @@ static bool read_held(void *user, tally_held *h, bool force)
     (void)user, (void)force; /* the exit's wait is profiling_finish_all's */
     cl_held *c = h->payload;
     const struct _cl_icd_dispatch *cl = next_cl();
-    if (!gate_open(&c->gate))
+    if (!cl_gate_open(&c->gate))
         return false;
     for (; h->read < h->count; h->read++) {
         cl_event event = c->events[h->read];
@@ -323,7 +237,7 @@ static void release_held(void *user, tally_held *h)
     cl_held *c = h->payload;
     for (uint32_t i = h->read; i < h->count; i++)
         next_cl()->clReleaseEvent(c->events[i]); /* unread: given up */
-    gate_release(&c->gate);
+    cl_gate_release(&c->gate);
     free(c->events);
     free(c->enqueued);
     free(c);
@@ -369,7 +283,7 @@ void profiling_queue_gone(queue_record *q)
         next_cl()->clReleaseEvent(p->events[i]);
     free(p->events);
     free(p->enqueued);
-    gate_release(&p->gate);
+    cl_gate_release(&p->gate);
     profiling_orphan_held_locked(q);
     free(p);
     q->profiling = NULL;
@@ -380,6 +294,7 @@ void profiling_forget(void)
     pthread_mutex_init(&orphans_lock, NULL);
     orphans = (tally_held_queue){.door = &held_door};
     atomic_store_explicit(&have_orphans, false, memory_order_relaxed);
+    cl_gates_forget_inherited();
 }
 
 void profiling_settle_event(cl_event event)
@@ -432,7 +347,7 @@ static uint64_t drop_never_run(tally_held_queue *list)
     for (tally_held *h = list->first, *next; h; h = next) {
         next = h->next;
         const cl_held *c = h->payload;
-        if (gate_shut(&c->gate)) {
+        if (cl_gate_shut(&c->gate)) {
             dropped += c->commands;
             tally_held_discard(list, h);
         }

@@ -245,7 +245,8 @@ SHIM_HIDDEN bool profiling_asked(const cl_queue_properties *properties);
 /* A queue's timing state; NULL when nothing is measured. */
 SHIM_HIDDEN cl_profiling *profiling_create(void);
 /* Whether a command with this wait list waits on a user event the program
- * has not completed (a gate: the command may never run). */
+ * has not completed, directly or through a command that does (a gate: the
+ * command may never run; gates.c). */
 SHIM_HIDDEN bool profiling_gated(cl_uint num_events, const cl_event *wait_list);
 /* Where an enqueue returns its event: the program's, or `own` (which the
  * caller releases) when it asked for none and the queue measures, or the

@@ -12,6 +12,12 @@
  *            ever completing the user event: neither ever runs.
  *   opened   the same, but completes the user event and finishes the queue:
  *            both run.
+ *   chained  runs a kernel, then enqueues a kernel behind a user event, and
+ *            on a second queue a kernel behind the first one's event,
+ *            flushes both, and exits without ever completing the user
+ *            event: neither of the two ever runs.
+ *   unchained  the same, but completes the user event and finishes both
+ *            queues: both run.
  *
  * Exits 0 when the program's own part went as planned.
  */
@@ -92,10 +98,31 @@ static int gated_mode(bool open)
     return 0;
 }
 
+/* A kernel behind a user event, and on another queue a kernel behind that
+ * kernel's event; the user event is completed when `open`. */
+static int chained_mode(bool open)
+{
+    cl_command_queue first = new_queue(), second = new_queue();
+    cl_int err;
+    cl_event user = clCreateUserEvent(context, &err), gated = NULL;
+    size_t global = 64;
+    if (!first || !second || err != CL_SUCCESS || !run_kernel(first) ||
+        clEnqueueNDRangeKernel(first, kernel, 1, NULL, &global, NULL, 1, &user, &gated) !=
+            CL_SUCCESS ||
+        clEnqueueNDRangeKernel(second, kernel, 1, NULL, &global, NULL, 1, &gated, NULL) !=
+            CL_SUCCESS ||
+        clFlush(first) != CL_SUCCESS || clFlush(second) != CL_SUCCESS)
+        return 1;
+    if (open && (clSetUserEventStatus(user, CL_COMPLETE) != CL_SUCCESS ||
+                 clFinish(first) != CL_SUCCESS || clFinish(second) != CL_SUCCESS))
+        return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: cl_exit_paths fork|threads|gated|opened\n");
+        fprintf(stderr, "usage: cl_exit_paths fork|threads|gated|opened|chained|unchained\n");
         return 2;
     }
     /* Before tally's exit handlers, so it runs after them. */
@@ -121,5 +148,7 @@ int main(int argc, char **argv)
         return threads_mode();
     if (strcmp(argv[1], "gated") == 0 || strcmp(argv[1], "opened") == 0)
         return gated_mode(strcmp(argv[1], "opened") == 0);
+    if (strcmp(argv[1], "chained") == 0 || strcmp(argv[1], "unchained") == 0)
+        return chained_mode(strcmp(argv[1], "unchained") == 0);
     return 2;
 }
