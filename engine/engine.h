@@ -334,6 +334,9 @@ struct tally_device {
     struct tally_pending *head, *tail;
     bool stopping;
     bool drained;
+    /* The queue thread waits for work with no linger left (queue.c): the
+     * next submission must wake it. */
+    bool queue_asleep;
     bool thread_started;
     uint64_t next_seqno;
     atomic_uint_fast64_t completed_seqno;

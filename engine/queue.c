@@ -113,8 +113,11 @@ tally_status tally_submit(tally_device *device, const tally_submission *sub, uin
     device->tail = p;
     if (seqno)
         *seqno = p->seqno;
-    pthread_cond_signal(&device->work_ready);
+    bool wake = device->queue_asleep; /* else it finds the work itself, lingering */
+    device->queue_asleep = false;
     pthread_mutex_unlock(&device->lock);
+    if (wake)
+        pthread_cond_signal(&device->work_ready);
     return TALLY_OK;
 }
 
@@ -150,6 +153,8 @@ tally_status tally_wait_seqno(tally_device *device, uint64_t seqno, uint64_t tim
     const struct timespec *deadline = tally_deadline(timeout_ns, &storage);
     pthread_mutex_lock(&device->lock);
     bool submitted = seqno <= device->next_seqno; /* else it would wait forever */
+    if (submitted && atomic_load(&device->completed_seqno) < seqno)
+        pthread_cond_signal(&device->work_ready); /* someone waits: no lingering */
     while (submitted && atomic_load(&device->completed_seqno) < seqno && !device->drained)
         if (!tally_cond_wait(&device->progress, &device->lock, deadline))
             break;
@@ -171,6 +176,19 @@ tally_status tally_device_wait_idle(tally_device *device)
     pthread_mutex_unlock(&device->lock);
     return tally_wait_seqno(device, last, UINT64_MAX);
 }
+
+/*
+ * Out of work, the queue thread lingers before it sleeps: for LINGER_NS
+ * after its last submission it looks for work every LINGER_TICK_NS, and a
+ * submission meanwhile wakes nobody. A program that submits often (a flush
+ * per frame, OpenCL's batches of enqueues) then hands its submissions over
+ * without a futex call each, and, where it shares a CPU with the queue
+ * thread, without a switch to it each. A waiter (tally_wait_seqno, a
+ * results wait) wakes the thread at once. The cost: rows and samples come
+ * up to a tick later, and a thread that looks a few times after work.
+ */
+#define LINGER_NS (4ull * 1000 * 1000)
+#define LINGER_TICK_NS (1ull * 1000 * 1000)
 
 /* When the idle queue must wake (CLOCK_MONOTONIC ns; UINT64_MAX: when
  * work arrives): for the report's rows and trace, and in realtime mode for
@@ -221,16 +239,34 @@ static bool past_deadline(struct tally_device *d)
     return deadline != UINT64_MAX && tally_monotonic_ns() >= deadline;
 }
 
+/* When the queue, out of work, looks again (CLOCK_MONOTONIC ns): within a
+ * tick while it lingers, else at `due`; it sleeps until woken (asleep)
+ * once the linger is over. Under d->lock. */
+static uint64_t next_look(struct tally_device *d, uint64_t linger_until, uint64_t due)
+{
+    uint64_t now = tally_monotonic_ns();
+    bool lingering = now < linger_until;
+    d->queue_asleep = !lingering;
+    return lingering && now + LINGER_TICK_NS < due ? now + LINGER_TICK_NS : due;
+}
+
 static void *queue_main(void *arg)
 {
     struct tally_device *d = arg;
-    uint64_t due = wake_due(d, outputs_due(d, tally_monotonic_ns()));
+    uint64_t now = tally_monotonic_ns(), linger_until = 0;
+    uint64_t due = wake_due(d, outputs_due(d, now));
     pthread_mutex_lock(&d->lock);
     for (;;) {
         while (!d->head && !d->stopping) {
             struct timespec ts;
-            (void)tally_cond_wait(&d->work_ready, &d->lock, deadline_at(due, &ts));
-            if (!d->head) {
+            uint64_t look = next_look(d, linger_until, due);
+            bool woken = tally_cond_wait(&d->work_ready, &d->lock, deadline_at(look, &ts));
+            d->queue_asleep = false;
+            /* A linger's look that finds nothing changes nothing: the idle
+             * work (the realtime clock moving on, outputs) waits for its
+             * due time or a wake, as without lingering, so that the clock
+             * does not run past recordings a front end still holds. */
+            if (!d->head && (woken || look == due)) {
                 pthread_mutex_unlock(&d->lock);
                 due = while_idle(d);
                 pthread_mutex_lock(&d->lock);
@@ -250,7 +286,9 @@ static void *queue_main(void *arg)
             d->executed_late++;
         uint64_t seqno = p->seqno;
         free_pending(p);
-        due = wake_due(d, outputs_due(d, tally_monotonic_ns()));
+        now = tally_monotonic_ns();
+        linger_until = now + LINGER_NS;
+        due = wake_due(d, outputs_due(d, now));
         pthread_mutex_lock(&d->lock);
         atomic_store(&d->completed_seqno, seqno);
         pthread_cond_broadcast(&d->progress);

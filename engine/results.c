@@ -212,6 +212,8 @@ tally_status tally_results_wait(tally_results *r, uint32_t slot, uint64_t timeou
     /* An inherited device executes nothing here; a drained one, nothing more. */
     if (!tally_device_inherited(d)) {
         pthread_mutex_lock(&d->lock);
+        if (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire))
+            pthread_cond_signal(&d->work_ready); /* someone waits: the queue lingers no more */
         while (!atomic_load_explicit(&r->slots[slot].available, memory_order_acquire) &&
                !d->drained)
             if (!tally_cond_wait(&d->progress, &d->lock, deadline))
