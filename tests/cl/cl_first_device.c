@@ -24,6 +24,17 @@ bool cl_first_device_open(const cl_queue_properties *queue_properties, cl_first_
     return true;
 }
 
+cl_program cl_first_device_program(const cl_first_device *opened, const char *source)
+{
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(opened->context, 1, &source, NULL, &err);
+    if (program && clBuildProgram(program, 1, &opened->device, "", NULL, NULL) == CL_SUCCESS)
+        return program;
+    if (program)
+        clReleaseProgram(program);
+    return NULL;
+}
+
 void cl_first_device_close(cl_first_device *opened)
 {
     clReleaseCommandQueue(opened->queue);

@@ -21,6 +21,9 @@ typedef struct cl_first_device {
  * none). False if any of them could not be made; nothing stays open then. */
 bool cl_first_device_open(const cl_queue_properties *queue_properties, cl_first_device *out);
 
+/* A program of one source built for the device; NULL if it did not build. */
+cl_program cl_first_device_program(const cl_first_device *opened, const char *source);
+
 /* Releases the queue, then the context. */
 void cl_first_device_close(cl_first_device *opened);
 

@@ -11,16 +11,14 @@ int main(void)
     cl_first_device cl; /* never closed: the careless program's way */
     if (!cl_first_device_open(NULL, &cl))
         return 1;
-    cl_context context = cl.context;
-    cl_device_id device = cl.device;
     cl_command_queue queue = cl.queue;
-    cl_int err;
-    const char *source = "kernel void k(global int *p) { p[get_global_id(0)] = 1; }";
-    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-    if (clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
+    cl_program program =
+        cl_first_device_program(&cl, "kernel void k(global int *p) { p[get_global_id(0)] = 1; }");
+    if (!program)
         return 1;
+    cl_int err;
     cl_kernel kernel = clCreateKernel(program, "k", &err);
-    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 4096 * sizeof(int), NULL, &err);
+    cl_mem buffer = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 4096 * sizeof(int), NULL, &err);
     clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
     static int host[4096];
     size_t global[2] = {64, 16}, local[2] = {16, 4};

@@ -26,15 +26,13 @@ int main(int argc, char **argv)
     cl_first_device cl;
     if (!cl_first_device_open(NULL, &cl))
         return 1;
-    cl_context context = cl.context;
-    cl_device_id device = cl.device;
     cl_command_queue queue = cl.queue;
-    cl_int err;
-    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-    if (clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
+    cl_program program = cl_first_device_program(&cl, source);
+    if (!program)
         return 1;
+    cl_int err;
     cl_kernel kernel = clCreateKernel(program, "fill", &err);
-    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, global * sizeof(int), NULL, &err);
+    cl_mem buffer = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, global * sizeof(int), NULL, &err);
     err |= clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
     for (long r = 0; r < rounds && err == CL_SUCCESS; r++) {
         err |= clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);

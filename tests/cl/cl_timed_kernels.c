@@ -20,16 +20,14 @@ int main(void)
     cl_first_device cl;
     if (!cl_first_device_open(profiling, &cl))
         return 1;
-    cl_context context = cl.context;
-    cl_device_id device = cl.device;
     cl_command_queue profiled = cl.queue;
     cl_int err;
-    cl_command_queue plain = clCreateCommandQueueWithProperties(context, device, NULL, &err);
-    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-    if (!plain || clBuildProgram(program, 1, &device, "", NULL, NULL) != CL_SUCCESS)
+    cl_command_queue plain = clCreateCommandQueueWithProperties(cl.context, cl.device, NULL, &err);
+    cl_program program = cl_first_device_program(&cl, source);
+    if (!plain || !program)
         return 1;
     cl_kernel kernel = clCreateKernel(program, "fill", &err);
-    cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
+    cl_mem out = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
     err |= clSetKernelArg(kernel, 0, sizeof(out), &out);
     size_t globals[] = {64, 4096, 65536};
     size_t local = 64;
