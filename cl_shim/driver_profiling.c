@@ -199,9 +199,7 @@ static bool read_held(void *user, tally_held *h, bool force)
     for (; h->read < h->count; h->read++) {
         cl_event event = c->events[h->read];
         cl_int status = CL_QUEUED;
-        if (cl->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                               NULL) == CL_SUCCESS &&
-            status > CL_COMPLETE)
+        if (event_execution_status(event, &status) == CL_SUCCESS && status > CL_COMPLETE)
             return false;
         cl_ulong start = 0, end = 0;
         if (status == CL_COMPLETE &&

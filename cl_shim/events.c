@@ -104,8 +104,11 @@ static cl_performance_counter_result_codeplay to_result(const tally_counter_info
     return result;
 }
 
-static cl_int read_results(event_record *e, cl_performance_counter_result_codeplay *out)
+static cl_int read_results(event_record *e, const void *kind, void *value, size_t size)
 {
+    (void)kind; /* Codeplay's is the only kind of these results */
+    (void)size; /* checked against the counters' count */
+    cl_performance_counter_result_codeplay *out = value;
     if (tally_results_wait(e->results, 0, RESULT_WAIT_NS) != TALLY_OK)
         return CL_PROFILING_INFO_NOT_AVAILABLE;
     uint32_t count = tally_results_counter_count(e->results);
@@ -118,14 +121,38 @@ static cl_int read_results(event_record *e, cl_performance_counter_result_codepl
     return CL_SUCCESS;
 }
 
+cl_int event_execution_status(cl_event event, cl_int *status)
+{
+    return next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(*status),
+                                     status, NULL);
+}
+
+cl_int event_results_answer(cl_event event, cl_int status, event_record *e, size_t needed,
+                            size_t size, void *value, size_t *size_ret, event_results_writer write,
+                            const void *kind)
+{
+    if (value && size < needed)
+        return CL_INVALID_VALUE;
+    if (status != CL_COMPLETE)
+        return CL_PROFILING_INFO_NOT_AVAILABLE;
+    profiling_settle_event(event); /* its command's recording may wait for its time */
+    if (value) {
+        cl_int err = write(e, kind, value, needed);
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    if (size_ret)
+        *size_ret = needed;
+    return CL_SUCCESS;
+}
+
 /* The checks of the spec and of the oneAPI Construction Kit, in order. */
 static cl_int counter_results(cl_event event, size_t size, void *value, size_t *size_ret)
 {
     if ((size == 0) != (value == NULL))
         return CL_INVALID_VALUE;
     cl_int status;
-    cl_int err = next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-                                           &status, NULL);
+    cl_int err = event_execution_status(event, &status);
     if (err != CL_SUCCESS)
         return err; /* not an event */
     event_record *e = (event_record *)handle_map_find(event_map(), event);
@@ -133,19 +160,8 @@ static cl_int counter_results(cl_event event, size_t size, void *value, size_t *
         return CL_INVALID_VALUE; /* a user event, or a queue without counters */
     size_t needed =
         tally_results_counter_count(e->results) * sizeof(cl_performance_counter_result_codeplay);
-    if (value && size < needed)
-        return CL_INVALID_VALUE;
-    if (status != CL_COMPLETE)
-        return CL_PROFILING_INFO_NOT_AVAILABLE;
-    profiling_settle_event(event); /* its command's recording may wait for its time */
-    if (value) {
-        err = read_results(e, value);
-        if (err != CL_SUCCESS)
-            return err;
-    }
-    if (size_ret)
-        *size_ret = needed;
-    return CL_SUCCESS;
+    return event_results_answer(event, status, e, needed, size, value, size_ret, read_results,
+                                NULL);
 }
 
 SHIM_HIDDEN cl_int CL_API_CALL shim_clGetEventProfilingInfo(cl_event event, cl_profiling_info name,

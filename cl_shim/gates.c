@@ -20,8 +20,7 @@ static atomic_bool any_known;
 static cl_int event_status(cl_event event)
 {
     cl_int status = CL_QUEUED;
-    if (next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                                  NULL) != CL_SUCCESS)
+    if (event_execution_status(event, &status) != CL_SUCCESS)
         return CL_INVALID_EVENT; /* negative, as a failed command's */
     return status;
 }

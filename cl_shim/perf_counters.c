@@ -103,9 +103,9 @@ SHIM_HIDDEN cl_command_queue CL_API_CALL shim_clCreatePerfCountersCommandQueueIN
 TALLY_CL_EXPORT(clCreatePerfCountersCommandQueueINTEL);
 
 /* The command's query report, once its results are in. */
-static cl_int write_report(event_record *e, const tally_md_metric_set *set, void *value,
-                           size_t size)
+static cl_int write_report(event_record *e, const void *kind, void *value, size_t size)
 {
+    const tally_md_metric_set *set = kind;
     uint32_t raw_count = tally_catalogue_raw_count(cl_catalogue());
     uint64_t *raw = malloc((raw_count ? raw_count : 1) * sizeof(uint64_t));
     tally_slot_info info;
@@ -133,8 +133,7 @@ static cl_int write_report(event_record *e, const tally_md_metric_set *set, void
 cl_int perf_counters_report(cl_event event, size_t size, void *value, size_t *size_ret)
 {
     cl_int status;
-    cl_int err = next_cl()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-                                           &status, NULL);
+    cl_int err = event_execution_status(event, &status);
     if (err != CL_SUCCESS)
         return err; /* not an event */
     event_record *e = event_find(event);
@@ -143,17 +142,5 @@ cl_int perf_counters_report(cl_event event, size_t size, void *value, size_t *si
     if (!set)
         return CL_INVALID_VALUE; /* a user event, or not a perf-counters queue's */
     size_t needed = tally_md_metric_set_get_params(set)->query_report_size;
-    if (value && size < needed)
-        return CL_INVALID_VALUE;
-    if (status != CL_COMPLETE)
-        return CL_PROFILING_INFO_NOT_AVAILABLE;
-    profiling_settle_event(event); /* its command's recording may wait for its time */
-    if (value) {
-        err = write_report(e, set, value, needed);
-        if (err != CL_SUCCESS)
-            return err;
-    }
-    if (size_ret)
-        *size_ret = needed;
-    return CL_SUCCESS;
+    return event_results_answer(event, status, e, needed, size, value, size_ret, write_report, set);
 }

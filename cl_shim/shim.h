@@ -199,6 +199,22 @@ typedef struct event_record {
 SHIM_HIDDEN event_record *event_track(cl_event event, queue_record *q);
 /* The record of an event, or NULL. */
 SHIM_HIDDEN event_record *event_find(cl_event event);
+/* The command's execution status (clGetEventInfo); its error if `event`
+ * is not an event. */
+SHIM_HIDDEN cl_int event_execution_status(cl_event event, cl_int *status);
+/* Writes an event's results of one kind (Codeplay's counters, an MDAPI
+ * query report) into value, `size` bytes. */
+typedef cl_int (*event_results_writer)(event_record *e, const void *kind, void *value, size_t size);
+/*
+ * The end of a result query of clGetEventProfilingInfo, in the order both
+ * kinds check (the spec's, and the oneAPI Construction Kit's): a buffer
+ * smaller than the `needed` bytes, then a command not complete (its
+ * `status`), then the results, written once the command's recording was
+ * let go (profiling_settle_event).
+ */
+SHIM_HIDDEN cl_int event_results_answer(cl_event event, cl_int status, event_record *e,
+                                        size_t needed, size_t size, void *value, size_t *size_ret,
+                                        event_results_writer write, const void *kind);
 /* In a forked child: the records (of the parent's device) are forgotten. */
 SHIM_HIDDEN void events_forget(void);
 SHIM_HIDDEN uint32_t events_live(void);
