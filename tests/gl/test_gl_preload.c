@@ -2,6 +2,7 @@
  * themselves get the shim's wrappers, and dlsym keeps its meaning for
  * everything else, RTLD_NEXT included. */
 #include "gl_fixture.h"
+#include "local_scope.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -150,29 +151,10 @@ static void draws_through_a_dlsym_pointer_are_recorded(void **state)
 static void lookups_from_a_local_library_keep_its_scope(void **state)
 {
     (void)state;
-    void *lib = dlopen(TALLY_LOCAL_SCOPE_LIB, RTLD_NOW | RTLD_LOCAL);
-    assert_non_null(lib);
-    void *(*by_default)(const char *) =
-        (void *(*)(const char *))dlsym(lib, "tally_local_scope_default");
-    void *(*by_next)(const char *) = (void *(*)(const char *))dlsym(lib, "tally_local_scope_next");
-    assert_non_null(by_default);
-    assert_non_null(by_next);
-    void *own = dlsym(lib, "tally_local_scope_own_symbol");
-    void *dep = dlsym(lib, "tally_local_scope_dep_symbol");
-    assert_non_null(own);
-    assert_non_null(dep);
-    /* Not in the global scope: the program itself does not see them. */
-    assert_null(dlsym(RTLD_DEFAULT, "tally_local_scope_own_symbol"));
-    dlerror();
-    assert_ptr_equal(by_default("tally_local_scope_own_symbol"), own);
-    assert_null(dlerror()); /* found: no error left behind */
-    assert_ptr_equal(by_default("tally_local_scope_dep_symbol"), dep);
-    assert_null(by_default("tally_local_scope_no_such_symbol"));
-    assert_non_null(dlerror());
+    lookup_fn by_default, by_next;
+    void *lib = local_scope_open(&by_default, &by_next);
+    local_scope_check_lookups(lib, by_default, by_next);
     assert_ptr_equal(by_default("malloc"), dlsym(RTLD_DEFAULT, "malloc"));
-    /* Next after the library, in its scope: its dependency, not itself. */
-    assert_ptr_equal(by_next("tally_local_scope_dep_symbol"), dep);
-    assert_null(by_next("tally_local_scope_own_symbol"));
     /* And the shim's wrappers are still what a GL lookup finds. */
     assert_ptr_equal(by_default("glDrawArrays"), dlsym(RTLD_DEFAULT, "glDrawArrays"));
     dlclose(lib);

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-typedef void *(*lookup_fn)(const char *);
+#include "local_scope.h"
 
 /* The test means nothing unless the dlsym the program calls is the entry. */
 static void the_programs_dlsym_is_the_preloaded_entry(void **state)
@@ -28,40 +28,15 @@ static void the_programs_dlsym_is_the_preloaded_entry(void **state)
     assert_ptr_equal(dlsym(RTLD_NEXT, "cos"), (void *)cos);
 }
 
-static void *open_local_library(lookup_fn *by_default, lookup_fn *by_next)
-{
-    void *lib = dlopen(TALLY_LOCAL_SCOPE_LIB, RTLD_NOW | RTLD_LOCAL);
-    assert_non_null(lib);
-    *by_default = (lookup_fn)dlsym(lib, "tally_local_scope_default");
-    *by_next = (lookup_fn)dlsym(lib, "tally_local_scope_next");
-    assert_non_null(*by_default);
-    assert_non_null(*by_next);
-    return lib;
-}
-
-/* glibc's rule: dlsym(RTLD_DEFAULT) from a library opened with RTLD_LOCAL
- * searches the global scope, then the library's own group; dlsym(RTLD_NEXT)
- * the objects after the caller in its scope. The truth is what the
- * library's own handle finds, which no caller changes. Were the entry to
- * call libc from tally's code, the library's symbols would not be found. */
+/* glibc's rule for lookups from a library opened with RTLD_LOCAL
+ * (local_scope.h). Were the entry to call libc from tally's code, the
+ * library's symbols would not be found. */
 static void lookups_from_a_local_library_keep_its_scope(void **state)
 {
     (void)state;
     lookup_fn by_default, by_next;
-    void *lib = open_local_library(&by_default, &by_next);
-    void *own = dlsym(lib, "tally_local_scope_own_symbol");
-    void *dep = dlsym(lib, "tally_local_scope_dep_symbol");
-    assert_non_null(own);
-    assert_non_null(dep);
-    assert_null(dlsym(RTLD_DEFAULT, "tally_local_scope_own_symbol"));
-    dlerror();
-    assert_ptr_equal(by_default("tally_local_scope_own_symbol"), own);
-    assert_null(dlerror());
-    assert_ptr_equal(by_default("tally_local_scope_dep_symbol"), dep);
-    assert_null(by_default("tally_local_scope_no_such_symbol"));
-    assert_non_null(dlerror());
-    assert_ptr_equal(by_next("tally_local_scope_dep_symbol"), dep);
-    assert_null(by_next("tally_local_scope_own_symbol"));
+    void *lib = local_scope_open(&by_default, &by_next);
+    local_scope_check_lookups(lib, by_default, by_next);
     dlclose(lib);
 }
 
@@ -74,7 +49,7 @@ static void registered_names_are_answered_with_their_wrapper(void **state)
     assert_non_null(wrapper);
     assert_ptr_equal(dlsym(RTLD_DEFAULT, "eglGetProcAddress"), wrapper);
     lookup_fn by_default, by_next;
-    void *lib = open_local_library(&by_default, &by_next);
+    void *lib = local_scope_open(&by_default, &by_next);
     assert_ptr_equal(by_default("eglGetProcAddress"), wrapper);
     dlclose(lib);
 }
