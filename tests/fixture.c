@@ -22,14 +22,19 @@ tally_device *open_virtual_device(void)
     return device;
 }
 
-int engine_fixture_open(struct engine_fixture *fx)
+int engine_fixture_open_with(struct engine_fixture *fx, const tally_device_options *options)
 {
-    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
-    if (tally_device_open(&options, &fx->device, NULL, 0) != TALLY_OK ||
+    if (tally_device_open(options, &fx->device, NULL, 0) != TALLY_OK ||
         tally_context_create(fx->device, "test", &fx->context) != TALLY_OK ||
         tally_stream_create(fx->context, &fx->stream) != TALLY_OK)
         return -1;
     return 0;
+}
+
+int engine_fixture_open(struct engine_fixture *fx)
+{
+    tally_device_options options = {.clock = TALLY_CLOCK_VIRTUAL};
+    return engine_fixture_open_with(fx, &options);
 }
 
 void engine_fixture_close(struct engine_fixture *fx)

@@ -22,6 +22,8 @@ tally_device *open_virtual_device(void);
 
 /* 0 on success, -1 otherwise (for cmocka setup functions). */
 int engine_fixture_open(struct engine_fixture *fx);
+/* The same on a device opened with `options` instead. */
+int engine_fixture_open_with(struct engine_fixture *fx, const tally_device_options *options);
 void engine_fixture_close(struct engine_fixture *fx);
 
 /* cmocka setup and teardown that allocate a struct engine_fixture. */

@@ -714,9 +714,7 @@ static void report_rows_of_repeats_hold_each_commands_own_values(void **state)
                                     .report_path = path,
                                     .report_counters = report_selection};
     struct engine_fixture fx = {0};
-    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
-    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
-    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    assert_int_equal(engine_fixture_open_with(&fx, &options), 0);
     tally_program *programs[2] = {repeat_program(fx.device, 1), repeat_program(fx.device, 2)};
     assert_int_equal(tally_stream_bind_program(fx.stream, programs[0]), TALLY_OK);
     set_work_render(fx.stream);

@@ -104,9 +104,7 @@ static void idle_samples_count_the_elapsed_clocks(void **state)
     (void)state;
     tally_device_options options = {.clock = TALLY_CLOCK_REALTIME};
     struct engine_fixture fx = {0};
-    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
-    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
-    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    assert_int_equal(engine_fixture_open_with(&fx, &options), 0);
     const struct timespec pause = {0, 5000000};
     nanosleep(&pause, NULL); /* the device's clock runs ahead of the sampler */
     tally_sampler *sampler = NULL;

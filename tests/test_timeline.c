@@ -383,9 +383,7 @@ static void driver_instants_are_at_the_time_of_the_submitting_call(void **state)
     (void)state;
     struct engine_fixture fx = {0};
     tally_device_options options = {.clock = TALLY_CLOCK_REALTIME};
-    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
-    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
-    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    assert_int_equal(engine_fixture_open_with(&fx, &options), 0);
     tally_subscription *sub = NULL;
     assert_int_equal(tally_timeline_subscribe(fx.device, 4096, &sub), TALLY_OK);
     record_draws(&fx, 2);

@@ -320,9 +320,7 @@ static void a_report_maps_to_the_cpu_time_of_the_submission_that_caused_it(void 
     (void)state;
     tally_device_options options = {.clock = TALLY_CLOCK_REALTIME};
     struct engine_fixture fx = {0};
-    assert_int_equal(tally_device_open(&options, &fx.device, NULL, 0), TALLY_OK);
-    assert_int_equal(tally_context_create(fx.device, "test", &fx.context), TALLY_OK);
-    assert_int_equal(tally_stream_create(fx.context, &fx.stream), TALLY_OK);
+    assert_int_equal(engine_fixture_open_with(&fx, &options), 0);
     tally_md_device *md = NULL;
     assert_int_equal(tally_md_device_open(fx.device, &md), TALLY_OK);
     tally_md_metric_set *set = md_find_set(md, "RenderBasic");
